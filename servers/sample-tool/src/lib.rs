@@ -1,0 +1,34 @@
+//! `mcp-server-sample-tool`: the template of mcp-suite (spec 004 made real).
+//!
+//! A server is a [`ToolRegistry`] plus a `main.rs` that parses flags and serves it. To add a
+//! tool: write one file under `src/tools/` implementing [`mcp_shared::Tool`], and add one
+//! `register` line to [`registry`].
+
+use mcp_shared::{RegistryError, ServerIdentity, ToolRegistry};
+
+pub mod tools;
+
+/// The binary's name, announced in `initialize`.
+pub const NAME: &str = "mcp-server-sample-tool";
+
+/// Who the server is, for `initialize`.
+pub fn identity() -> ServerIdentity {
+    ServerIdentity {
+        name: NAME.to_owned(),
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        title: Some("mcp-suite sample tool".to_owned()),
+        instructions: "The template server of mcp-suite. `hoge` adds two numbers: \
+            {\"action\":\"calc\",\"args\":{\"x\":1,\"y\":2}} returns {\"value\":3}. \
+            `countdown` waits the given number of seconds, reporting progress each second; \
+            it shows cancellation and the per-call timeout."
+            .to_owned(),
+    }
+}
+
+/// Every tool of this server.
+pub fn registry() -> Result<ToolRegistry, RegistryError> {
+    let mut registry = ToolRegistry::new();
+    registry.register(tools::hoge::Hoge)?;
+    registry.register(tools::countdown::Countdown)?;
+    Ok(registry)
+}

@@ -1,0 +1,28 @@
+//! `mcp-server-sample-tool`: parses flags and serves the sample registry.
+
+use clap::Parser;
+use mcp_shared::{McpServer, TransportArgs, logging};
+
+/// The mcp-suite template MCP server: the `hoge` calculator and a `countdown` that shows
+/// progress, cancellation and timeouts.
+#[derive(Debug, Parser)]
+#[command(name = "mcp-server-sample-tool", version, about)]
+struct Cli {
+    #[command(flatten)]
+    transport: TransportArgs,
+}
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    logging::init();
+    logging::banner_if_terminal(&logging::Banner {
+        name: mcp_server_sample_tool::NAME,
+        version: env!("CARGO_PKG_VERSION"),
+        summary: "the template MCP server of mcp-suite (tools: hoge, countdown)",
+        example_args: "",
+    });
+    let server = McpServer::new(mcp_server_sample_tool::identity(), mcp_server_sample_tool::registry()?);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    runtime.block_on(mcp_shared::serve(server, &cli.transport))?;
+    Ok(())
+}

@@ -1,0 +1,30 @@
+//! `mcp-shared`: the core every mcp-suite server stands on.
+//!
+//! - [`output`]: the tool result type of spec 004 ([`ToolOutput`]) and its one mapping to MCP.
+//! - [`error`]: the error codes ([`ErrorCode`]) shared by every server.
+//! - [`registry`]: the [`Tool`] trait and the [`ToolRegistry`].
+//! - [`server`]: the rmcp `ServerHandler` ([`McpServer`]) that serves any registry.
+//! - [`transport`]: stdio and Streamable HTTP, behind one flattened clap [`TransportArgs`].
+//! - [`sandbox`]: confined, symlink-safe, atomic file access under one or more roots.
+//! - [`logging`]: tracing to stderr and the terminal banner.
+
+pub mod error;
+pub mod logging;
+pub mod output;
+pub mod registry;
+pub mod sandbox;
+pub mod server;
+pub mod transport;
+
+pub use error::ErrorCode;
+pub use output::{ContentItem, OkResult, ToolError, ToolOutput, adapt_content_to_ok_result};
+pub use registry::{RegisteredTool, RegistryError, Tool, ToolContext, ToolRegistry};
+pub use server::{McpServer, NoExtension, ServerExtension, ServerIdentity, ServerSettings};
+pub use transport::{TransportArgs, serve};
+
+/// Re-exports of the crates a tool implementation needs, so servers use the same versions.
+pub mod reexports {
+    pub use garde;
+    pub use rmcp;
+    pub use schemars;
+}

@@ -1,0 +1,61 @@
+//! Logging: `tracing` to stderr (never stdout, which carries JSON-RPC only), filtered by
+//! `RUST_LOG`, without ANSI colours unless stderr is a terminal; and the banner a person sees
+//! when they start a server by hand on a terminal.
+
+use std::io::{IsTerminal, Write};
+
+use tracing_subscriber::EnvFilter;
+
+/// The filter used when `RUST_LOG` is not set: warnings from everything, info from our crates.
+pub const DEFAULT_FILTER: &str = "warn,mcp=info,ide_bridge=info";
+
+/// Installs the stderr subscriber. Safe to call twice (the second call does nothing).
+pub fn init() {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_FILTER));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_target(false)
+        .try_init();
+}
+
+/// What the banner says about a server.
+#[derive(Debug, Clone)]
+pub struct Banner<'a> {
+    /// The binary's name.
+    pub name: &'a str,
+    /// Its version.
+    pub version: &'a str,
+    /// One line on what it is.
+    pub summary: &'a str,
+    /// Extra arguments a client config would pass (e.g. `--root /path/to/project`).
+    pub example_args: &'a str,
+}
+
+/// When stdin is a terminal (someone ran the server by hand), says on stderr what the server is
+/// and how to register it in a client, then lets it wait for JSON-RPC on stdin.
+pub fn banner_if_terminal(banner: &Banner<'_>) {
+    if !std::io::stdin().is_terminal() {
+        return;
+    }
+    let exe = std::env::current_exe()
+        .ok()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|| banner.name.to_owned());
+    let args = if banner.example_args.is_empty() { String::new() } else { format!(" {}", banner.example_args) };
+    let json_args: Vec<String> = banner.example_args.split_whitespace().map(|a| format!("{a:?}")).collect();
+    let text = format!(
+        "{name} {version}: {summary}\n\
+         This is an MCP server: it speaks JSON-RPC on stdin/stdout and is meant to be started by an MCP client.\n\
+         Register it, for example:\n  \
+           claude mcp add {name} -- {exe}{args}\n  \
+           Claude Desktop / VS Code: {{\"command\": {exe:?}, \"args\": [{json_args}]}}\n\
+         Waiting for JSON-RPC on stdin (Ctrl-D to quit; --help for flags).\n",
+        name = banner.name,
+        version = banner.version,
+        summary = banner.summary,
+        json_args = json_args.join(", "),
+    );
+    let _ = std::io::stderr().write_all(text.as_bytes());
+}

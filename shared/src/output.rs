@@ -1,0 +1,320 @@
+//! The tool result type of spec 004 and its one mapping to MCP's `CallToolResult`.
+//!
+//! Spec 004 says a tool returns `{ content: [ text | json | error ] }`. MCP has no `json` or
+//! `error` block, so the mapping is fixed here, once (DESIGN.md):
+//!
+//! - `Text` → a text block;
+//! - `Json` → `structuredContent` (an object; a non-object value is wrapped as `{"value": v}`)
+//!   plus the same JSON as a text block for clients that ignore structured output;
+//! - `Error` → `isError: true`, the message as a text block, and
+//!   `structuredContent: {"error": {"code", "message"}}`.
+
+use rmcp::model::{CallToolResult, ContentBlock};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::error::ErrorCode;
+
+/// What a tool returns: an ordered list of content items (spec 004's formal result shape).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct ToolOutput {
+    /// The items, in the order the tool produced them.
+    pub content: Vec<ContentItem>,
+}
+
+/// The error payload of [`ContentItem::Error`]: spec 004's `{ message, code }`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolError {
+    /// What went wrong, written for a model that will retry: the thing, the value, the next step.
+    pub message: String,
+    /// The machine-readable code.
+    pub code: ErrorCode,
+}
+
+/// One item of a [`ToolOutput`], serialised as spec 004 writes it
+/// (`{"type":"text","text":..}`, `{"type":"json","json":..}`, `{"type":"error","error":{..}}`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum ContentItem {
+    /// Plain text for the model.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// Structured data.
+    Json {
+        /// The value.
+        json: Value,
+    },
+    /// A failure the model can act on.
+    Error {
+        /// The message and code.
+        error: ToolError,
+    },
+}
+
+impl ToolOutput {
+    /// A result of one text item.
+    pub fn text(text: impl Into<String>) -> Self {
+        ToolOutput { content: vec![ContentItem::Text { text: text.into() }] }
+    }
+
+    /// A result of one JSON item.
+    pub fn json(json: Value) -> Self {
+        ToolOutput { content: vec![ContentItem::Json { json }] }
+    }
+
+    /// A result of one text item followed by one JSON item (text for the model, JSON for programs).
+    pub fn text_and_json(text: impl Into<String>, json: Value) -> Self {
+        ToolOutput {
+            content: vec![ContentItem::Text { text: text.into() }, ContentItem::Json { json }],
+        }
+    }
+
+    /// A failed result with `code` and `message`.
+    pub fn error(code: ErrorCode, message: impl Into<String>) -> Self {
+        ToolOutput {
+            content: vec![ContentItem::Error {
+                error: ToolError { message: message.into(), code },
+            }],
+        }
+    }
+
+    /// The first error item, if the result is a failure.
+    pub fn error_item(&self) -> Option<&ToolError> {
+        self.content.iter().find_map(|item| match item {
+            ContentItem::Error { error } => Some(error),
+            _ => None,
+        })
+    }
+
+    /// Whether the result carries an error item.
+    pub fn is_error(&self) -> bool {
+        self.error_item().is_some()
+    }
+
+    /// The one mapping to MCP's `CallToolResult` (see the module documentation).
+    ///
+    /// Several `Json` items are merged into `structuredContent` in order (a later key wins);
+    /// with an error, the error alone is the structured content.
+    pub fn into_call_tool_result(self) -> CallToolResult {
+        let mut blocks = Vec::with_capacity(self.content.len());
+        let mut structured: Option<serde_json::Map<String, Value>> = None;
+        let mut error: Option<ToolError> = None;
+        for item in self.content {
+            match item {
+                ContentItem::Text { text } => blocks.push(ContentBlock::text(text)),
+                ContentItem::Json { json } => {
+                    blocks.push(ContentBlock::text(json.to_string()));
+                    let object = match json {
+                        Value::Object(map) => map,
+                        other => {
+                            let mut map = serde_json::Map::new();
+                            map.insert("value".into(), other);
+                            map
+                        }
+                    };
+                    structured.get_or_insert_with(serde_json::Map::new).extend(object);
+                }
+                ContentItem::Error { error: e } => {
+                    blocks.push(ContentBlock::text(e.message.clone()));
+                    if error.is_none() {
+                        error = Some(e);
+                    }
+                }
+            }
+        }
+        match error {
+            Some(e) => {
+                let mut result = CallToolResult::error(blocks);
+                result.structured_content =
+                    Some(json!({"error": {"code": e.code, "message": e.message}}));
+                result
+            }
+            None => {
+                let mut result = CallToolResult::success(blocks);
+                result.structured_content = structured.map(Value::Object);
+                result
+            }
+        }
+    }
+}
+
+impl From<ToolOutput> for CallToolResult {
+    fn from(output: ToolOutput) -> Self {
+        output.into_call_tool_result()
+    }
+}
+
+/// Spec 004's legacy result shape: `{ok: true, result}` or `{ok: false, error: {message, code}}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum OkResult {
+    /// Success.
+    Ok {
+        /// Always `true`.
+        ok: True,
+        /// The first JSON item, else the text items joined by `\n`.
+        result: Value,
+    },
+    /// Failure.
+    Err {
+        /// Always `false`.
+        ok: False,
+        /// The first error item.
+        error: ToolError,
+    },
+}
+
+/// The literal `true` (for [`OkResult`]'s `ok` field).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct True;
+/// The literal `false` (for [`OkResult`]'s `ok` field).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct False;
+
+macro_rules! bool_literal {
+    ($ty:ident, $value:literal) => {
+        impl Serialize for $ty {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_bool($value)
+            }
+        }
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                match bool::deserialize(d)? {
+                    $value => Ok($ty),
+                    _ => Err(serde::de::Error::custom(concat!("expected ", $value))),
+                }
+            }
+        }
+    };
+}
+bool_literal!(True, true);
+bool_literal!(False, false);
+
+/// Spec 004's adapter: `{content}` → `{ok: true, result} | {ok: false, error}`.
+///
+/// An error item wins; else the first JSON item is the result; else the non-empty text items
+/// joined by `\n` (an empty output gives `""`).
+pub fn adapt_content_to_ok_result(output: &ToolOutput) -> OkResult {
+    if let Some(error) = output.error_item() {
+        return OkResult::Err { ok: False, error: error.clone() };
+    }
+    if let Some(json) = output.content.iter().find_map(|item| match item {
+        ContentItem::Json { json } => Some(json.clone()),
+        _ => None,
+    }) {
+        return OkResult::Ok { ok: True, result: json };
+    }
+    let text: Vec<&str> = output
+        .content
+        .iter()
+        .filter_map(|item| match item {
+            ContentItem::Text { text } if !text.is_empty() => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    OkResult::Ok { ok: True, result: Value::String(text.join("\n")) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wire(result: CallToolResult) -> Value {
+        serde_json::to_value(result).unwrap()
+    }
+
+    #[test]
+    fn serialises_in_spec_004_shape() {
+        let output = ToolOutput {
+            content: vec![
+                ContentItem::Text { text: "hi".into() },
+                ContentItem::Json { json: json!({"value": 3}) },
+                ContentItem::Error {
+                    error: ToolError { message: "bad".into(), code: ErrorCode::InvalidArgs },
+                },
+            ],
+        };
+        assert_eq!(
+            serde_json::to_value(&output).unwrap(),
+            json!({"content": [
+                {"type": "text", "text": "hi"},
+                {"type": "json", "json": {"value": 3}},
+                {"type": "error", "error": {"message": "bad", "code": "INVALID_ARGS"}}
+            ]})
+        );
+        let back: ToolOutput = serde_json::from_value(serde_json::to_value(&output).unwrap()).unwrap();
+        assert_eq!(back, output);
+    }
+
+    #[test]
+    fn json_maps_to_structured_content_and_a_text_copy() {
+        let v = wire(ToolOutput::json(json!({"value": 3})).into());
+        assert_eq!(v["structuredContent"], json!({"value": 3}));
+        assert_eq!(v["content"], json!([{"type": "text", "text": "{\"value\":3}"}]));
+        assert!(v.get("isError").is_none() || v["isError"] == json!(false));
+    }
+
+    #[test]
+    fn non_object_json_is_wrapped() {
+        let v = wire(ToolOutput::json(json!([1, 2])).into());
+        assert_eq!(v["structuredContent"], json!({"value": [1, 2]}));
+    }
+
+    #[test]
+    fn error_maps_to_is_error_text_and_structured_error() {
+        let v = wire(ToolOutput::error(ErrorCode::NotFound, "no such file: a.txt").into());
+        assert_eq!(v["isError"], json!(true));
+        assert_eq!(v["content"], json!([{"type": "text", "text": "no such file: a.txt"}]));
+        assert_eq!(
+            v["structuredContent"],
+            json!({"error": {"code": "NOT_FOUND", "message": "no such file: a.txt"}})
+        );
+    }
+
+    #[test]
+    fn text_maps_to_text_without_structured_content() {
+        let v = wire(ToolOutput::text("done").into());
+        assert_eq!(v["content"], json!([{"type": "text", "text": "done"}]));
+        assert!(v.get("structuredContent").is_none());
+    }
+
+    #[test]
+    fn adapter_prefers_error_then_json_then_text() {
+        let err = ToolOutput {
+            content: vec![
+                ContentItem::Json { json: json!(1) },
+                ContentItem::Error {
+                    error: ToolError { message: "x".into(), code: ErrorCode::Timeout },
+                },
+            ],
+        };
+        assert_eq!(
+            serde_json::to_value(adapt_content_to_ok_result(&err)).unwrap(),
+            json!({"ok": false, "error": {"message": "x", "code": "TIMEOUT"}})
+        );
+        let ok = ToolOutput {
+            content: vec![ContentItem::Text { text: "t".into() }, ContentItem::Json { json: json!({"value": 3}) }],
+        };
+        assert_eq!(
+            serde_json::to_value(adapt_content_to_ok_result(&ok)).unwrap(),
+            json!({"ok": true, "result": {"value": 3}})
+        );
+        let text = ToolOutput {
+            content: vec![
+                ContentItem::Text { text: "a".into() },
+                ContentItem::Text { text: String::new() },
+                ContentItem::Text { text: "b".into() },
+            ],
+        };
+        assert_eq!(
+            serde_json::to_value(adapt_content_to_ok_result(&text)).unwrap(),
+            json!({"ok": true, "result": "a\nb"})
+        );
+        let parsed: OkResult =
+            serde_json::from_value(json!({"ok": false, "error": {"message": "m", "code": "NOT_FOUND"}})).unwrap();
+        assert!(matches!(parsed, OkResult::Err { .. }));
+    }
+}

@@ -1,0 +1,359 @@
+//! The tool registry of spec 004: a typed [`Tool`] trait and a [`ToolRegistry`] that refuses
+//! duplicate names.
+//!
+//! A tool declares its parameters as a struct deriving `Deserialize + JsonSchema + garde::Validate`;
+//! the registry generates the input schema from it and turns any deserialisation or validation
+//! failure into an `INVALID_ARGS` result that names the field and what was expected, so `run`
+//! only ever sees valid parameters.
+
+use std::{borrow::Cow, collections::HashMap, future::Future, sync::Arc};
+
+use futures::future::BoxFuture;
+use rmcp::{
+    RoleServer,
+    model::{JsonObject, ProgressNotificationParam, ProgressToken, ToolAnnotations},
+    service::Peer,
+};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use tokio_util::sync::CancellationToken;
+
+use crate::{error::ErrorCode, output::ToolOutput};
+
+/// A tool: a name, a description, typed parameters and an async `run`.
+pub trait Tool: Send + Sync + 'static {
+    /// The parameters, deserialised from the call's `arguments` and validated with `garde`.
+    type Params: DeserializeOwned + JsonSchema + garde::Validate<Context = ()> + Send + 'static;
+
+    /// The tool's name, unique within a registry.
+    fn name(&self) -> Cow<'static, str>;
+
+    /// What the tool does, for the model (it becomes `tools/list`'s `description`).
+    fn description(&self) -> Cow<'static, str>;
+
+    /// MCP annotations: read-only, destructive, idempotent, open-world hints.
+    fn annotations(&self) -> ToolAnnotations;
+
+    /// The input schema; by default generated from [`Self::Params`].
+    fn input_schema(&self) -> Arc<JsonObject> {
+        rmcp::handler::server::common::schema_for_type::<Self::Params>()
+    }
+
+    /// The output schema, for tools whose results carry structured content.
+    fn output_schema(&self) -> Option<Arc<JsonObject>> {
+        None
+    }
+
+    /// Turns the raw `arguments` into parameters. The default deserialises with serde (the error
+    /// names the field path) and validates with garde; both failures are `INVALID_ARGS`.
+    /// A tool whose contract classifies bad input more finely overrides this.
+    fn parse(&self, arguments: Option<JsonObject>) -> Result<Self::Params, ToolOutput> {
+        parse_params::<Self::Params>(&self.name(), arguments)
+    }
+
+    /// Runs the tool. It never panics on purpose and reports failures as error results; a panic is
+    /// still caught by the server and becomes `INTERNAL_ERROR`.
+    fn run(&self, params: Self::Params, ctx: ToolContext) -> impl Future<Output = ToolOutput> + Send;
+}
+
+/// The default argument parsing of [`Tool::parse`]: serde with the failing field's path, then garde.
+pub fn parse_params<P>(tool: &str, arguments: Option<JsonObject>) -> Result<P, ToolOutput>
+where
+    P: DeserializeOwned + garde::Validate<Context = ()>,
+{
+    let value = serde_json::Value::Object(arguments.unwrap_or_default());
+    let params: P = serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner().to_string();
+        let message = if path == "." || path.is_empty() {
+            format!("Invalid arguments for `{tool}`: {inner}. Check the tool's input schema and call it again.")
+        } else {
+            format!(
+                "Invalid arguments for `{tool}`: field `{path}`: {inner}. Check the tool's input schema and call it again."
+            )
+        };
+        ToolOutput::error(ErrorCode::InvalidArgs, message)
+    })?;
+    params.validate().map_err(|report| {
+        let details: Vec<String> = report
+            .iter()
+            .map(|(path, error)| {
+                let path = path.to_string();
+                if path.is_empty() { error.to_string() } else { format!("field `{path}`: {error}") }
+            })
+            .collect();
+        ToolOutput::error(
+            ErrorCode::InvalidArgs,
+            format!("Invalid arguments for `{tool}`: {}.", details.join("; ")),
+        )
+    })?;
+    Ok(params)
+}
+
+/// What a running tool can see of its call: cancellation, progress reporting, the client.
+#[derive(Clone)]
+pub struct ToolContext {
+    cancellation: CancellationToken,
+    progress_token: Option<ProgressToken>,
+    peer: Option<Peer<RoleServer>>,
+}
+
+impl ToolContext {
+    /// A context for a call made by `peer`, reporting progress under `progress_token`.
+    pub fn new(
+        cancellation: CancellationToken,
+        progress_token: Option<ProgressToken>,
+        peer: Option<Peer<RoleServer>>,
+    ) -> Self {
+        ToolContext { cancellation, progress_token, peer }
+    }
+
+    /// A context with no client attached (unit tests, in-process use).
+    pub fn detached() -> Self {
+        ToolContext::new(CancellationToken::new(), None, None)
+    }
+
+    /// The token cancelled when the client cancels the call or the call times out.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.cancellation
+    }
+
+    /// Whether the call has been cancelled (by the client or the timeout).
+    pub fn is_cancelled(&self) -> bool {
+        self.cancellation.is_cancelled()
+    }
+
+    /// The client, when the call came over MCP.
+    pub fn peer(&self) -> Option<&Peer<RoleServer>> {
+        self.peer.as_ref()
+    }
+
+    /// Whether the client asked for progress notifications (`_meta.progressToken`).
+    pub fn wants_progress(&self) -> bool {
+        self.progress_token.is_some() && self.peer.is_some()
+    }
+
+    /// Sends a `notifications/progress` if the client asked for them; a no-op otherwise.
+    /// A failure to send is logged, never fatal: progress is advisory.
+    pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
+        let (Some(token), Some(peer)) = (&self.progress_token, &self.peer) else {
+            return;
+        };
+        let mut param = ProgressNotificationParam::new(token.clone(), progress);
+        param.total = total;
+        param.message = message;
+        if let Err(error) = peer.notify_progress(param).await {
+            tracing::debug!(%error, "could not send a progress notification");
+        }
+    }
+}
+
+/// A tool with its parameter type erased, as the registry holds it.
+trait DynTool: Send + Sync {
+    fn call(self: Arc<Self>, arguments: Option<JsonObject>, ctx: ToolContext) -> BoxFuture<'static, ToolOutput>;
+}
+
+struct Typed<T>(T);
+
+impl<T: Tool> DynTool for Typed<T> {
+    fn call(self: Arc<Self>, arguments: Option<JsonObject>, ctx: ToolContext) -> BoxFuture<'static, ToolOutput> {
+        Box::pin(async move {
+            match self.0.parse(arguments) {
+                Ok(params) => self.0.run(params, ctx).await,
+                Err(error) => error,
+            }
+        })
+    }
+}
+
+/// A registered tool: its MCP descriptor and a way to call it.
+#[derive(Clone)]
+pub struct RegisteredTool {
+    descriptor: rmcp::model::Tool,
+    tool: Arc<dyn DynTool>,
+}
+
+impl RegisteredTool {
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.descriptor.name
+    }
+
+    /// The MCP descriptor (`tools/list` entry).
+    pub fn descriptor(&self) -> &rmcp::model::Tool {
+        &self.descriptor
+    }
+
+    /// Parses `arguments` and runs the tool. Timeouts, cancellation and panics are the caller's
+    /// business (the server handles them, see [`crate::server`]).
+    pub fn call(&self, arguments: Option<JsonObject>, ctx: ToolContext) -> BoxFuture<'static, ToolOutput> {
+        self.tool.clone().call(arguments, ctx)
+    }
+}
+
+/// Why a registration was refused.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum RegistryError {
+    /// A tool of that name is already registered.
+    #[error("a tool named `{0}` is already registered")]
+    DuplicateName(String),
+    /// The name is empty or has characters MCP clients reject.
+    #[error("invalid tool name `{0}`: use 1-128 characters of A-Z a-z 0-9 _ - .")]
+    InvalidName(String),
+}
+
+/// The tools of one server, in registration order.
+#[derive(Clone, Default)]
+pub struct ToolRegistry {
+    tools: Vec<RegisteredTool>,
+    index: HashMap<String, usize>,
+}
+
+impl ToolRegistry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Registers `tool`. A duplicate name is refused, never silently replaced.
+    pub fn register<T: Tool>(&mut self, tool: T) -> Result<&mut Self, RegistryError> {
+        let name = tool.name();
+        let valid = !name.is_empty()
+            && name.len() <= 128
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+        if !valid {
+            return Err(RegistryError::InvalidName(name.into_owned()));
+        }
+        if self.index.contains_key(name.as_ref()) {
+            return Err(RegistryError::DuplicateName(name.into_owned()));
+        }
+        let mut descriptor = rmcp::model::Tool::new(name.clone(), tool.description(), tool.input_schema())
+            .with_annotations(tool.annotations());
+        if let Some(schema) = tool.output_schema() {
+            descriptor = descriptor.with_raw_output_schema(schema);
+        }
+        self.index.insert(name.into_owned(), self.tools.len());
+        self.tools.push(RegisteredTool { descriptor, tool: Arc::new(Typed(tool)) });
+        Ok(self)
+    }
+
+    /// The tool named `name`.
+    pub fn get(&self, name: &str) -> Option<&RegisteredTool> {
+        self.index.get(name).and_then(|&i| self.tools.get(i))
+    }
+
+    /// Every tool's descriptor, in registration order.
+    pub fn list(&self) -> Vec<rmcp::model::Tool> {
+        self.tools.iter().map(|t| t.descriptor.clone()).collect()
+    }
+
+    /// Every tool's name, in registration order.
+    pub fn names(&self) -> Vec<&str> {
+        self.tools.iter().map(|t| t.name()).collect()
+    }
+
+    /// The number of tools.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Whether no tool is registered.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+    use serde_json::json;
+
+    use super::*;
+    use crate::output::ContentItem;
+
+    #[derive(Deserialize, JsonSchema, garde::Validate)]
+    struct EchoParams {
+        /// The text to echo.
+        #[garde(length(min = 1))]
+        text: String,
+        /// How many times.
+        #[garde(range(min = 1, max = 3))]
+        #[serde(default = "one")]
+        times: u32,
+    }
+    fn one() -> u32 {
+        1
+    }
+
+    struct Echo(&'static str);
+    impl Tool for Echo {
+        type Params = EchoParams;
+        fn name(&self) -> Cow<'static, str> {
+            self.0.into()
+        }
+        fn description(&self) -> Cow<'static, str> {
+            "Echoes".into()
+        }
+        fn annotations(&self) -> ToolAnnotations {
+            ToolAnnotations::new().read_only(true)
+        }
+        async fn run(&self, params: EchoParams, _ctx: ToolContext) -> ToolOutput {
+            ToolOutput::text(params.text.repeat(params.times as usize))
+        }
+    }
+
+    fn args(v: serde_json::Value) -> Option<JsonObject> {
+        v.as_object().cloned()
+    }
+
+    #[test]
+    fn duplicate_names_are_refused() {
+        let mut registry = ToolRegistry::new();
+        registry.register(Echo("echo")).unwrap();
+        assert_eq!(
+            registry.register(Echo("echo")).err(),
+            Some(RegistryError::DuplicateName("echo".into()))
+        );
+        assert_eq!(registry.len(), 1);
+        registry.register(Echo("echo2")).unwrap();
+        assert_eq!(registry.names(), vec!["echo", "echo2"]);
+        assert!(matches!(registry.register(Echo("bad name")), Err(RegistryError::InvalidName(_))));
+        assert!(matches!(registry.register(Echo("")), Err(RegistryError::InvalidName(_))));
+    }
+
+    #[test]
+    fn list_carries_schema_and_annotations() {
+        let mut registry = ToolRegistry::new();
+        registry.register(Echo("echo")).unwrap();
+        let listed = serde_json::to_value(registry.list()).unwrap();
+        assert_eq!(listed[0]["name"], "echo");
+        assert_eq!(listed[0]["annotations"]["readOnlyHint"], true);
+        assert_eq!(listed[0]["inputSchema"]["type"], "object");
+        assert_eq!(listed[0]["inputSchema"]["properties"]["text"]["description"], "The text to echo.");
+        assert!(registry.get("echo").is_some());
+        assert!(registry.get("nope").is_none());
+    }
+
+    #[tokio::test]
+    async fn calls_parse_validate_and_run() {
+        let mut registry = ToolRegistry::new();
+        registry.register(Echo("echo")).unwrap();
+        let tool = registry.get("echo").unwrap();
+        let ok = tool.call(args(json!({"text": "ab", "times": 2})), ToolContext::detached()).await;
+        assert_eq!(ok.content, vec![ContentItem::Text { text: "abab".into() }]);
+
+        let missing = tool.call(None, ToolContext::detached()).await;
+        let e = missing.error_item().unwrap();
+        assert_eq!(e.code, ErrorCode::InvalidArgs);
+        assert!(e.message.contains("text"), "{}", e.message);
+
+        let wrong_type = tool.call(args(json!({"text": 5})), ToolContext::detached()).await;
+        let e = wrong_type.error_item().unwrap();
+        assert!(e.message.contains("`text`") && e.message.contains("expected"), "{}", e.message);
+
+        let invalid = tool.call(args(json!({"text": "a", "times": 9})), ToolContext::detached()).await;
+        let e = invalid.error_item().unwrap();
+        assert_eq!(e.code, ErrorCode::InvalidArgs);
+        assert!(e.message.contains("times"), "{}", e.message);
+    }
+}

@@ -1,0 +1,341 @@
+//! The one rmcp `ServerHandler` that serves any [`ToolRegistry`].
+//!
+//! It enforces, for every tool of every server: argument validation (in the registry), a per-call
+//! timeout (`TIMEOUT`), `notifications/cancelled` (the tool's task is aborted and no result is
+//! sent), a caught panic (`INTERNAL_ERROR`, and the server lives on), and an unknown tool name
+//! (JSON-RPC error -32602 listing the known names). Prompts and resources come from an optional
+//! [`ServerExtension`].
+
+use std::{
+    borrow::Cow,
+    sync::{Arc, Mutex},
+    time::Duration,
+};
+
+use futures::future::BoxFuture;
+use rmcp::{
+    ErrorData as McpError, RoleServer, ServerHandler,
+    model::{
+        CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, GetPromptRequestParams,
+        GetPromptResponse, GetPromptResult, Implementation, JsonObject, ListPromptsResult,
+        ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+        PaginatedRequestParams, Prompt, PromptsCapability, ProtocolVersion, ReadResourceRequestParams,
+        ReadResourceResponse, ReadResourceResult, ResourcesCapability, ServerCapabilities, ServerConfig,
+        ToolsCapability,
+    },
+    service::{NotificationContext, Peer, RequestContext},
+};
+use serde_json::json;
+
+use crate::{
+    error::ErrorCode,
+    output::ToolOutput,
+    registry::{ToolContext, ToolRegistry},
+};
+
+/// The protocol versions every server accepts; `initialize` answers with the client's version
+/// when it is one of these, else with the newest.
+pub const SUPPORTED_PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
+    ProtocolVersion::V_2024_11_05,
+    ProtocolVersion::V_2025_03_26,
+    ProtocolVersion::V_2025_06_18,
+    ProtocolVersion::V_2025_11_25,
+];
+
+/// Who the server is: name and version for `initialize`, and `instructions` for the model.
+#[derive(Debug, Clone)]
+pub struct ServerIdentity {
+    /// The binary's name, e.g. `mcp-server-sample-tool` (never "rmcp").
+    pub name: String,
+    /// The crate version.
+    pub version: String,
+    /// A human-readable title.
+    pub title: Option<String>,
+    /// Tells a model what the server is for and how to use it.
+    pub instructions: String,
+}
+
+/// Prompts, resources and client-roots hooks a server may add to its tools.
+///
+/// Every method has a default that offers nothing, so a server implements only what it has.
+pub trait ServerExtension: Send + Sync + 'static {
+    /// The prompts (`prompts/list`); non-empty enables the prompts capability.
+    fn prompts(&self) -> Vec<Prompt> {
+        Vec::new()
+    }
+
+    /// `prompts/get`.
+    fn get_prompt(&self, name: &str, _arguments: Option<JsonObject>) -> Result<GetPromptResult, McpError> {
+        Err(McpError::invalid_params(format!("unknown prompt `{name}`"), None))
+    }
+
+    /// Whether the server offers resources (enables the resources capability).
+    fn has_resources(&self) -> bool {
+        false
+    }
+
+    /// `resources/list`, with the client's pagination cursor.
+    fn list_resources(&self, _cursor: Option<String>) -> BoxFuture<'_, Result<ListResourcesResult, McpError>> {
+        Box::pin(async { Ok(ListResourcesResult::default()) })
+    }
+
+    /// `resources/templates/list`.
+    fn list_resource_templates(&self) -> ListResourceTemplatesResult {
+        ListResourceTemplatesResult::default()
+    }
+
+    /// `resources/read`.
+    fn read_resource(&self, uri: String) -> BoxFuture<'_, Result<ReadResourceResult, McpError>> {
+        Box::pin(async move { Err(McpError::resource_not_found(format!("unknown resource `{uri}`"), None)) })
+    }
+
+    /// The client finished initialising (its capabilities are known).
+    fn on_initialized(&self, _peer: Peer<RoleServer>) {}
+
+    /// The client said its roots changed.
+    fn on_roots_list_changed(&self, _peer: Peer<RoleServer>) {}
+}
+
+/// The extension that offers nothing.
+pub struct NoExtension;
+impl ServerExtension for NoExtension {}
+
+/// Per-server settings of the handler.
+#[derive(Debug, Clone)]
+pub struct ServerSettings {
+    /// The per-call timeout (flag `--tool-timeout`, default 30 s).
+    pub tool_timeout: Duration,
+}
+
+impl Default for ServerSettings {
+    fn default() -> Self {
+        ServerSettings { tool_timeout: Duration::from_secs(30) }
+    }
+}
+
+/// The rmcp `ServerHandler` for a registry. Cheap to clone (one per HTTP session).
+#[derive(Clone)]
+pub struct McpServer {
+    identity: Arc<ServerIdentity>,
+    registry: Arc<ToolRegistry>,
+    extension: Arc<dyn ServerExtension>,
+    settings: ServerSettings,
+    log_level: Arc<Mutex<Option<String>>>,
+}
+
+impl McpServer {
+    /// A server for `registry`, announcing `identity`.
+    pub fn new(identity: ServerIdentity, registry: ToolRegistry) -> Self {
+        McpServer {
+            identity: Arc::new(identity),
+            registry: Arc::new(registry),
+            extension: Arc::new(NoExtension),
+            settings: ServerSettings::default(),
+            log_level: Arc::new(Mutex::new(None)),
+        }
+    }
+
+    /// Adds prompts / resources / roots hooks.
+    pub fn with_extension(mut self, extension: Arc<dyn ServerExtension>) -> Self {
+        self.extension = extension;
+        self
+    }
+
+    /// Sets the handler's settings (timeout).
+    pub fn with_settings(mut self, settings: ServerSettings) -> Self {
+        self.settings = settings;
+        self
+    }
+
+    /// The registry served.
+    pub fn registry(&self) -> &ToolRegistry {
+        &self.registry
+    }
+
+    /// The identity announced.
+    pub fn identity(&self) -> &ServerIdentity {
+        &self.identity
+    }
+
+    /// The level the client last set with `logging/setLevel` (e.g. `"debug"`), if any.
+    pub fn log_level(&self) -> Option<String> {
+        self.log_level.lock().ok().and_then(|guard| guard.clone())
+    }
+
+    /// Calls tool `name` with the timeout, cancellation and panic handling of `tools/call`.
+    /// `None` when no tool has that name.
+    pub async fn call(&self, name: &str, arguments: Option<JsonObject>, ctx: ToolContext) -> Option<ToolOutput> {
+        let tool = self.registry.get(name)?.clone();
+        let cancellation = ctx.cancellation().clone();
+        let timeout = self.settings.tool_timeout;
+        let mut task = tokio::spawn(tool.call(arguments, ctx));
+        let output = tokio::select! {
+            joined = &mut task => match joined {
+                Ok(output) => output,
+                Err(error) if error.is_panic() => {
+                    tracing::error!(tool = name, "tool panicked; the server keeps serving");
+                    ToolOutput::error(
+                        ErrorCode::InternalError,
+                        format!("Internal error in tool `{name}`: it failed unexpectedly. The server logged the details and keeps serving; retry, or report it if it happens again."),
+                    )
+                }
+                Err(_) => ToolOutput::error(ErrorCode::Cancelled, format!("The call to `{name}` was cancelled.")),
+            },
+            () = tokio::time::sleep(timeout) => {
+                cancellation.cancel();
+                task.abort();
+                tracing::warn!(tool = name, ?timeout, "tool call timed out");
+                ToolOutput::error(
+                    ErrorCode::Timeout,
+                    format!(
+                        "The call to `{name}` timed out after {} and was stopped. Try a smaller request, or start the server with a larger --tool-timeout.",
+                        format_duration(timeout)
+                    ),
+                )
+            }
+            () = cancellation.cancelled() => {
+                task.abort();
+                tracing::info!(tool = name, "tool call cancelled by the client");
+                ToolOutput::error(ErrorCode::Cancelled, format!("The call to `{name}` was cancelled by the client."))
+            }
+        };
+        Some(output)
+    }
+}
+
+fn format_duration(d: Duration) -> String {
+    let secs = d.as_secs_f64();
+    if secs.fract() == 0.0 { format!("{secs:.0} s") } else { format!("{secs} s") }
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        let mut capabilities = ServerCapabilities::default();
+        capabilities.tools = Some(ToolsCapability::default());
+        capabilities.logging = Some(JsonObject::new());
+        if !self.extension.prompts().is_empty() {
+            capabilities.prompts = Some(PromptsCapability::default());
+        }
+        if self.extension.has_resources() {
+            capabilities.resources = Some(ResourcesCapability::default());
+        }
+        let mut implementation = Implementation::new(self.identity.name.clone(), self.identity.version.clone());
+        implementation.title = self.identity.title.clone();
+        let mut info = ServerConfig::new(capabilities);
+        info.protocol_version = ProtocolVersion::V_2025_11_25;
+        info.server_info = implementation;
+        info.instructions = Some(self.identity.instructions.clone());
+        info
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(SUPPORTED_PROTOCOL_VERSIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(self.registry.list()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
+        self.registry.get(name).map(|t| t.descriptor().clone())
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        use rmcp::model::RequestParamsMeta;
+        let progress_token = context.meta.get_progress_token().or_else(|| request.progress_token());
+        let ctx = ToolContext::new(context.ct.clone(), progress_token, Some(context.peer.clone()));
+        match self.call(&request.name, request.arguments, ctx).await {
+            Some(output) => Ok(CallToolResponse::from(output.into_call_tool_result())),
+            None => {
+                let known = self.registry.names().join(", ");
+                Err(McpError::invalid_params(
+                    format!("Unknown tool `{}`. Known tools: {known}.", request.name),
+                    Some(json!({"knownTools": self.registry.names()})),
+                ))
+            }
+        }
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        Ok(ListPromptsResult::with_all_items(self.extension.prompts()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        self.extension.get_prompt(&request.name, request.arguments).map(Into::into)
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let cursor = request.and_then(|r| r.cursor);
+        self.extension.list_resources(cursor).await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        Ok(self.extension.list_resource_templates())
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        self.extension.read_resource(request.uri).await.map(Into::into)
+    }
+
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        tracing::debug!(level = ?request.level, "client set the logging level");
+        if let Ok(mut guard) = self.log_level.lock() {
+            *guard = serde_json::to_value(request.level).ok().and_then(|v| v.as_str().map(str::to_owned));
+        }
+        Ok(())
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, McpError> {
+        Err(McpError::new(
+            rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+            format!("Method not found: {}", request.method),
+            None,
+        ))
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        tracing::debug!("client initialized");
+        self.extension.on_initialized(context.peer);
+    }
+
+    async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
+        self.extension.on_roots_list_changed(context.peer);
+    }
+}

@@ -1,0 +1,99 @@
+//! Transports: stdio by default, Streamable HTTP with `--http ADDR`, behind one flattened clap
+//! [`TransportArgs`] that every server embeds.
+
+use std::{net::SocketAddr, time::Duration};
+
+use rmcp::ServiceExt;
+
+use crate::server::{McpServer, ServerSettings};
+
+pub mod http;
+pub mod stdio;
+
+/// The flags every server shares. Embed with `#[command(flatten)]`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct TransportArgs {
+    /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8080).
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<SocketAddr>,
+
+    /// Require `Authorization: Bearer TOKEN` on every HTTP request.
+    #[arg(long, value_name = "TOKEN", env = "MCP_HTTP_TOKEN", hide_env_values = true)]
+    pub http_token: Option<String>,
+
+    /// Per-call timeout in seconds; a call that runs longer is stopped with TIMEOUT.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0, value_parser = parse_seconds)]
+    pub tool_timeout: f64,
+
+    /// The largest JSON-RPC message accepted, in bytes; larger ones are refused with an error.
+    #[arg(long, value_name = "BYTES", default_value_t = 64 * 1024 * 1024)]
+    pub max_message_bytes: usize,
+}
+
+impl Default for TransportArgs {
+    fn default() -> Self {
+        TransportArgs { http: None, http_token: None, tool_timeout: 30.0, max_message_bytes: 64 * 1024 * 1024 }
+    }
+}
+
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    let secs: f64 = s.parse().map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    if secs.is_finite() && secs > 0.0 && secs <= 86_400.0 * 365.0 {
+        Ok(secs)
+    } else {
+        Err(format!("`{s}` must be a positive number of seconds"))
+    }
+}
+
+impl TransportArgs {
+    /// The handler settings these flags ask for.
+    pub fn settings(&self) -> ServerSettings {
+        ServerSettings { tool_timeout: Duration::from_secs_f64(self.tool_timeout) }
+    }
+}
+
+/// Errors that end serving.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The MCP session could not start.
+    #[error("the MCP session could not start: {0}")]
+    Initialize(String),
+    /// An I/O error (binding the HTTP address, ...).
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done.
+        context: String,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The server task failed.
+    #[error("the server task failed: {0}")]
+    Join(String),
+}
+
+/// Serves `server` on the transport `args` selects, until the client goes away (stdio) or the
+/// process is interrupted (HTTP).
+pub async fn serve(server: McpServer, args: &TransportArgs) -> Result<(), ServeError> {
+    let server = server.with_settings(args.settings());
+    match args.http {
+        Some(addr) => http::serve_http(server, addr, args.http_token.clone(), args.max_message_bytes).await,
+        None => serve_stdio(server, args.max_message_bytes).await,
+    }
+}
+
+/// Serves over stdin/stdout until stdin closes.
+pub async fn serve_stdio(server: McpServer, max_message_bytes: usize) -> Result<(), ServeError> {
+    let transport = stdio::StdioTransport::new(tokio::io::stdin(), tokio::io::stdout(), max_message_bytes);
+    let running = match server.serve(transport).await {
+        Ok(running) => running,
+        Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
+            tracing::debug!("stdin closed before initialize");
+            return Ok(());
+        }
+        Err(error) => return Err(ServeError::Initialize(error.to_string())),
+    };
+    let reason = running.waiting().await.map_err(|e| ServeError::Join(e.to_string()))?;
+    tracing::debug!(?reason, "session ended");
+    Ok(())
+}

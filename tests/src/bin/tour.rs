@@ -1,0 +1,17 @@
+//! `tour`: a guided, checked MCP session with every server of the workspace.
+//!
+//! `cargo run --release --bin tour` spawns each server that exists (building it if needed),
+//! prints each request and response, checks each answer, and exits 0 only when every check
+//! passed. Sections live in `mcp_tests::tour` (one module per server).
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use mcp_tests::tour::{SECTIONS, Tour};
+
+fn main() -> ExitCode {
+    let stdout = std::io::stdout();
+    let color = stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let mut tour = Tour::new(Box::new(stdout), color);
+    if tour.run_sections(SECTIONS) { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+}
