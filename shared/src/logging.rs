@@ -39,10 +39,7 @@ pub fn banner_if_terminal(banner: &Banner<'_>) {
     if !std::io::stdin().is_terminal() {
         return;
     }
-    let exe = std::env::current_exe()
-        .ok()
-        .map(|p| p.display().to_string())
-        .unwrap_or_else(|| banner.name.to_owned());
+    let exe = std::env::current_exe().ok().map(|p| p.display().to_string()).unwrap_or_else(|| banner.name.to_owned());
     let args = if banner.example_args.is_empty() { String::new() } else { format!(" {}", banner.example_args) };
     let json_args: Vec<String> = banner.example_args.split_whitespace().map(|a| format!("{a:?}")).collect();
     let text = format!(

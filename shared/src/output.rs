@@ -66,18 +66,12 @@ impl ToolOutput {
 
     /// A result of one text item followed by one JSON item (text for the model, JSON for programs).
     pub fn text_and_json(text: impl Into<String>, json: Value) -> Self {
-        ToolOutput {
-            content: vec![ContentItem::Text { text: text.into() }, ContentItem::Json { json }],
-        }
+        ToolOutput { content: vec![ContentItem::Text { text: text.into() }, ContentItem::Json { json }] }
     }
 
     /// A failed result with `code` and `message`.
     pub fn error(code: ErrorCode, message: impl Into<String>) -> Self {
-        ToolOutput {
-            content: vec![ContentItem::Error {
-                error: ToolError { message: message.into(), code },
-            }],
-        }
+        ToolOutput { content: vec![ContentItem::Error { error: ToolError { message: message.into(), code } }] }
     }
 
     /// The first error item, if the result is a failure.
@@ -127,8 +121,7 @@ impl ToolOutput {
         match error {
             Some(e) => {
                 let mut result = CallToolResult::error(blocks);
-                result.structured_content =
-                    Some(json!({"error": {"code": e.code, "message": e.message}}));
+                result.structured_content = Some(json!({"error": {"code": e.code, "message": e.message}}));
                 result
             }
             None => {
@@ -232,9 +225,7 @@ mod tests {
             content: vec![
                 ContentItem::Text { text: "hi".into() },
                 ContentItem::Json { json: json!({"value": 3}) },
-                ContentItem::Error {
-                    error: ToolError { message: "bad".into(), code: ErrorCode::InvalidArgs },
-                },
+                ContentItem::Error { error: ToolError { message: "bad".into(), code: ErrorCode::InvalidArgs } },
             ],
         };
         assert_eq!(
@@ -268,10 +259,7 @@ mod tests {
         let v = wire(ToolOutput::error(ErrorCode::NotFound, "no such file: a.txt").into());
         assert_eq!(v["isError"], json!(true));
         assert_eq!(v["content"], json!([{"type": "text", "text": "no such file: a.txt"}]));
-        assert_eq!(
-            v["structuredContent"],
-            json!({"error": {"code": "NOT_FOUND", "message": "no such file: a.txt"}})
-        );
+        assert_eq!(v["structuredContent"], json!({"error": {"code": "NOT_FOUND", "message": "no such file: a.txt"}}));
     }
 
     #[test]
@@ -286,9 +274,7 @@ mod tests {
         let err = ToolOutput {
             content: vec![
                 ContentItem::Json { json: json!(1) },
-                ContentItem::Error {
-                    error: ToolError { message: "x".into(), code: ErrorCode::Timeout },
-                },
+                ContentItem::Error { error: ToolError { message: "x".into(), code: ErrorCode::Timeout } },
             ],
         };
         assert_eq!(

@@ -82,10 +82,7 @@ where
                 if path.is_empty() { error.to_string() } else { format!("field `{path}`: {error}") }
             })
             .collect();
-        ToolOutput::error(
-            ErrorCode::InvalidArgs,
-            format!("Invalid arguments for `{tool}`: {}.", details.join("; ")),
-        )
+        ToolOutput::error(ErrorCode::InvalidArgs, format!("Invalid arguments for `{tool}`: {}.", details.join("; ")))
     })?;
     Ok(params)
 }
@@ -310,10 +307,7 @@ mod tests {
     fn duplicate_names_are_refused() {
         let mut registry = ToolRegistry::new();
         registry.register(Echo("echo")).unwrap();
-        assert_eq!(
-            registry.register(Echo("echo")).err(),
-            Some(RegistryError::DuplicateName("echo".into()))
-        );
+        assert_eq!(registry.register(Echo("echo")).err(), Some(RegistryError::DuplicateName("echo".into())));
         assert_eq!(registry.len(), 1);
         registry.register(Echo("echo2")).unwrap();
         assert_eq!(registry.names(), vec!["echo", "echo2"]);

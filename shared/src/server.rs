@@ -17,11 +17,10 @@ use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler,
     model::{
         CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, GetPromptRequestParams,
-        GetPromptResponse, GetPromptResult, Implementation, JsonObject, ListPromptsResult,
-        ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-        PaginatedRequestParams, Prompt, PromptsCapability, ProtocolVersion, ReadResourceRequestParams,
-        ReadResourceResponse, ReadResourceResult, ResourcesCapability, ServerCapabilities, ServerConfig,
-        ToolsCapability,
+        GetPromptResponse, GetPromptResult, Implementation, JsonObject, ListPromptsResult, ListResourceTemplatesResult,
+        ListResourcesResult, ListToolsResult, PaginatedRequestParams, Prompt, PromptsCapability, ProtocolVersion,
+        ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourcesCapability, ServerCapabilities,
+        ServerConfig, ToolsCapability,
     },
     service::{NotificationContext, Peer, RequestContext},
 };
@@ -337,5 +336,100 @@ impl ServerHandler for McpServer {
 
     async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
         self.extension.on_roots_list_changed(context.peer);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use rmcp::model::ToolAnnotations;
+    use serde::Deserialize;
+
+    use super::*;
+    use crate::registry::Tool;
+
+    #[derive(Deserialize, schemars::JsonSchema, garde::Validate)]
+    struct Mode {
+        /// What to do.
+        #[garde(skip)]
+        mode: String,
+    }
+
+    struct Misbehaving;
+    impl Tool for Misbehaving {
+        type Params = Mode;
+        fn name(&self) -> Cow<'static, str> {
+            "misbehave".into()
+        }
+        fn description(&self) -> Cow<'static, str> {
+            "panics or hangs".into()
+        }
+        fn annotations(&self) -> ToolAnnotations {
+            ToolAnnotations::new()
+        }
+        async fn run(&self, params: Mode, _ctx: ToolContext) -> ToolOutput {
+            match params.mode.as_str() {
+                "panic" => panic!("boom at /secret/path.rs"),
+                "hang" => std::future::pending().await,
+                _ => ToolOutput::text("fine"),
+            }
+        }
+    }
+
+    fn server(timeout: Duration) -> McpServer {
+        let mut registry = ToolRegistry::new();
+        registry.register(Misbehaving).unwrap();
+        let identity = ServerIdentity { name: "t".into(), version: "0".into(), title: None, instructions: "i".into() };
+        McpServer::new(identity, registry).with_settings(ServerSettings { tool_timeout: timeout })
+    }
+
+    fn args(mode: &str) -> Option<JsonObject> {
+        json!({ "mode": mode }).as_object().cloned()
+    }
+
+    #[tokio::test]
+    async fn a_panic_becomes_internal_error_without_details_and_the_server_lives_on() {
+        let server = server(Duration::from_secs(5));
+        let out = server.call("misbehave", args("panic"), ToolContext::detached()).await.unwrap();
+        let error = out.error_item().unwrap();
+        assert_eq!(error.code, ErrorCode::InternalError);
+        assert!(!error.message.contains("secret") && !error.message.contains("boom"), "{}", error.message);
+        let out = server.call("misbehave", args("ok"), ToolContext::detached()).await.unwrap();
+        assert!(!out.is_error());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_hanging_tool_is_cut_by_the_timeout() {
+        let server = server(Duration::from_secs(2));
+        let ctx = ToolContext::detached();
+        let out = server.call("misbehave", args("hang"), ctx.clone()).await.unwrap();
+        assert_eq!(out.error_item().unwrap().code, ErrorCode::Timeout);
+        assert!(ctx.is_cancelled(), "the tool's token is cancelled on timeout");
+    }
+
+    #[tokio::test]
+    async fn cancellation_stops_the_call() {
+        let server = server(Duration::from_secs(60));
+        let ctx = ToolContext::detached();
+        let token = ctx.cancellation().clone();
+        let call = tokio::spawn({
+            let server = server.clone();
+            async move { server.call("misbehave", args("hang"), ctx).await }
+        });
+        token.cancel();
+        let out = call.await.unwrap().unwrap();
+        assert_eq!(out.error_item().unwrap().code, ErrorCode::Cancelled);
+    }
+
+    #[tokio::test]
+    async fn unknown_tools_are_none_and_info_names_the_server() {
+        let server = server(Duration::from_secs(1));
+        assert!(server.call("nope", None, ToolContext::detached()).await.is_none());
+        let info = server.get_info();
+        assert_eq!(info.server_info.name, "t");
+        assert_eq!(info.instructions.as_deref(), Some("i"));
+        assert!(info.capabilities.tools.is_some());
+        assert!(info.capabilities.prompts.is_none());
     }
 }

@@ -298,8 +298,7 @@ impl StdioClient {
     /// (`ping` with `{}`, anything else with -32601).
     pub fn request(&mut self, method: &str, params: Value) -> Result<Value> {
         let id = self.send_request(method, params)?;
-        self.wait_response(id)
-            .with_context(|| format!("no response to `{method}` (id {id}) from {}", self.program))
+        self.wait_response(id).with_context(|| format!("no response to `{method}` (id {id}) from {}", self.program))
     }
 
     /// Sends a request without waiting; returns its id, for [`StdioClient::wait_response`]
@@ -512,12 +511,9 @@ impl StdioClient {
     fn next_message(&mut self, deadline: Instant) -> Result<Value> {
         match self.next_message_or_timeout(deadline)? {
             Some(m) => Ok(m),
-            None => Err(anyhow!(
-                "timed out after {:?} waiting for {}{}",
-                self.timeout,
-                self.program,
-                self.stderr_tail()
-            )),
+            None => {
+                Err(anyhow!("timed out after {:?} waiting for {}{}", self.timeout, self.program, self.stderr_tail()))
+            }
         }
     }
 
@@ -526,7 +522,8 @@ impl StdioClient {
             return Ok(Some(m));
         }
         if self.stdout_closed {
-            bail!("{} has closed its stdout{}", self.program, self.exit_and_stderr());
+            let tail = self.exit_and_stderr();
+            bail!("{} has closed its stdout{tail}", self.program);
         }
         let wait = deadline.saturating_duration_since(Instant::now());
         match self.messages.recv_timeout(wait) {
@@ -542,7 +539,8 @@ impl StdioClient {
             }
             Ok(Incoming::Eof) | Err(RecvTimeoutError::Disconnected) => {
                 self.stdout_closed = true;
-                bail!("{} has closed its stdout{}", self.program, self.exit_and_stderr())
+                let tail = self.exit_and_stderr();
+                bail!("{} has closed its stdout{tail}", self.program)
             }
             Ok(Incoming::ReadError(e)) => {
                 self.stdout_closed = true;

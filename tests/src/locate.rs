@@ -32,9 +32,10 @@ pub fn binary_dir() -> Result<PathBuf> {
 
 /// Whether the running executable is a test or an example (in `deps/` or `examples/`).
 fn running_from_deps() -> bool {
-    std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf)).is_some_and(|d| {
-        matches!(d.file_name().and_then(|n| n.to_str()), Some("deps" | "examples"))
-    })
+    std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(Path::to_path_buf))
+        .is_some_and(|d| matches!(d.file_name().and_then(|n| n.to_str()), Some("deps" | "examples")))
 }
 
 /// The path of binary `name` in `dir`, if it is there.
@@ -80,10 +81,7 @@ pub fn find_server_binary(name: &str) -> Result<PathBuf> {
         }
     }
     existing(&dir, name).with_context(|| {
-        format!(
-            "no binary `{name}` in {}, even after `cargo build` (is its crate in the workspace?)",
-            dir.display()
-        )
+        format!("no binary `{name}` in {}, even after `cargo build` (is its crate in the workspace?)", dir.display())
     })
 }
 
@@ -107,12 +105,8 @@ fn build(cargo: &std::ffi::OsStr, dir: &Path, bin: &str) -> Result<()> {
     } else {
         cmd.args(["--bin", bin]);
     }
-    let status = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .status()
-        .context("cannot run cargo")?;
+    let status =
+        cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::inherit()).status().context("cannot run cargo")?;
     if !status.success() {
         bail!("cargo build failed ({status})");
     }

@@ -46,8 +46,7 @@ pub fn process_tree(pid: u32) -> Vec<u32> {
             let Some(child) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
                 continue;
             };
-            if let Some(ppid) =
-                fs::read_to_string(format!("/proc/{child}/stat")).ok().and_then(|s| parse_stat_ppid(&s))
+            if let Some(ppid) = fs::read_to_string(format!("/proc/{child}/stat")).ok().and_then(|s| parse_stat_ppid(&s))
             {
                 parents.push((child, ppid));
             }

@@ -36,12 +36,7 @@ pub fn structured(result: &Value) -> Option<Value> {
 /// The error code of a failed result (`structuredContent.error.code`, mcp-suite's convention),
 /// if any.
 pub fn error_code(result: &Value) -> Option<String> {
-    result_of(result)
-        .get("structuredContent")?
-        .get("error")?
-        .get("code")?
-        .as_str()
-        .map(str::to_owned)
+    result_of(result).get("structuredContent")?.get("error")?.get("code")?.as_str().map(str::to_owned)
 }
 
 #[cfg(test)]

@@ -126,7 +126,8 @@ pub fn router(
         .with_legacy_session_mode(true)
         .with_max_request_body_bytes(max_message_bytes)
         .with_cancellation_token(shutdown);
-    let service = StreamableHttpService::new(move || Ok(server.clone()), Arc::new(LocalSessionManager::default()), config);
+    let service =
+        StreamableHttpService::new(move || Ok(server.clone()), Arc::new(LocalSessionManager::default()), config);
     axum::Router::new()
         .nest_service("/mcp", service)
         .layer(middleware::from_fn_with_state(Arc::new(token), require_token))

@@ -47,7 +47,10 @@ pub struct StdioTransport<R, W> {
 enum LineRead {
     Line,
     /// The line exceeded the limit; `id` is its request id if it could be read.
-    Oversized { id: Option<Value>, bytes: usize },
+    Oversized {
+        id: Option<Value>,
+        bytes: usize,
+    },
     Eof,
 }
 
@@ -110,7 +113,6 @@ where
             }
         }
     }
-
 }
 
 /// Writes one JSON-RPC error response (for requests rmcp never sees).
@@ -288,10 +290,9 @@ pub fn scan_request_id(prefix: &[u8]) -> Option<Value> {
             let raw = &s.b[value_start..s.i];
             return match serde_json::from_slice::<Value>(raw).ok()? {
                 v @ Value::String(_) => Some(v),
-                Value::Number(n) => n
-                    .as_i64()
-                    .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64))
-                    .map(Value::from),
+                Value::Number(n) => {
+                    n.as_i64().or_else(|| n.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64)).map(Value::from)
+                }
                 _ => None,
             };
         }
@@ -430,7 +431,8 @@ mod tests {
 
     #[tokio::test]
     async fn answers_an_oversized_request_under_its_id_and_keeps_reading() {
-        let mut input = br#"{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"x","arguments":{"a":""#.to_vec();
+        let mut input =
+            br#"{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"x","arguments":{"a":""#.to_vec();
         input.extend(std::iter::repeat_n(b'a', 5000));
         input.extend_from_slice(b"\"}}}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n");
         let (received, written) = roundtrip(input, 1000).await;

@@ -39,6 +39,8 @@ pub const SECTIONS: &[Section] =
 
 /// Longest string shown in full inside printed JSON.
 const MAX_STRING: usize = 240;
+/// JSON up to this many characters is printed on one line.
+const COMPACT_WIDTH: usize = 100;
 /// Most array items shown inside printed JSON.
 const MAX_ITEMS: usize = 12;
 
@@ -107,7 +109,7 @@ impl Tour {
         let root = crate::locate::workspace_root();
         for s in sections {
             self.heading(s.name);
-            if self.bin_dir.is_none() && !root.join(s.crate_dir).join("Cargo.toml").is_file() {
+            if !root.join(s.crate_dir).join("Cargo.toml").is_file() {
                 self.skipped.push(s.name.to_owned());
                 self.note(&format!("skipped: {} is not in the workspace yet", s.crate_dir));
                 continue;
@@ -216,9 +218,9 @@ impl Tour {
         let result = response.get("result").cloned().unwrap_or(Value::Null);
         let name = result.pointer("/serverInfo/name").and_then(Value::as_str).unwrap_or("");
         self.check(
-            "initialize",
+            &format!("initialize: serverInfo.name is {expected_name}"),
             name == expected_name,
-            &format!("serverInfo.name is {name:?}, expected {expected_name:?}"),
+            &format!("got {name:?}"),
         );
         Ok(result)
     }
@@ -242,9 +244,9 @@ impl Tour {
         let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
         let missing: Vec<&&str> = expected.iter().filter(|e| !names.contains(e)).collect();
         self.check(
-            "tools/list",
+            &format!("tools/list has {}", expected.join(", ")),
             missing.is_empty(),
-            &format!("tools {expected:?} listed (missing: {missing:?})"),
+            &format!("missing: {missing:?}"),
         );
         Ok(tools)
     }
@@ -311,13 +313,14 @@ impl Tour {
         }
     }
 
-    /// Prints `value` as pretty JSON, indented, long strings and arrays cut.
+    /// Prints `value` as JSON, indented, each part on one line when it fits; long strings and
+    /// arrays cut.
     fn json(&mut self, value: &Value) {
-        let shown = shorten(value);
-        let pretty = serde_json::to_string_pretty(&shown).unwrap_or_else(|_| shown.to_string());
-        for l in pretty.lines() {
-            let l = self.paint("2", l);
-            self.line(&format!("    {l}"));
+        let mut lines = Vec::new();
+        render(&shorten(value), 2, "", "", &mut lines);
+        for l in lines {
+            let l = self.paint("2", &l);
+            self.line(&l);
         }
     }
 
@@ -329,6 +332,33 @@ impl Tour {
         // A closed stdout (the tour piped into `head`) is not the tour's failure.
         let _ = writeln!(self.out, "{text}");
     }
+}
+
+/// Renders `value` at `indent` (in steps of two spaces) after `prefix` (`"key": `) and before
+/// `suffix` (`,`): on one line when it fits in [`COMPACT_WIDTH`], else opened up.
+fn render(value: &Value, indent: usize, prefix: &str, suffix: &str, lines: &mut Vec<String>) {
+    let pad = "  ".repeat(indent);
+    let compact = format!("{pad}{prefix}{value}{suffix}");
+    let (open, close, items): (&str, &str, Vec<(String, &Value)>) = match value {
+        Value::Object(map) if !map.is_empty() => {
+            ("{", "}", map.iter().map(|(k, v)| (format!("{}: ", Value::String(k.clone())), v)).collect())
+        }
+        Value::Array(a) if !a.is_empty() => ("[", "]", a.iter().map(|v| (String::new(), v)).collect()),
+        _ => {
+            lines.push(compact);
+            return;
+        }
+    };
+    if compact.chars().count() <= COMPACT_WIDTH {
+        lines.push(compact);
+        return;
+    }
+    lines.push(format!("{pad}{prefix}{open}"));
+    let last = items.len().saturating_sub(1);
+    for (i, (key, v)) in items.into_iter().enumerate() {
+        render(v, indent + 1, &key, if i == last { "" } else { "," }, lines);
+    }
+    lines.push(format!("{pad}{close}{suffix}"));
 }
 
 /// `value` with strings longer than [`MAX_STRING`] and arrays longer than [`MAX_ITEMS`] cut.

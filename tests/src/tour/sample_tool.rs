@@ -54,16 +54,17 @@ pub fn run(t: &mut Tour) -> Result<()> {
         &format!("a successful result after at least one progress notification; got {progress}"),
     );
 
-    let r = t.call(
-        &mut c,
-        "bad call: x is not a number",
-        "hoge",
-        json!({"action": "calc", "args": {"x": "a", "y": 2}}),
-    )?;
+    let r =
+        t.call(&mut c, "bad call: x is not a number", "hoge", json!({"action": "calc", "args": {"x": "a", "y": 2}}))?;
     t.expect_error("x = \"a\" is INVALID_ARGS", &r, "INVALID_ARGS");
 
     let r = t.call(&mut c, "bad call: an unknown action", "hoge", json!({"action": "nope"}))?;
     t.expect_error("action \"nope\" is UNKNOWN_ACTION", &r, "UNKNOWN_ACTION");
+
+    t.step("bad call: no arguments at all");
+    let response = t.request(&mut c, "tools/call", json!({"name": "hoge"}))?;
+    let r = response.get("result").cloned().unwrap_or(Value::Null);
+    t.expect_error("no arguments is INVALID_INPUT", &r, "INVALID_INPUT");
 
     let status = c.wait()?;
     t.check("exits cleanly when stdin closes", status.success(), &format!("exit status 0; got {status}"));

@@ -108,7 +108,11 @@ impl Tool for Hoge {
     }
 
     fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations::with_title("Add two numbers").read_only(true).destructive(false).idempotent(true).open_world(false)
+        ToolAnnotations::with_title("Add two numbers")
+            .read_only(true)
+            .destructive(false)
+            .idempotent(true)
+            .open_world(false)
     }
 
     fn output_schema(&self) -> Option<std::sync::Arc<JsonObject>> {
@@ -173,9 +177,7 @@ impl Tool for Hoge {
         match (input.action.as_str(), input.args) {
             ("calc", Some(CalcArgs { x, y })) => match add(&x, &y) {
                 Some(value) => ToolOutput::json(json!({ "value": value })),
-                None => invalid_args(format!(
-                    "Invalid args: {x} + {y} is not a finite number. Use smaller operands."
-                )),
+                None => invalid_args(format!("Invalid args: {x} + {y} is not a finite number. Use smaller operands.")),
             },
             (action, _) => ToolOutput::error(
                 ErrorCode::InternalError,

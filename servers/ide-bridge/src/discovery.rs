@@ -1,0 +1,351 @@
+//! Discovery files: how a bridge finds the host of its workspace without a fixed port.
+//!
+//! A host writes `<dir>/<port>.json` = `{port, pid, workspaceFolders, token}` on start and removes
+//! it on exit, where `<dir>` is `$XDG_RUNTIME_DIR/ide-bridge`, or `${TMPDIR:-/tmp}/ide-bridge-<uid>`
+//! when `XDG_RUNTIME_DIR` is not set. The directory is private (0700, owned by the user, not a
+//! symlink) and each file is 0600, written atomically (temporary file, fsync, rename), because it
+//! holds the token. A bridge reads the files of live hosts (the pid exists and is the user's, the
+//! file is the user's) and picks the one whose workspace folder contains its directory.
+//!
+//! These are not workspace paths, so plain `std::fs` is right here (the sandbox is for the
+//! workspace).
+
+use std::{
+    ffi::OsString,
+    fs,
+    io::Write,
+    os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt},
+    path::{Path, PathBuf},
+    time::SystemTime,
+};
+
+use serde::{Deserialize, Serialize};
+
+/// The name of the discovery directory under `$XDG_RUNTIME_DIR`.
+pub const DIR_NAME: &str = "ide-bridge";
+
+/// Largest discovery file read (a valid one is a few hundred bytes).
+const MAX_FILE_BYTES: u64 = 64 * 1024;
+
+/// What a discovery file holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiscoveryRecord {
+    /// The host's port on 127.0.0.1.
+    pub port: u16,
+    /// The host's process id.
+    pub pid: u32,
+    /// The absolute paths of the workspace folders the host serves.
+    pub workspace_folders: Vec<String>,
+    /// The bearer token of the WebSocket upgrade.
+    pub token: String,
+}
+
+impl DiscoveryRecord {
+    /// The WebSocket URL of the host.
+    pub fn url(&self) -> String {
+        format!("ws://127.0.0.1:{}", self.port)
+    }
+
+    /// The length, in components, of the deepest workspace folder that contains `dir`.
+    pub fn contains(&self, dir: &Path) -> Option<usize> {
+        self.workspace_folders
+            .iter()
+            .map(Path::new)
+            .filter(|folder| folder.is_absolute() && dir.starts_with(folder))
+            .map(|folder| folder.components().count())
+            .max()
+    }
+}
+
+/// Why discovery failed.
+#[derive(Debug, thiserror::Error)]
+pub enum DiscoveryError {
+    /// A file-system operation on the discovery directory failed.
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done, with the path.
+        context: String,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The directory exists but is not a private directory of this user.
+    #[error(
+        "{0} is not a private directory of this user (it must be a directory, not a symlink, owned by you); remove it or set XDG_RUNTIME_DIR"
+    )]
+    NotPrivate(PathBuf),
+    /// The record could not be serialised.
+    #[error("cannot serialise the discovery record: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> DiscoveryError {
+    let context = context.into();
+    move |source| DiscoveryError::Io { context, source }
+}
+
+/// This process's user id.
+pub fn current_uid() -> u32 {
+    rustix::process::getuid().as_raw()
+}
+
+/// The discovery directory for the given environment: `xdg_runtime_dir/ide-bridge` when it is set,
+/// non-empty and absolute, else `temp_dir/ide-bridge-<uid>`.
+pub fn discovery_dir_from(xdg_runtime_dir: Option<OsString>, temp_dir: &Path, uid: u32) -> PathBuf {
+    match xdg_runtime_dir.map(PathBuf::from) {
+        Some(xdg) if xdg.is_absolute() => xdg.join(DIR_NAME),
+        _ => temp_dir.join(format!("{DIR_NAME}-{uid}")),
+    }
+}
+
+/// The discovery directory of this process's environment.
+pub fn discovery_dir() -> PathBuf {
+    discovery_dir_from(std::env::var_os("XDG_RUNTIME_DIR"), &std::env::temp_dir(), current_uid())
+}
+
+/// Creates `dir` (0700) or checks that it is a private directory of this user, tightening its
+/// mode to 0700 if it is looser.
+pub fn ensure_private_dir(dir: &Path) -> Result<(), DiscoveryError> {
+    if let Some(parent) = dir.parent() {
+        fs::create_dir_all(parent).map_err(io(format!("cannot create {}", parent.display())))?;
+    }
+    match fs::DirBuilder::new().mode(0o700).create(dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(io(format!("cannot create {}", dir.display()))(e)),
+    }
+    let meta = fs::symlink_metadata(dir).map_err(io(format!("cannot inspect {}", dir.display())))?;
+    if !meta.file_type().is_dir() || meta.uid() != current_uid() {
+        return Err(DiscoveryError::NotPrivate(dir.to_path_buf()));
+    }
+    if meta.mode() & 0o777 != 0o700 {
+        fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
+            .map_err(io(format!("cannot make {} private", dir.display())))?;
+    }
+    Ok(())
+}
+
+/// A published discovery file; removed when dropped (normal exit, SIGINT, SIGTERM all end in a
+/// drop; only SIGKILL leaves it, and readers skip files whose pid is gone).
+#[derive(Debug)]
+pub struct Published {
+    path: PathBuf,
+    pid: u32,
+}
+
+impl Published {
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for Published {
+    fn drop(&mut self) {
+        // Only our own file: a later host on the same port may have replaced it.
+        let ours = read_record(&self.path).is_some_and(|r| r.pid == self.pid);
+        if ours {
+            match fs::remove_file(&self.path) {
+                Ok(()) => tracing::debug!(path = %self.path.display(), "removed the discovery file"),
+                Err(error) => tracing::warn!(%error, path = %self.path.display(), "cannot remove the discovery file"),
+            }
+        }
+    }
+}
+
+/// Writes `record` to `dir/<port>.json` atomically with mode 0600 (the directory is made private
+/// first). Files of dead hosts in `dir` are removed on the way.
+pub fn publish(dir: &Path, record: &DiscoveryRecord) -> Result<Published, DiscoveryError> {
+    ensure_private_dir(dir)?;
+    sweep_stale(dir);
+    let path = dir.join(format!("{}.json", record.port));
+    let temp = dir.join(format!(".{}.json.{}.tmp", record.port, record.pid));
+    let bytes = serde_json::to_vec_pretty(record)?;
+    let _ = fs::remove_file(&temp);
+    let written = (|| {
+        let mut file = fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&temp)?;
+        file.write_all(&bytes)?;
+        file.sync_all()?;
+        fs::rename(&temp, &path)?;
+        fs::File::open(dir)?.sync_all()
+    })();
+    if let Err(e) = written {
+        let _ = fs::remove_file(&temp);
+        return Err(io(format!("cannot write {}", path.display()))(e));
+    }
+    Ok(Published { path, pid: record.pid })
+}
+
+/// Whether process `pid` exists and this user may signal it (i.e. it is this user's).
+pub fn pid_alive(pid: u32) -> bool {
+    let Some(pid) = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw) else {
+        return false;
+    };
+    rustix::process::test_kill_process(pid).is_ok()
+}
+
+/// Reads one discovery file; `None` when it is unreadable, too large or not a record.
+pub fn read_record(path: &Path) -> Option<DiscoveryRecord> {
+    let meta = fs::symlink_metadata(path).ok()?;
+    if !meta.file_type().is_file() || meta.len() > MAX_FILE_BYTES {
+        return None;
+    }
+    let bytes = fs::read(path).ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
+/// A discovery file of a live host, with when it was written.
+#[derive(Debug, Clone)]
+pub struct LiveHost {
+    /// What the file says.
+    pub record: DiscoveryRecord,
+    /// Its modification time (newer wins a tie).
+    pub modified: SystemTime,
+}
+
+/// The records in `dir` of live hosts owned by this user. Files of other users, of dead
+/// processes, and anything unparsable are skipped.
+pub fn live_hosts(dir: &Path) -> Vec<LiveHost> {
+    let uid = current_uid();
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut hosts = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().and_then(|e| e.to_str()) != Some("json") {
+            continue;
+        }
+        let Ok(meta) = fs::symlink_metadata(&path) else { continue };
+        if meta.uid() != uid || !meta.file_type().is_file() {
+            continue;
+        }
+        let Some(record) = read_record(&path) else { continue };
+        if !pid_alive(record.pid) {
+            continue;
+        }
+        hosts.push(LiveHost { record, modified: meta.modified().unwrap_or(SystemTime::UNIX_EPOCH) });
+    }
+    hosts
+}
+
+/// Removes the files in `dir` whose host process is gone (a host killed with SIGKILL).
+pub fn sweep_stale(dir: &Path) {
+    let uid = current_uid();
+    let Ok(entries) = fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().and_then(|e| e.to_str()) != Some("json") {
+            continue;
+        }
+        let owned = fs::symlink_metadata(&path).is_ok_and(|m| m.uid() == uid);
+        if let Some(record) = read_record(&path)
+            && owned
+            && !pid_alive(record.pid)
+        {
+            tracing::debug!(path = %path.display(), pid = record.pid, "removing a stale discovery file");
+            let _ = fs::remove_file(&path);
+        }
+    }
+}
+
+/// The host for `dir` among `hosts`: the one with the deepest workspace folder containing `dir`;
+/// on a tie, the most recently written.
+pub fn choose<'a>(hosts: &'a [LiveHost], dir: &Path) -> Option<&'a LiveHost> {
+    hosts.iter().filter_map(|h| h.record.contains(dir).map(|depth| (depth, h))).max_by_key(|(depth, h)| (*depth, h.modified)).map(|(_, h)| h)
+}
+
+/// The live host whose port is `port`, if any (to find the token for an explicit `--url`).
+pub fn by_port(hosts: &[LiveHost], port: u16) -> Option<&LiveHost> {
+    hosts.iter().filter(|h| h.record.port == port).max_by_key(|h| h.modified)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(port: u16, folders: &[&str]) -> DiscoveryRecord {
+        DiscoveryRecord {
+            port,
+            pid: std::process::id(),
+            workspace_folders: folders.iter().map(|s| (*s).to_owned()).collect(),
+            token: "t".into(),
+        }
+    }
+
+    #[test]
+    fn dir_prefers_xdg_runtime_dir() {
+        let tmp = Path::new("/tmp");
+        assert_eq!(discovery_dir_from(Some("/run/user/5".into()), tmp, 5), Path::new("/run/user/5/ide-bridge"));
+        assert_eq!(discovery_dir_from(None, tmp, 5), Path::new("/tmp/ide-bridge-5"));
+        assert_eq!(discovery_dir_from(Some("".into()), tmp, 5), Path::new("/tmp/ide-bridge-5"));
+        assert_eq!(discovery_dir_from(Some("relative".into()), tmp, 5), Path::new("/tmp/ide-bridge-5"));
+    }
+
+    #[test]
+    fn publish_is_private_and_removed_on_drop() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("ide-bridge");
+        let published = publish(&dir, &record(4242, &["/w"])).unwrap();
+        let file_mode = fs::metadata(published.path()).unwrap().mode() & 0o777;
+        let dir_mode = fs::metadata(&dir).unwrap().mode() & 0o777;
+        assert_eq!((file_mode, dir_mode), (0o600, 0o700));
+        assert_eq!(published.path(), dir.join("4242.json"));
+        let back = read_record(published.path()).unwrap();
+        assert_eq!(back, record(4242, &["/w"]));
+        let json: serde_json::Value = serde_json::from_slice(&fs::read(published.path()).unwrap()).unwrap();
+        assert_eq!(json["workspaceFolders"], serde_json::json!(["/w"]));
+        assert_eq!(live_hosts(&dir).len(), 1);
+        let names: Vec<_> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names.len(), 1, "no temporary file left: {names:?}");
+        drop(published);
+        assert!(!dir.join("4242.json").exists());
+    }
+
+    #[test]
+    fn a_loose_directory_is_tightened_and_a_symlink_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("d");
+        fs::create_dir(&dir).unwrap();
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
+        ensure_private_dir(&dir).unwrap();
+        assert_eq!(fs::metadata(&dir).unwrap().mode() & 0o777, 0o700);
+        let link = tmp.path().join("link");
+        std::os::unix::fs::symlink(&dir, &link).unwrap();
+        assert!(matches!(ensure_private_dir(&link), Err(DiscoveryError::NotPrivate(_))));
+    }
+
+    #[test]
+    fn dead_hosts_are_skipped_and_swept() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("ide-bridge");
+        ensure_private_dir(&dir).unwrap();
+        let mut dead = record(1, &["/w"]);
+        dead.pid = i32::MAX as u32 - 1;
+        fs::write(dir.join("1.json"), serde_json::to_vec(&dead).unwrap()).unwrap();
+        fs::write(dir.join("2.json"), b"not json").unwrap();
+        assert!(live_hosts(&dir).is_empty());
+        sweep_stale(&dir);
+        assert!(!dir.join("1.json").exists());
+        assert!(dir.join("2.json").exists(), "only records of dead hosts are swept");
+        assert!(!pid_alive(0));
+    }
+
+    #[test]
+    fn the_deepest_containing_folder_wins() {
+        let at = |r: DiscoveryRecord, secs: u64| LiveHost {
+            record: r,
+            modified: SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(secs),
+        };
+        let hosts = vec![at(record(1, &["/a"]), 1), at(record(2, &["/a/b"]), 0), at(record(3, &["/c"]), 5)];
+        assert_eq!(choose(&hosts, Path::new("/a/b/c")).unwrap().record.port, 2);
+        assert_eq!(choose(&hosts, Path::new("/a/x")).unwrap().record.port, 1);
+        assert_eq!(choose(&hosts, Path::new("/c")).unwrap().record.port, 3);
+        assert!(choose(&hosts, Path::new("/ab")).is_none(), "component-wise, never a string prefix");
+        assert!(choose(&hosts, Path::new("/")).is_none());
+        let tie = vec![at(record(1, &["/a"]), 1), at(record(2, &["/a"]), 9)];
+        assert_eq!(choose(&tie, Path::new("/a")).unwrap().record.port, 2, "the newer file wins a tie");
+        assert_eq!(by_port(&hosts, 3).unwrap().record.port, 3);
+    }
+}

@@ -1,0 +1,246 @@
+//! The wire protocol between the bridge and a workspace host (`docs/ide-bridge-protocol.md`).
+//!
+//! JSON-RPC 2.0 over WebSocket text frames. Both sides use these types, so what the headless host
+//! answers and what the bridge expects cannot drift apart; an IDE extension implements the same
+//! messages from the document.
+
+use mcp_shared::ErrorCode;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// The protocol version a host reports in `host/info`.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// `host/info`: who the host is and its limits.
+pub const METHOD_INFO: &str = "host/info";
+/// `fs/list`: the workspace's files.
+pub const METHOD_LIST: &str = "fs/list";
+/// `fs/read`: one file's text.
+pub const METHOD_READ: &str = "fs/read";
+/// `fs/write`: create or replace one file.
+pub const METHOD_WRITE: &str = "fs/write";
+/// `$/cancelRequest`: a notification asking the host to abandon a request.
+pub const METHOD_CANCEL: &str = "$/cancelRequest";
+
+/// JSON-RPC: the message is not JSON.
+pub const PARSE_ERROR: i64 = -32700;
+/// JSON-RPC: the message is not a valid request.
+pub const INVALID_REQUEST: i64 = -32600;
+/// JSON-RPC: no such method.
+pub const METHOD_NOT_FOUND: i64 = -32601;
+/// JSON-RPC: the params are wrong.
+pub const INVALID_PARAMS: i64 = -32602;
+/// JSON-RPC: the host failed.
+pub const INTERNAL_ERROR: i64 = -32603;
+
+/// The `Authorization` scheme of the WebSocket upgrade.
+pub const BEARER: &str = "Bearer";
+
+/// The environment variable both binaries read the token from.
+pub const TOKEN_ENV: &str = "IDE_BRIDGE_TOKEN";
+
+/// The default port (spec 003's `antigravity.mcp.port`).
+pub const DEFAULT_PORT: u16 = 8888;
+
+/// The default largest file a host reads or writes, in bytes (spec 003's `maxFileSize`).
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 102_400;
+
+/// The default largest WebSocket message a host accepts, in bytes.
+pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 16 * 1024 * 1024;
+
+/// The largest message the bridge accepts from a host, in bytes.
+pub const BRIDGE_MAX_MESSAGE_SIZE: usize = 64 * 1024 * 1024;
+
+/// The default keep-alive ping interval, in seconds. A peer silent for two intervals is dropped.
+pub const DEFAULT_PING_INTERVAL_SECS: f64 = 15.0;
+
+/// Requests one connection may have in flight at a host; more are refused with
+/// [`ErrorCode::Unavailable`]'s wire code.
+pub const MAX_IN_FLIGHT: usize = 256;
+
+/// The default cap on the entries one `fs/list` examines.
+pub const DEFAULT_MAX_LIST_ENTRIES: usize = 20_000;
+
+/// `fs/list` params.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ListParams {
+    /// List the whole tree (files only) instead of one directory's entries.
+    #[serde(default)]
+    pub recursive: bool,
+    /// The directory to list, relative to the workspace root (default: the root).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+}
+
+/// `fs/list` result.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ListResult {
+    /// Paths relative to the workspace root, `/`-separated, sorted. Without `recursive`,
+    /// directories are included with a trailing `/`.
+    pub files: Vec<String>,
+    /// Whether the listing was cut at the host's entry cap.
+    #[serde(default)]
+    pub truncated: bool,
+}
+
+/// `fs/read` params.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReadParams {
+    /// The file, relative to the workspace root (or absolute inside it).
+    pub path: String,
+}
+
+/// `fs/read` result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReadResult {
+    /// The file's text, exactly as stored (UTF-8).
+    pub content: String,
+}
+
+/// `fs/write` params.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WriteParams {
+    /// The file, relative to the workspace root (or absolute inside it).
+    pub path: String,
+    /// The complete new text of the file.
+    pub content: String,
+}
+
+/// `fs/write` result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WriteResult {
+    /// Bytes written.
+    pub bytes: u64,
+    /// Whether the file did not exist before.
+    pub created: bool,
+}
+
+/// `host/info` result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HostInfo {
+    /// The protocol version ([`PROTOCOL_VERSION`]).
+    pub protocol_version: u32,
+    /// The host's name (`ide-bridge-host`, or the extension's).
+    pub name: String,
+    /// The host's version.
+    pub version: String,
+    /// The absolute paths of the workspace folders; relative paths resolve against the first.
+    pub workspace_folders: Vec<String>,
+    /// Whether `fs/write` is refused.
+    pub read_only: bool,
+    /// The largest file read or written, in bytes.
+    pub max_file_size: u64,
+    /// The largest message the host accepts, in bytes.
+    pub max_message_size: u64,
+}
+
+/// `$/cancelRequest` params.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CancelParams {
+    /// The id of the request to abandon.
+    pub id: Value,
+}
+
+/// A JSON-RPC error object as it travels.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, thiserror::Error)]
+#[error("{message} ({code})")]
+pub struct WireError {
+    /// The numeric code (spec 003's -32001..-32004, JSON-RPC's, or the table of the protocol doc).
+    pub code: i64,
+    /// A human-readable message.
+    pub message: String,
+    /// `{"code": "NOT_FOUND"}`: the shared code as a string, for readers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+impl WireError {
+    /// An error for a shared code, with its wire number ([`ErrorCode::bridge_wire_code`]).
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        WireError {
+            code: code.bridge_wire_code().into(),
+            message: message.into(),
+            data: Some(json!({"code": code.as_str()})),
+        }
+    }
+
+    /// An error with a plain JSON-RPC code.
+    pub fn rpc(code: i64, message: impl Into<String>) -> Self {
+        WireError { code, message: message.into(), data: None }
+    }
+
+    /// The shared code this error maps to ([`ErrorCode::from_bridge_wire_code`]).
+    pub fn error_code(&self) -> ErrorCode {
+        match self.code {
+            METHOD_NOT_FOUND | PARSE_ERROR => ErrorCode::InternalError,
+            code => ErrorCode::from_bridge_wire_code(code),
+        }
+    }
+}
+
+/// A response, as the host writes it.
+pub fn response(id: Value, outcome: Result<Value, WireError>) -> Value {
+    match outcome {
+        Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+        Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
+    }
+}
+
+/// A request, as the bridge writes it.
+pub fn request(id: u64, method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spec_codes_map_both_ways() {
+        assert_eq!(WireError::new(ErrorCode::AccessDenied, "x").code, -32001);
+        assert_eq!(WireError::new(ErrorCode::FileTooLarge, "x").code, -32002);
+        assert_eq!(WireError::new(ErrorCode::NotFound, "x").code, -32003);
+        assert_eq!(WireError::new(ErrorCode::ReadOnly, "x").code, -32004);
+        for code in [ErrorCode::AccessDenied, ErrorCode::FileTooLarge, ErrorCode::NotFound, ErrorCode::ReadOnly] {
+            assert_eq!(WireError::new(code, "m").error_code(), code);
+        }
+        assert_eq!(WireError::rpc(METHOD_NOT_FOUND, "m").error_code(), ErrorCode::InternalError);
+        assert_eq!(WireError::rpc(INVALID_PARAMS, "m").error_code(), ErrorCode::InvalidArgs);
+    }
+
+    #[test]
+    fn messages_have_the_documented_shape() {
+        let e = WireError::new(ErrorCode::NotFound, "a.txt does not exist");
+        assert_eq!(
+            response(json!(7), Err(e)),
+            json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32003, "message": "a.txt does not exist", "data": {"code": "NOT_FOUND"}}})
+        );
+        assert_eq!(
+            request(3, METHOD_READ, json!({"path": "a"})),
+            json!({"jsonrpc": "2.0", "id": 3, "method": "fs/read", "params": {"path": "a"}})
+        );
+        let info = HostInfo {
+            protocol_version: 1,
+            name: "h".into(),
+            version: "1".into(),
+            workspace_folders: vec!["/w".into()],
+            read_only: true,
+            max_file_size: 10,
+            max_message_size: 20,
+        };
+        let v = serde_json::to_value(&info).unwrap();
+        assert_eq!(v["workspaceFolders"], json!(["/w"]));
+        assert_eq!(v["readOnly"], true);
+        assert_eq!(v["maxFileSize"], 10);
+    }
+
+    #[test]
+    fn params_ignore_unknown_fields_and_default_recursive() {
+        let p: ListParams = serde_json::from_value(json!({})).unwrap();
+        assert!(!p.recursive);
+        let r: ReadParams = serde_json::from_value(json!({"path": "a", "future": 1})).unwrap();
+        assert_eq!(r.path, "a");
+        assert!(serde_json::from_value::<WriteParams>(json!({"path": "a"})).is_err());
+    }
+}

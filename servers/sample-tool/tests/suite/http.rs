@@ -1,0 +1,107 @@
+//! Streamable HTTP (`--http`): a session over real sockets, Host/Origin checks (DNS rebinding),
+//! the bearer token.
+
+use std::{
+    io::{Read, Write},
+    net::TcpStream,
+    time::{Duration, Instant},
+};
+
+use mcp_tests::StdioClient;
+use serde_json::json;
+
+use super::BIN;
+
+/// Starts the server on `--http 127.0.0.1:0` and returns it with the bound address.
+fn http_server(extra: &[&str]) -> (StdioClient, String) {
+    let mut args = vec!["--http", "127.0.0.1:0"];
+    args.extend_from_slice(extra);
+    let client = StdioClient::builder(BIN).args(&args).env("RUST_LOG", "info").spawn().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let stderr = client.stderr_text();
+        if let Some(start) = stderr.find("http://") {
+            let rest = &stderr[start + "http://".len()..];
+            if let Some(end) = rest.find("/mcp") {
+                return (client, rest[..end].to_owned());
+            }
+        }
+        assert!(Instant::now() < deadline, "no URL on stderr: {stderr}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// One HTTP/1.1 POST to /mcp; returns (status, headers+body text).
+fn post(addr: &str, headers: &[(&str, &str)], body: &str) -> (u16, String) {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let mut request = format!(
+        "POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        request.push_str(&format!("Host: {addr}\r\n"));
+    }
+    for (k, v) in headers {
+        request.push_str(&format!("{k}: {v}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut response = Vec::new();
+    let mut buf = [0u8; 4096];
+    // Read until the first SSE event or JSON body has arrived (the stream may stay open).
+    loop {
+        match stream.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                response.extend_from_slice(&buf[..n]);
+                let text = String::from_utf8_lossy(&response);
+                if text.contains("\"jsonrpc\"") || (text.contains("\r\n\r\n") && !text.starts_with("HTTP/1.1 200")) {
+                    break;
+                }
+            }
+            Err(_) => break,
+        }
+    }
+    let text = String::from_utf8_lossy(&response).into_owned();
+    let status = text.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    (status, text)
+}
+
+fn initialize_body() -> String {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": StdioClient::default_initialize_params()})
+        .to_string()
+}
+
+#[test]
+fn serves_a_session_over_http() {
+    let (_server, addr) = http_server(&[]);
+    let (status, text) = post(&addr, &[], &initialize_body());
+    assert_eq!(status, 200, "{text}");
+    assert!(text.contains("mcp-server-sample-tool"), "{text}");
+    assert!(text.to_ascii_lowercase().contains("mcp-session-id"), "stateful sessions: {text}");
+}
+
+#[test]
+fn foreign_host_and_origin_are_refused() {
+    let (_server, addr) = http_server(&[]);
+    let (status, text) = post(&addr, &[("Host", "evil.example:80")], &initialize_body());
+    assert_eq!(status, 403, "{text}");
+    let (status, text) = post(&addr, &[("Origin", "http://evil.example")], &initialize_body());
+    assert_eq!(status, 403, "{text}");
+    let origin = format!("http://{addr}");
+    let (status, text) = post(&addr, &[("Origin", origin.as_str())], &initialize_body());
+    assert_eq!(status, 200, "own origin is allowed: {text}");
+}
+
+#[test]
+fn the_bearer_token_is_required_when_set() {
+    let (_server, addr) = http_server(&["--http-token", "s3cret"]);
+    let (status, text) = post(&addr, &[], &initialize_body());
+    assert_eq!(status, 401, "{text}");
+    let (status, _) = post(&addr, &[("Authorization", "Bearer wrong")], &initialize_body());
+    assert_eq!(status, 401);
+    let (status, text) = post(&addr, &[("Authorization", "Bearer s3cret")], &initialize_body());
+    assert_eq!(status, 200, "{text}");
+}

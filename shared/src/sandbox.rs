@@ -1,0 +1,747 @@
+//! Confined, symlink-safe, atomic file access under one or more roots.
+//!
+//! Every file operation of every server goes through a [`Sandbox`]. It holds,
+//! for each root, its canonical path and an open [`cap_std::fs::Dir`]; no file
+//! is ever opened by an absolute path string.
+//!
+//! Two layers keep every access inside:
+//!
+//! 1. **Resolution.** [`Sandbox::resolve`] is lexical: it normalises `.` and
+//!    `..` and checks, component-wise, that the result lies in a root. Each
+//!    operation then walks the path one component at a time through the root's
+//!    handle, reading symlinks itself: a relative target is expanded in place, an
+//!    absolute one must lie in a root, and a `..` may climb out of a root only
+//!    into an enclosing root. Anything else is [`SandboxError::OutsideRoot`],
+//!    decided from the link text alone, so the error is the same whether the
+//!    outside target exists or not.
+//! 2. **The open itself.** The resolved, symlink-free path is opened through the
+//!    root's `Dir` handle, which on Linux uses `openat2(RESOLVE_BENEATH)`: if a
+//!    directory is swapped for an escaping symlink after step 1, the kernel
+//!    refuses. Writes then work on a handle of the parent directory, with
+//!    single-component names only.
+//!
+//! Writes are atomic: a hidden temporary file (`.name.mcp-tmp-<random>`) is
+//! created in the target's directory, written, given the old file's
+//! permissions, fsync'ed, renamed over the target (or hard-linked, for
+//! `create_new`), and the directory is fsync'ed.
+
+mod error;
+mod lexical;
+mod walk;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::VecDeque;
+use std::ffi::OsString;
+use std::fmt;
+use std::hash::{BuildHasher, Hasher};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::SystemTime;
+
+use cap_std::ambient_authority;
+use cap_std::fs::{Dir, MetadataExt as _, OpenOptions, OpenOptionsExt as _};
+
+pub use error::SandboxError;
+pub use walk::{Walk, WalkEntry, WalkOptions};
+
+/// How many symlinks one resolution may follow (Linux's limit).
+const MAX_SYMLINKS: usize = 40;
+
+/// One root: where it is, how it was spelled, and a handle on it.
+struct Root {
+    canonical: Arc<Path>,
+    /// The absolute spelling the root was given by, if it differs from the
+    /// canonical one (e.g. `/tmp/x` for `/private/tmp/x`).
+    alias: Option<PathBuf>,
+    dir: Dir,
+}
+
+struct Inner {
+    roots: Vec<Root>,
+    paths: Vec<PathBuf>,
+    /// The roots for error messages (as configured).
+    shown: String,
+}
+
+/// Confines file operations to one or more root directories.
+///
+/// Cheap to clone (one `Arc`).
+#[derive(Clone)]
+pub struct Sandbox {
+    inner: Arc<Inner>,
+}
+
+impl fmt::Debug for Sandbox {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sandbox").field("roots", &self.inner.paths).finish()
+    }
+}
+
+/// A path resolved (lexically) into a root of a [`Sandbox`].
+///
+/// It holds no handle: every operation resolves symlinks anew, so a
+/// `SandboxPath` never goes stale in a way that could escape.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SandboxPath {
+    root: Arc<Path>,
+    rel: PathBuf,
+    display: String,
+}
+
+impl SandboxPath {
+    /// The path relative to its root, normalised (no `.` or `..`); empty for
+    /// the root itself.
+    pub fn rel(&self) -> &Path {
+        &self.rel
+    }
+
+    /// The path as the caller passed it (for messages).
+    pub fn display(&self) -> &str {
+        &self.display
+    }
+
+    /// The root this path lies in (canonical).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The root joined with [`rel`](Self::rel) (lexical; symlinks not resolved).
+    pub fn absolute(&self) -> PathBuf {
+        if self.rel.as_os_str().is_empty() { self.root.to_path_buf() } else { self.root.join(&self.rel) }
+    }
+
+    /// This path with one more component `name` (no `/`, not `.` or `..`,
+    /// no NUL byte).
+    pub fn join(&self, name: &str) -> Result<SandboxPath, SandboxError> {
+        let display = if self.display.ends_with('/') {
+            format!("{}{name}", self.display)
+        } else {
+            format!("{}/{name}", self.display)
+        };
+        lexical::check_name(name, &display)?;
+        Ok(SandboxPath { root: Arc::clone(&self.root), rel: self.rel.join(name), display })
+    }
+
+    /// The parent directory, or `None` for a root itself.
+    ///
+    /// Its display string is absolute if this path's was, else relative to
+    /// the root.
+    pub fn parent(&self) -> Option<SandboxPath> {
+        if self.rel.as_os_str().is_empty() {
+            return None;
+        }
+        let rel = self.rel.parent().map(Path::to_path_buf).unwrap_or_default();
+        let mut parent = SandboxPath { root: Arc::clone(&self.root), rel, display: String::new() };
+        parent.display = if Path::new(&self.display).is_absolute() {
+            parent.absolute().display().to_string()
+        } else if parent.rel.as_os_str().is_empty() {
+            ".".to_owned()
+        } else {
+            parent.rel.display().to_string()
+        };
+        Some(parent)
+    }
+
+    /// The last component, or `None` for a root itself (or a non-UTF-8 name).
+    pub fn file_name(&self) -> Option<&str> {
+        self.rel.file_name().and_then(|name| name.to_str())
+    }
+}
+
+/// What [`Sandbox::metadata`] tells about a file or directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Metadata {
+    /// It is a directory.
+    pub is_dir: bool,
+    /// It is a regular file.
+    pub is_file: bool,
+    /// Size in bytes.
+    pub len: u64,
+    /// Last modification time, where the platform has one.
+    pub modified: Option<SystemTime>,
+    /// The permission bits (`st_mode & 0o7777`).
+    pub permissions_mode: u32,
+}
+
+/// One entry of [`Sandbox::read_dir`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirEntry {
+    /// The entry's name (UTF-8; other names are skipped).
+    pub name: String,
+    /// The entry itself is a directory (a symlink to one is not).
+    pub is_dir: bool,
+    /// The entry is a symlink.
+    pub is_symlink: bool,
+}
+
+/// How [`Sandbox::write_atomic`] writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// fsync the file and its directory (default `true`; `--no-fsync` clears it).
+    pub fsync: bool,
+    /// Create missing parent directories (each one confined). Default `false`.
+    pub create_parents: bool,
+    /// Fail with [`SandboxError::AlreadyExists`] if the path exists, atomically
+    /// against a concurrent creator. Default `false`.
+    pub create_new: bool,
+    /// Permission bits of a new file; default 0644 less the umask. An existing
+    /// file keeps its own.
+    pub mode_if_new: Option<u32>,
+}
+
+impl Default for WriteOptions {
+    fn default() -> Self {
+        WriteOptions { fsync: true, create_parents: false, create_new: false, mode_if_new: None }
+    }
+}
+
+/// A path after symlink resolution: root index, symlink-free relative path,
+/// and the `lstat` of its last component if it exists.
+struct Real {
+    root: usize,
+    rel: PathBuf,
+    md: Option<cap_std::fs::Metadata>,
+}
+
+/// One step of a resolution.
+enum Step {
+    Down(OsString),
+    Up,
+}
+
+fn steps(path: &Path) -> Vec<Step> {
+    path.components()
+        .filter_map(|component| match component {
+            Component::Normal(name) => Some(Step::Down(name.to_owned())),
+            Component::ParentDir => Some(Step::Up),
+            Component::CurDir | Component::RootDir | Component::Prefix(_) => None,
+        })
+        .collect()
+}
+
+/// `rel`, or `.` for the root itself (cap-std wants a non-empty path).
+fn dot(rel: &Path) -> &Path {
+    if rel.as_os_str().is_empty() { Path::new(".") } else { rel }
+}
+
+fn open_dir_at(dir: &Dir, rel: &Path) -> io::Result<Dir> {
+    if rel.as_os_str().is_empty() { dir.try_clone() } else { dir.open_dir(rel) }
+}
+
+impl Sandbox {
+    /// A sandbox over `roots`: each must exist and be a directory; they are
+    /// canonicalised (duplicates dropped). At least one is required.
+    pub fn new(roots: impl IntoIterator<Item = impl AsRef<Path>>) -> Result<Sandbox, SandboxError> {
+        let mut out: Vec<Root> = Vec::new();
+        for given in roots {
+            let given = given.as_ref();
+            let shown = given.display().to_string();
+            lexical::check_user_path(&shown)?;
+            let canonical = std::fs::canonicalize(given).map_err(|e| SandboxError::from_io(e, &shown, ""))?;
+            let is_dir = std::fs::metadata(&canonical).map_err(|e| SandboxError::from_io(e, &shown, ""))?.is_dir();
+            if !is_dir {
+                return Err(SandboxError::NotADirectory { path: shown });
+            }
+            let dir = Dir::open_ambient_dir(&canonical, ambient_authority())
+                .map_err(|e| SandboxError::from_io(e, &shown, ""))?;
+            let alias =
+                std::path::absolute(given).ok().map(|abs| lexical::normalize_abs(&abs)).filter(|abs| abs != &canonical);
+            if out.iter().all(|root| *root.canonical != *canonical) {
+                out.push(Root { canonical: canonical.into(), alias, dir });
+            }
+        }
+        if out.is_empty() {
+            return Err(SandboxError::invalid("", "at least one root directory is required"));
+        }
+        Ok(Sandbox::from_roots(out))
+    }
+
+    fn from_roots(roots: Vec<Root>) -> Sandbox {
+        let paths = roots.iter().map(|root| root.canonical.to_path_buf()).collect();
+        let shown = roots
+            .iter()
+            .map(|root| root.alias.as_deref().unwrap_or(&root.canonical).display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
+        Sandbox { inner: Arc::new(Inner { roots, paths, shown }) }
+    }
+
+    /// The roots, canonical, in the order given.
+    pub fn roots(&self) -> &[PathBuf] {
+        &self.inner.paths
+    }
+
+    /// Narrows to the client's MCP roots: keeps the client roots that lie inside
+    /// one of ours and those of our roots that lie inside one of the client's.
+    /// The result is never wider than `self`. An empty intersection is
+    /// [`SandboxError::OutsideRoot`]; client roots that do not exist are skipped.
+    pub fn narrowed(&self, client_roots: &[PathBuf]) -> Result<Sandbox, SandboxError> {
+        let mut out: Vec<Root> = Vec::new();
+        for client in client_roots {
+            let shown = client.display().to_string();
+            if !client.is_absolute() || shown.contains('\0') {
+                continue;
+            }
+            let Ok(client_canonical) = std::fs::canonicalize(client) else {
+                continue;
+            };
+            for root in &self.inner.roots {
+                let candidate = if let Ok(rel) = client_canonical.strip_prefix(&root.canonical) {
+                    // Opened beneath our root: never wider, whatever happens meanwhile.
+                    let Ok(dir) = open_dir_at(&root.dir, rel) else {
+                        continue;
+                    };
+                    let alias = Some(lexical::normalize_abs(client)).filter(|a| a != &client_canonical);
+                    Root { canonical: client_canonical.clone().into(), alias, dir }
+                } else if root.canonical.starts_with(&client_canonical) {
+                    let Ok(dir) = root.dir.try_clone() else {
+                        continue;
+                    };
+                    Root { canonical: Arc::clone(&root.canonical), alias: root.alias.clone(), dir }
+                } else {
+                    continue;
+                };
+                if out.iter().all(|r| r.canonical != candidate.canonical) {
+                    out.push(candidate);
+                }
+            }
+        }
+        if out.is_empty() {
+            let path = client_roots.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
+            return Err(self.outside(&path));
+        }
+        Ok(Sandbox::from_roots(out))
+    }
+
+    /// Resolves a path the caller passed, lexically (no filesystem access).
+    ///
+    /// An absolute path must lie, component-wise, in a root after `.` and `..`
+    /// are normalised (also when spelled through a root's non-canonical
+    /// spelling); a relative one is joined to the first root. The deepest
+    /// containing root wins.
+    pub fn resolve(&self, user_path: &str) -> Result<SandboxPath, SandboxError> {
+        lexical::check_user_path(user_path)?;
+        let path = Path::new(user_path);
+        let absolute = if path.is_absolute() {
+            lexical::normalize_abs(path)
+        } else {
+            lexical::normalize_abs(&self.inner.roots[0].canonical.join(path))
+        };
+        let (root, rel) = self.locate_abs(&absolute, true).ok_or_else(|| self.outside(user_path))?;
+        Ok(SandboxPath { root: Arc::clone(&self.inner.roots[root].canonical), rel, display: user_path.to_owned() })
+    }
+
+    /// Resolves a path relative to the first root only (the WebSocket host's
+    /// paths). An absolute path, or one whose `..` leaves the first root, is
+    /// [`SandboxError::OutsideRoot`].
+    pub fn resolve_rel(&self, rel: &str) -> Result<SandboxPath, SandboxError> {
+        lexical::check_user_path(rel)?;
+        let path = Path::new(rel);
+        if path.has_root() {
+            return Err(self.outside(rel));
+        }
+        let first = &self.inner.roots[0].canonical;
+        let absolute = lexical::normalize_abs(&first.join(path));
+        let inside = absolute.strip_prefix(first).map_err(|_| self.outside(rel))?;
+        Ok(SandboxPath { root: Arc::clone(first), rel: inside.to_path_buf(), display: rel.to_owned() })
+    }
+
+    /// Metadata of the file or directory (symlinks inside followed).
+    pub fn metadata(&self, p: &SandboxPath) -> Result<Metadata, SandboxError> {
+        let real = self.real(p, true)?;
+        let md = real.md.ok_or_else(|| SandboxError::not_found(p.display()))?;
+        Ok(Metadata {
+            is_dir: md.is_dir(),
+            is_file: md.is_file(),
+            len: md.len(),
+            modified: md.modified().ok().map(|t| t.into_std()),
+            permissions_mode: md.mode() & 0o7777,
+        })
+    }
+
+    /// Whether something exists at the path: `Ok(false)` for a missing path
+    /// inside (or a dangling symlink inside), `OutsideRoot` for an escape.
+    pub fn exists(&self, p: &SandboxPath) -> Result<bool, SandboxError> {
+        match self.real(p, true) {
+            Ok(real) => Ok(real.md.is_some()),
+            Err(SandboxError::NotFound { .. } | SandboxError::NotADirectory { .. }) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The whole content of a file.
+    pub fn read(&self, p: &SandboxPath) -> Result<Vec<u8>, SandboxError> {
+        let mut file = self.open_read(p)?;
+        let capacity = file.metadata().map(|m| usize::try_from(m.len()).unwrap_or(0)).unwrap_or(0);
+        let mut bytes = Vec::with_capacity(capacity);
+        file.read_to_end(&mut bytes).map_err(|e| self.io(e, p.display()))?;
+        Ok(bytes)
+    }
+
+    /// Opens a regular file for reading (streaming). A directory is
+    /// [`SandboxError::IsADirectory`]; any other non-regular file is
+    /// [`SandboxError::InvalidPath`].
+    pub fn open_read(&self, p: &SandboxPath) -> Result<std::fs::File, SandboxError> {
+        let real = self.real(p, true)?;
+        self.open_read_real(&real, p.display())
+    }
+
+    /// The part of [`open_read`](Self::open_read) after resolution.
+    fn open_read_real(&self, real: &Real, shown: &str) -> Result<std::fs::File, SandboxError> {
+        match &real.md {
+            None => return Err(SandboxError::not_found(shown)),
+            Some(md) if md.is_dir() => {
+                return Err(SandboxError::IsADirectory { path: shown.to_owned() });
+            }
+            Some(md) if !md.is_file() => {
+                return Err(SandboxError::invalid(shown, "not a regular file (a device, socket or FIFO)"));
+            }
+            Some(_) => {}
+        }
+        let file = self.inner.roots[real.root].dir.open(&real.rel).map_err(|e| self.io(e, shown))?.into_std();
+        let md = file.metadata().map_err(|e| self.io(e, shown))?;
+        if md.is_dir() {
+            return Err(SandboxError::IsADirectory { path: shown.to_owned() });
+        }
+        Ok(file)
+    }
+
+    /// Writes `bytes` to the file atomically: readers see the old content or
+    /// the new, never a mix, even if the process is killed mid-way.
+    ///
+    /// A symlink (inside) as the last component is written through: the
+    /// target changes, the link stays a link. An existing file keeps its
+    /// permission bits.
+    pub fn write_atomic(&self, p: &SandboxPath, bytes: &[u8], opts: &WriteOptions) -> Result<(), SandboxError> {
+        let real = self.real(p, true)?;
+        self.write_real(&real, p.display(), bytes, opts)
+    }
+
+    /// The part of [`write_atomic`](Self::write_atomic) after resolution
+    /// (separate so that tests can race it).
+    fn write_real(&self, real: &Real, shown: &str, bytes: &[u8], opts: &WriteOptions) -> Result<(), SandboxError> {
+        if let Some(md) = &real.md {
+            if md.is_dir() {
+                return Err(SandboxError::IsADirectory { path: shown.to_owned() });
+            }
+            if opts.create_new {
+                return Err(SandboxError::AlreadyExists { path: shown.to_owned() });
+            }
+        }
+        let Some(name) = real.rel.file_name() else {
+            return Err(SandboxError::IsADirectory { path: shown.to_owned() });
+        };
+        let parent = real.rel.parent().unwrap_or(Path::new(""));
+        let root = &self.inner.roots[real.root];
+        if opts.create_parents && !parent.as_os_str().is_empty() {
+            root.dir.create_dir_all(parent).map_err(|e| self.io(e, shown))?;
+        }
+        let parent_dir = open_dir_at(&root.dir, parent).map_err(|e| self.io(e, shown))?;
+        write_in(&parent_dir, Path::new(name), bytes, opts).map_err(|e| self.io(e, shown))
+    }
+
+    /// Removes a file (a symlink as the last component is removed itself, not
+    /// its target).
+    pub fn remove_file(&self, p: &SandboxPath) -> Result<(), SandboxError> {
+        let shown = p.display();
+        let real = self.real(p, false)?;
+        match &real.md {
+            None => Err(SandboxError::not_found(shown)),
+            Some(md) if md.is_dir() => Err(SandboxError::IsADirectory { path: shown.to_owned() }),
+            Some(_) => self.inner.roots[real.root].dir.remove_file(&real.rel).map_err(|e| self.io(e, shown)),
+        }
+    }
+
+    /// Creates one directory; [`SandboxError::AlreadyExists`] if anything is
+    /// there (the atomic claim of a name). The parent must exist.
+    pub fn create_dir(&self, p: &SandboxPath) -> Result<(), SandboxError> {
+        let shown = p.display();
+        let real = self.real(p, false)?;
+        if real.md.is_some() {
+            return Err(SandboxError::AlreadyExists { path: shown.to_owned() });
+        }
+        self.inner.roots[real.root].dir.create_dir(&real.rel).map_err(|e| self.io(e, shown))
+    }
+
+    /// Creates a directory and its missing parents (each confined); `Ok` if it
+    /// already is a directory.
+    pub fn create_dir_all(&self, p: &SandboxPath) -> Result<(), SandboxError> {
+        let shown = p.display();
+        let real = self.real(p, true)?;
+        match &real.md {
+            Some(md) if md.is_dir() => Ok(()),
+            Some(_) => Err(SandboxError::NotADirectory { path: shown.to_owned() }),
+            None => self.inner.roots[real.root].dir.create_dir_all(&real.rel).map_err(|e| self.io(e, shown)),
+        }
+    }
+
+    /// The entries of a directory, sorted by name. Non-UTF-8 names and the
+    /// sandbox's own temporary files are skipped; hidden files are listed.
+    pub fn read_dir(&self, p: &SandboxPath) -> Result<Vec<DirEntry>, SandboxError> {
+        let shown = p.display();
+        let dir = self.open_real_dir(p)?.1;
+        let mut out = Vec::new();
+        for entry in dir.entries().map_err(|e| self.io(e, shown))? {
+            let entry = entry.map_err(|e| self.io(e, shown))?;
+            let Ok(name) = entry.file_name().into_string() else {
+                continue;
+            };
+            if lexical::is_temp_name(&name) {
+                continue;
+            }
+            // An entry removed meanwhile is skipped.
+            let Ok(file_type) = entry.file_type() else {
+                continue;
+            };
+            out.push(DirEntry { name, is_dir: file_type.is_dir(), is_symlink: file_type.is_symlink() });
+        }
+        out.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+        Ok(out)
+    }
+
+    /// Creates (mode 0644 less the umask) or opens a file for reading and
+    /// writing, to lock it with `File::lock`. The parent must exist.
+    pub fn open_lock_file(&self, p: &SandboxPath) -> Result<std::fs::File, SandboxError> {
+        let shown = p.display();
+        let real = self.real(p, true)?;
+        if real.md.as_ref().is_some_and(|md| md.is_dir()) || real.rel.as_os_str().is_empty() {
+            return Err(SandboxError::IsADirectory { path: shown.to_owned() });
+        }
+        let mut options = OpenOptions::new();
+        options.read(true).write(true).create(true);
+        options.mode(0o644);
+        let file = self.inner.roots[real.root].dir.open_with(&real.rel, &options).map_err(|e| self.io(e, shown))?;
+        Ok(file.into_std())
+    }
+
+    /// Lists a directory recursively (see [`WalkOptions`]). Symlinks are
+    /// listed, never followed; nothing outside the root is ever listed.
+    pub fn walk(&self, p: &SandboxPath, opts: &WalkOptions) -> Result<Walk, SandboxError> {
+        let (real, dir) = self.open_real_dir(p)?;
+        Ok(walk::walk(&self.inner.roots[real.root].dir, &real.rel, &dir, opts))
+    }
+
+    /// Resolves `p` to a directory and opens it beneath its root.
+    fn open_real_dir(&self, p: &SandboxPath) -> Result<(Real, Dir), SandboxError> {
+        let shown = p.display();
+        let real = self.real(p, true)?;
+        match &real.md {
+            None => return Err(SandboxError::not_found(shown)),
+            Some(md) if !md.is_dir() => {
+                return Err(SandboxError::NotADirectory { path: shown.to_owned() });
+            }
+            Some(_) => {}
+        }
+        let dir = open_dir_at(&self.inner.roots[real.root].dir, &real.rel).map_err(|e| self.io(e, shown))?;
+        Ok((real, dir))
+    }
+
+    fn outside(&self, path: &str) -> SandboxError {
+        SandboxError::OutsideRoot { path: path.to_owned(), roots: self.inner.shown.clone() }
+    }
+
+    fn io(&self, err: io::Error, path: &str) -> SandboxError {
+        SandboxError::from_io(err, path, &self.inner.shown)
+    }
+
+    /// The deepest root containing `abs` (component-wise), and the rest.
+    /// `abs` is taken as is: a `..` after the root's prefix stays in the rest.
+    fn locate_abs(&self, abs: &Path, use_alias: bool) -> Option<(usize, PathBuf)> {
+        let mut best: Option<(usize, usize, &Path)> = None;
+        for (index, root) in self.inner.roots.iter().enumerate() {
+            let rest = abs
+                .strip_prefix(&root.canonical)
+                .ok()
+                .or_else(|| root.alias.as_deref().filter(|_| use_alias).and_then(|alias| abs.strip_prefix(alias).ok()));
+            if let Some(rest) = rest {
+                let depth = root.canonical.components().count();
+                if best.is_none_or(|(_, best_depth, _)| depth > best_depth) {
+                    best = Some((index, depth, rest));
+                }
+            }
+        }
+        best.map(|(index, _, rest)| (index, rest.to_path_buf()))
+    }
+
+    /// Which of our roots `p` belongs to now (it may come from a wider sandbox).
+    fn locate(&self, p: &SandboxPath) -> Result<(usize, PathBuf), SandboxError> {
+        self.locate_abs(&p.absolute(), false).ok_or_else(|| self.outside(p.display()))
+    }
+
+    fn real(&self, p: &SandboxPath, follow_final: bool) -> Result<Real, SandboxError> {
+        let (root, rel) = self.locate(p)?;
+        self.real_at(root, &rel, follow_final, p.display())
+    }
+
+    /// Resolves symlinks of `rel` (in root `root`) one component at a time,
+    /// through the root's handle; see the module docs. With `follow_final`
+    /// false, a symlink as the last component is kept.
+    fn real_at(&self, mut root: usize, rel: &Path, follow_final: bool, shown: &str) -> Result<Real, SandboxError> {
+        let mut canon: Vec<OsString> = Vec::new();
+        let mut queue: VecDeque<Step> = steps(rel).into();
+        let mut links = 0usize;
+        // Set once a component does not exist: the rest is appended as is.
+        let mut missing = false;
+        while let Some(step) = queue.pop_front() {
+            match step {
+                Step::Up => {
+                    if missing {
+                        return Err(SandboxError::not_found(shown));
+                    }
+                    if canon.pop().is_none() {
+                        // Climb out of this root: only into an enclosing root.
+                        let parent = self.inner.roots[root].canonical.parent().ok_or_else(|| self.outside(shown))?;
+                        let (outer, rest) = self.locate_abs(parent, false).ok_or_else(|| self.outside(shown))?;
+                        root = outer;
+                        canon = rest.iter().map(|c| c.to_owned()).collect();
+                    }
+                }
+                Step::Down(name) => {
+                    if missing {
+                        canon.push(name);
+                        continue;
+                    }
+                    let is_last = queue.is_empty();
+                    let here: PathBuf = canon.iter().chain(std::iter::once(&name)).collect();
+                    let dir = &self.inner.roots[root].dir;
+                    match dir.symlink_metadata(&here) {
+                        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                            missing = true;
+                            canon.push(name);
+                        }
+                        Err(e) => return Err(self.io(e, shown)),
+                        Ok(md) if md.is_symlink() && (follow_final || !is_last) => {
+                            links += 1;
+                            if links > MAX_SYMLINKS {
+                                return Err(SandboxError::loop_detected(shown));
+                            }
+                            let target = dir.read_link_contents(&here).map_err(|e| self.io(e, shown))?;
+                            if target.as_os_str().is_empty() {
+                                return Err(SandboxError::not_found(shown));
+                            }
+                            let expansion = if target.has_root() {
+                                // Decided from the link text only: no lookup outside.
+                                let (target_root, rest) =
+                                    self.locate_abs(&target, true).ok_or_else(|| self.outside(shown))?;
+                                root = target_root;
+                                canon.clear();
+                                steps(&rest)
+                            } else {
+                                steps(&target)
+                            };
+                            for step in expansion.into_iter().rev() {
+                                queue.push_front(step);
+                            }
+                        }
+                        Ok(md) => {
+                            if !is_last && !md.is_dir() && !md.is_symlink() {
+                                return Err(SandboxError::NotADirectory { path: shown.to_owned() });
+                            }
+                            canon.push(name);
+                        }
+                    }
+                }
+            }
+        }
+        let rel: PathBuf = canon.iter().collect();
+        let md = if missing {
+            None
+        } else {
+            match self.inner.roots[root].dir.symlink_metadata(dot(&rel)) {
+                Ok(md) => Some(md),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+                Err(e) => return Err(self.io(e, shown)),
+            }
+        };
+        Ok(Real { root, rel, md })
+    }
+}
+
+/// A fresh random number for temporary names (no RNG dependency needed:
+/// `RandomState` is randomly keyed; the counter and time make each unique).
+fn random_suffix() -> u64 {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+    hasher.write_u32(std::process::id());
+    if let Ok(now) = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH) {
+        hasher.write_u128(now.as_nanos());
+    }
+    hasher.finish()
+}
+
+/// Creates a hidden temporary file beside `name` in `dir`.
+fn create_temp(dir: &Dir, name: &Path, mode: u32) -> io::Result<(PathBuf, std::fs::File)> {
+    let base: String = name.to_string_lossy().chars().take(64).collect();
+    for _ in 0..16 {
+        let temp = PathBuf::from(format!(".{base}{}{:016x}", lexical::TEMP_MARKER, random_suffix()));
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        options.mode(mode);
+        match dir.open_with(&temp, &options) {
+            Ok(file) => return Ok((temp, file.into_std())),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::from(io::ErrorKind::AlreadyExists))
+}
+
+/// The atomic write proper, in the directory handle `dir`, of the single
+/// component `name`.
+fn write_in(dir: &Dir, name: &Path, bytes: &[u8], opts: &WriteOptions) -> io::Result<()> {
+    let existing = match dir.symlink_metadata(name) {
+        Ok(md) => Some(md),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+    };
+    if let Some(md) = &existing {
+        if md.is_dir() {
+            return Err(io::Error::from(io::ErrorKind::IsADirectory));
+        }
+        if opts.create_new {
+            return Err(io::Error::from(io::ErrorKind::AlreadyExists));
+        }
+    }
+    let mode = match &existing {
+        Some(md) if md.is_file() => Some(md.mode() & 0o7777),
+        _ => opts.mode_if_new,
+    };
+    // Without an explicit mode, 0644 less the umask; with one, private until set.
+    let (temp, mut file) = create_temp(dir, name, if mode.is_some() { 0o600 } else { 0o644 })?;
+    let result: io::Result<()> = (|| {
+        file.write_all(bytes)?;
+        if let Some(mode) = mode {
+            file.set_permissions(std::fs::Permissions::from_mode(mode))?;
+        }
+        if opts.fsync {
+            file.sync_all()?;
+        }
+        drop(file);
+        if opts.create_new {
+            // link(2) never replaces: atomic against a concurrent creator.
+            dir.hard_link(&temp, dir, name)?;
+            // The new name is in place; a failure here only leaves a hidden temp.
+            let _ = dir.remove_file(&temp);
+        } else {
+            dir.rename(&temp, dir, name)?;
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = dir.remove_file(&temp);
+    }
+    result?;
+    if opts.fsync {
+        // Dir handles may be `O_PATH`, which fsync refuses: open it for reading.
+        let mut options = OpenOptions::new();
+        options.read(true);
+        dir.open_with(".", &options)?.sync_all()?;
+    }
+    Ok(())
+}

@@ -1,0 +1,199 @@
+//! Recursive listing through directory handles, honouring `.gitignore`.
+//!
+//! The `ignore` crate's walker opens directories by path string, so a directory
+//! swapped for a symlink mid-walk would be followed. This walker instead opens
+//! every directory relative to its parent's handle with `O_NOFOLLOW`
+//! (`open_dir_nofollow`), and uses the `ignore` crate only for what it is best
+//! at: matching `.gitignore` rules (read through the same handles).
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use cap_fs_ext::DirExt;
+use cap_std::fs::Dir;
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+
+use super::lexical::{is_hidden, is_temp_name};
+
+/// Largest `.gitignore` read; the rest of a larger one is ignored.
+const MAX_GITIGNORE_BYTES: u64 = 1 << 20;
+
+/// Options of [`Sandbox::walk`](super::Sandbox::walk).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalkOptions {
+    /// Deepest level listed: `Some(1)` lists the directory's own entries only;
+    /// `None` has no limit.
+    pub max_depth: Option<usize>,
+    /// Include hidden (dot) entries. Default `false`.
+    pub hidden: bool,
+    /// Honour `.gitignore` files (of the walked directory, those below it, and
+    /// those of its ancestors up to the root), also outside a git repository.
+    /// Default `true`.
+    pub respect_gitignore: bool,
+    /// Stop after this many entries and set [`Walk::truncated`].
+    pub max_entries: Option<usize>,
+}
+
+impl Default for WalkOptions {
+    fn default() -> Self {
+        WalkOptions { max_depth: None, hidden: false, respect_gitignore: true, max_entries: None }
+    }
+}
+
+/// The result of [`Sandbox::walk`](super::Sandbox::walk).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Walk {
+    /// The entries, sorted component-wise by path (a directory right before
+    /// its contents, like a sorted `find`).
+    pub entries: Vec<WalkEntry>,
+    /// Whether `max_entries` cut the listing short.
+    pub truncated: bool,
+}
+
+/// One entry of a [`Walk`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalkEntry {
+    /// The path relative to the walked directory.
+    pub rel: PathBuf,
+    /// Whether the entry itself is a directory (a symlink to one is not).
+    pub is_dir: bool,
+    /// Whether the entry is a symlink (listed, never followed).
+    pub is_symlink: bool,
+}
+
+/// Walks `dir` (opened beneath `root_dir` at `start_rel`, canonical).
+pub(super) fn walk(root_dir: &Dir, start_rel: &Path, dir: &Dir, opts: &WalkOptions) -> Walk {
+    let mut state = State { opts, walk: Walk::default(), matchers: Vec::new() };
+    if opts.respect_gitignore {
+        // The ancestors' rules, root first, so that deeper ones take precedence.
+        let mut prefix = PathBuf::new();
+        let mut ancestors = vec![PathBuf::new()];
+        let parts: Vec<_> = start_rel.components().collect();
+        for part in parts.iter().take(parts.len().saturating_sub(1)) {
+            prefix.push(part);
+            ancestors.push(prefix.clone());
+        }
+        if !start_rel.as_os_str().is_empty() {
+            for ancestor in ancestors {
+                let file = ancestor.join(".gitignore");
+                if let Some(matcher) = read_gitignore(root_dir, &file, &virtual_path(&ancestor)) {
+                    state.matchers.push(matcher);
+                }
+            }
+        }
+    }
+    state.visit(dir, Path::new(""), &virtual_path(start_rel), 0);
+    state.walk
+}
+
+/// The path under which gitignore rules of `rel` are matched: `/` + `rel`
+/// (virtual: never used to touch the filesystem).
+fn virtual_path(rel: &Path) -> PathBuf {
+    Path::new("/").join(rel)
+}
+
+fn read_gitignore(dir: &Dir, file: &Path, virtual_dir: &Path) -> Option<Gitignore> {
+    let opened = dir.open(file).ok()?;
+    if !opened.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut text = String::new();
+    opened.take(MAX_GITIGNORE_BYTES).read_to_string(&mut text).ok()?;
+    let mut builder = GitignoreBuilder::new(virtual_dir);
+    for line in text.lines() {
+        // A bad line is skipped, as git does.
+        let _ = builder.add_line(None, line);
+    }
+    builder.build().ok().filter(|matcher| !matcher.is_empty())
+}
+
+struct State<'a> {
+    opts: &'a WalkOptions,
+    walk: Walk,
+    matchers: Vec<Gitignore>,
+}
+
+impl State<'_> {
+    fn ignored(&self, virtual_path: &Path, is_dir: bool) -> bool {
+        for matcher in self.matchers.iter().rev() {
+            let found = matcher.matched(virtual_path, is_dir);
+            if found.is_ignore() {
+                return true;
+            }
+            if found.is_whitelist() {
+                return false;
+            }
+        }
+        false
+    }
+
+    /// Lists `dir` (at depth `depth`); returns `false` once `max_entries` is hit.
+    fn visit(&mut self, dir: &Dir, rel: &Path, virtual_dir: &Path, depth: usize) -> bool {
+        if self.opts.max_depth.is_some_and(|max| depth >= max) {
+            return true;
+        }
+        let Ok(entries) = dir.entries() else {
+            return true;
+        };
+        let mut items = Vec::new();
+        for entry in entries.flatten() {
+            let Ok(name) = entry.file_name().into_string() else {
+                continue;
+            };
+            if is_temp_name(&name) || (!self.opts.hidden && is_hidden(&name)) {
+                continue;
+            }
+            let Ok(file_type) = entry.file_type() else {
+                continue;
+            };
+            items.push((name, file_type.is_dir(), file_type.is_symlink()));
+        }
+        items.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+
+        let pushed = self.opts.respect_gitignore
+            && match read_gitignore(dir, Path::new(".gitignore"), virtual_dir) {
+                Some(matcher) => {
+                    self.matchers.push(matcher);
+                    true
+                }
+                None => false,
+            };
+        let keep_going = self.visit_items(dir, rel, virtual_dir, depth, items);
+        if pushed {
+            self.matchers.pop();
+        }
+        keep_going
+    }
+
+    fn visit_items(
+        &mut self,
+        dir: &Dir,
+        rel: &Path,
+        virtual_dir: &Path,
+        depth: usize,
+        items: Vec<(String, bool, bool)>,
+    ) -> bool {
+        for (name, is_dir, is_symlink) in items {
+            let child_virtual = virtual_dir.join(&name);
+            if self.opts.respect_gitignore && self.ignored(&child_virtual, is_dir) {
+                continue;
+            }
+            if self.opts.max_entries.is_some_and(|max| self.walk.entries.len() >= max) {
+                self.walk.truncated = true;
+                return false;
+            }
+            let child_rel = rel.join(&name);
+            self.walk.entries.push(WalkEntry { rel: child_rel.clone(), is_dir, is_symlink });
+            if is_dir {
+                // Never follows a symlink, even if the entry was swapped for one.
+                let Ok(sub) = dir.open_dir_nofollow(&name) else {
+                    continue;
+                };
+                if !self.visit(&sub, &child_rel, &child_virtual, depth + 1) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+}

@@ -1,0 +1,9 @@
+//! The test modules (one test binary for the crate).
+
+mod baseline;
+mod bench;
+mod client;
+mod tour;
+
+/// The `mcp-baseline` binary cargo built for these tests.
+pub const BASELINE: &str = env!("CARGO_BIN_EXE_mcp-baseline");
