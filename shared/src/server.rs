@@ -12,7 +12,7 @@ use std::{
     time::Duration,
 };
 
-use futures::future::BoxFuture;
+use futures::{FutureExt, future::BoxFuture};
 use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler,
     model::{
@@ -86,6 +86,12 @@ pub trait ServerExtension: Send + Sync + 'static {
     /// `resources/read`.
     fn read_resource(&self, uri: String) -> BoxFuture<'_, Result<ReadResourceResult, McpError>> {
         Box::pin(async move { Err(McpError::resource_not_found(format!("unknown resource `{uri}`"), None)) })
+    }
+
+    /// `tools/list`: the registry's descriptors, adjusted to the server's current state (e.g. a
+    /// backend that is read-only right now). By default they are listed unchanged.
+    fn list_tools(&self, tools: Vec<rmcp::model::Tool>) -> BoxFuture<'_, Vec<rmcp::model::Tool>> {
+        Box::pin(async move { tools })
     }
 
     /// The client finished initialising (its capabilities are known).
@@ -167,22 +173,22 @@ impl McpServer {
         let tool = self.registry.get(name)?.clone();
         let cancellation = ctx.cancellation().clone();
         let timeout = self.settings.tool_timeout;
-        let mut task = tokio::spawn(tool.call(arguments, ctx));
+        // The tool runs inside this task (rmcp already gives each request its own): a panic is
+        // caught here, and dropping the future on timeout or cancellation stops its work.
+        let run = std::panic::AssertUnwindSafe(tool.call(arguments, ctx)).catch_unwind();
         let output = tokio::select! {
-            joined = &mut task => match joined {
+            joined = run => match joined {
                 Ok(output) => output,
-                Err(error) if error.is_panic() => {
+                Err(_panic) => {
                     tracing::error!(tool = name, "tool panicked; the server keeps serving");
                     ToolOutput::error(
                         ErrorCode::InternalError,
                         format!("Internal error in tool `{name}`: it failed unexpectedly. The server logged the details and keeps serving; retry, or report it if it happens again."),
                     )
                 }
-                Err(_) => ToolOutput::error(ErrorCode::Cancelled, format!("The call to `{name}` was cancelled.")),
             },
             () = tokio::time::sleep(timeout) => {
                 cancellation.cancel();
-                task.abort();
                 tracing::warn!(tool = name, ?timeout, "tool call timed out");
                 ToolOutput::error(
                     ErrorCode::Timeout,
@@ -193,7 +199,6 @@ impl McpServer {
                 )
             }
             () = cancellation.cancelled() => {
-                task.abort();
                 tracing::info!(tool = name, "tool call cancelled by the client");
                 ToolOutput::error(ErrorCode::Cancelled, format!("The call to `{name}` was cancelled by the client."))
             }
@@ -236,7 +241,7 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(self.registry.list()))
+        Ok(ListToolsResult::with_all_items(self.extension.list_tools(self.registry.list()).await))
     }
 
     fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {

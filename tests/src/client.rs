@@ -623,7 +623,7 @@ fn take_result(mut response: Value, what: &str) -> Result<Value> {
 }
 
 /// `s` cut to at most `max` bytes (on a char boundary), with a note of what was cut.
-pub(crate) fn truncate(s: &str, max: usize) -> String {
+pub fn truncate(s: &str, max: usize) -> String {
     if s.len() <= max {
         return s.to_owned();
     }

@@ -1,1 +1,79 @@
-//! x
+//! `mcp-server-ide-bridge`: an IDE workspace exposed to MCP clients (spec 003), in two binaries.
+//!
+//! - `mcp-server-ide-bridge` is a stdio MCP server ([`server`]): the tools `list_files`,
+//!   `read_file`, `write_file` ([`tools`]) and the `file:///{path}` resources
+//!   ([`bridge::resources`]) are forwarded over an authenticated WebSocket ([`bridge`]) to the
+//!   workspace host, found by URL or through its discovery file ([`discovery`]).
+//! - `ide-bridge-host` is the workspace side ([`host`]), the role an IDE extension plays: a
+//!   WebSocket server on 127.0.0.1 serving `fs/list`, `fs/read` and `fs/write` on one folder
+//!   through the shared sandbox.
+//!
+//! The wire protocol between them is [`protocol`], written down for extension authors in
+//! `docs/ide-bridge-protocol.md`.
+
+use std::sync::Arc;
+
+use mcp_shared::{McpServer, RegistryError, ServerIdentity, ToolRegistry};
+
+pub mod bridge;
+pub mod discovery;
+pub mod host;
+pub mod paths;
+pub mod protocol;
+pub mod tools;
+
+use bridge::{Bridge, resources::BridgeExtension};
+
+/// The MCP server's binary name, announced in `initialize`.
+pub const NAME: &str = "mcp-server-ide-bridge";
+
+/// Who the MCP server is, for `initialize`.
+pub fn identity() -> ServerIdentity {
+    ServerIdentity {
+        name: NAME.to_owned(),
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        title: Some("IDE workspace bridge".to_owned()),
+        instructions: "Reads and writes the files of the workspace open in the user's IDE, through the \
+            IDE's ide-bridge extension (or ide-bridge-host). Paths are relative to the workspace root. \
+            Start with list_files (recursive: true for the whole tree; .gitignored and hidden files are \
+            left out), read files with read_file, and create or replace a file with write_file (the \
+            complete new content; the IDE's user is notified). Files are also resources: \
+            file:///{path}. If the IDE is not running, calls fail with UNAVAILABLE and the bridge \
+            reconnects by itself: retry a little later."
+            .to_owned(),
+    }
+}
+
+/// The tools, over `bridge`.
+pub fn registry(bridge: &Bridge) -> Result<ToolRegistry, RegistryError> {
+    let mut registry = ToolRegistry::new();
+    registry.register(tools::list_files::ListFiles::new(bridge.clone()))?;
+    registry.register(tools::read_file::ReadFile::new(bridge.clone()))?;
+    registry.register(tools::write_file::WriteFile::new(bridge.clone()))?;
+    Ok(registry)
+}
+
+/// The MCP server: the tools and the resources, over `bridge`.
+pub fn server(bridge: Bridge) -> Result<McpServer, RegistryError> {
+    let registry = registry(&bridge)?;
+    Ok(McpServer::new(identity(), registry).with_extension(Arc::new(BridgeExtension::new(bridge))))
+}
+
+/// A random 128-bit token, as 32 lowercase hex digits.
+pub fn generate_token() -> Result<String, getrandom::Error> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes)?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn tokens_are_128_bit_hex_and_differ() {
+        let a = super::generate_token().unwrap();
+        let b = super::generate_token().unwrap();
+        assert_eq!(a.len(), 32);
+        assert!(a.chars().all(|c| c.is_ascii_hexdigit()));
+        assert_ne!(a, b);
+    }
+}

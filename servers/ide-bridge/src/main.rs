@@ -1,1 +1,81 @@
-fn main() {}
+//! `mcp-server-ide-bridge`: parses flags, starts the connection to the workspace host, and serves
+//! MCP (stdio by default).
+
+use std::{path::PathBuf, time::Duration};
+
+use clap::Parser;
+use mcp_server_ide_bridge::{
+    bridge::{Bridge, BridgeConfig, Target},
+    discovery,
+    protocol::TOKEN_ENV,
+};
+use mcp_shared::{TransportArgs, logging};
+
+/// An MCP server for the workspace open in your IDE: list_files, read_file, write_file and
+/// file:/// resources, forwarded over an authenticated WebSocket to the IDE's ide-bridge extension
+/// (or to ide-bridge-host).
+#[derive(Debug, Parser)]
+#[command(name = "mcp-server-ide-bridge", version, about)]
+struct Cli {
+    /// The host's WebSocket URL, e.g. ws://127.0.0.1:8888. Without it, the host is found through
+    /// the discovery files: the live host whose workspace folder contains --workspace.
+    #[arg(long, value_name = "URL")]
+    url: Option<String>,
+
+    /// The host's token. Default: the one in the host's discovery file.
+    #[arg(long, value_name = "TOKEN", env = TOKEN_ENV, hide_env_values = true)]
+    token: Option<String>,
+
+    /// The directory discovery looks for a host of. Default: the current directory.
+    #[arg(long, value_name = "DIR")]
+    workspace: Option<PathBuf>,
+
+    /// How long one request waits for the host's answer, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 20.0, value_parser = parse_seconds)]
+    request_timeout: f64,
+
+    #[command(flatten)]
+    transport: TransportArgs,
+}
+
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(secs) if secs.is_finite() && secs > 0.0 && secs <= 86_400.0 => Ok(secs),
+        _ => Err(format!("`{s}` is not a number of seconds between 0 and 86400")),
+    }
+}
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    logging::init();
+    logging::banner_if_terminal(&logging::Banner {
+        name: mcp_server_ide_bridge::NAME,
+        version: env!("CARGO_PKG_VERSION"),
+        summary: "the files of your IDE's workspace over MCP (tools: list_files, read_file, write_file)",
+        example_args: "",
+    });
+    let target = match &cli.url {
+        Some(url) => Target::Url(url.clone()),
+        None => {
+            let dir = match &cli.workspace {
+                Some(dir) => dir.clone(),
+                None => std::env::current_dir()?,
+            };
+            Target::Discover(std::fs::canonicalize(&dir).unwrap_or(dir))
+        }
+    };
+    let config = BridgeConfig {
+        target,
+        token: cli.token.clone().filter(|t| !t.is_empty()),
+        discovery_dir: discovery::discovery_dir(),
+        request_timeout: Duration::from_secs_f64(cli.request_timeout),
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    runtime.block_on(async {
+        let bridge = Bridge::start(config);
+        let server = mcp_server_ide_bridge::server(bridge.clone())?;
+        let served = mcp_shared::serve(server, &cli.transport).await;
+        bridge.shutdown();
+        served.map_err(anyhow::Error::from)
+    })
+}

@@ -143,7 +143,7 @@ pub struct CancelParams {
 }
 
 /// A JSON-RPC error object as it travels.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 #[error("{message} ({code})")]
 pub struct WireError {
     /// The numeric code (spec 003's -32001..-32004, JSON-RPC's, or the table of the protocol doc).

@@ -84,7 +84,10 @@ pub async fn serve(server: McpServer, args: &TransportArgs) -> Result<(), ServeE
 
 /// Serves over stdin/stdout until stdin closes.
 pub async fn serve_stdio(server: McpServer, max_message_bytes: usize) -> Result<(), ServeError> {
-    let transport = stdio::StdioTransport::new(tokio::io::stdin(), tokio::io::stdout(), max_message_bytes);
+    // Non-blocking pipes on Linux when the client launched us with pipes (no thread hand-off per
+    // message); the blocking std handles otherwise (e.g. a terminal).
+    let (reader, writer) = rmcp::transport::io::stdio_pipes();
+    let transport = stdio::StdioTransport::new(reader, writer, max_message_bytes);
     let running = match server.serve(transport).await {
         Ok(running) => running,
         Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {

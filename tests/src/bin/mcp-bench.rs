@@ -72,6 +72,10 @@ struct Cli {
     /// Accept results with `isError: true` (and JSON-RPC errors) instead of failing.
     #[arg(long)]
     allow_errors: bool,
+    /// A result whose text contains TEXT is a failed call too (repeatable), for servers that
+    /// report failures in the text without `isError` (e.g. `"result": "error"`).
+    #[arg(long = "error-text", value_name = "TEXT")]
+    error_text: Vec<String>,
     /// Longest wait for any single answer, in seconds.
     #[arg(long, default_value_t = 60, value_name = "SECS")]
     timeout: u64,
@@ -367,11 +371,18 @@ fn check(cli: &Cli, response: &Value, what: &str, params: &Value) -> Result<()> 
         bail!("{what} got a JSON-RPC error: {e}\n  request params: {params}");
     }
     let result = response.get("result").unwrap_or(&Value::Null);
+    let text = text_of(result);
+    if let Some(pattern) = cli.error_text.iter().find(|p| text.contains(p.as_str())) {
+        bail!(
+            "{what} failed (its text contains {pattern:?}): {}\n  request params: {params}",
+            mcp_tests::client::truncate(&text, 2000)
+        );
+    }
     if is_error(result) {
         bail!(
             "{what} failed (isError: true): {}\n  request params: {params}\n  (a benchmark of failing \
              calls measures nothing; pass --allow-errors if that is really what you want)",
-            text_of(result)
+            mcp_tests::client::truncate(&text, 2000)
         );
     }
     Ok(())

@@ -126,3 +126,15 @@ fn a_missing_server_is_an_error() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/mcp-server"));
 }
+
+#[test]
+fn error_text_marks_results_as_failed() {
+    // The baseline's text is `ok`: with `--error-text ok` every call counts as failed.
+    let out = bench(&["--spawns", "1", "--calls", "2", "--no-baseline", "--error-text", "ok", "--", BASELINE]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("contains \"ok\""),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -1,1 +1,165 @@
-fn main() {}
+//! `ide-bridge-host`: serves one workspace folder to bridges over an authenticated WebSocket on
+//! 127.0.0.1, and advertises itself in a discovery file until it exits.
+
+use std::{io::Write, path::PathBuf, time::Duration};
+
+use anyhow::{Context, bail};
+use clap::Parser;
+use mcp_server_ide_bridge::{
+    discovery::{self, DiscoveryRecord},
+    host::{
+        Host, HostConfig,
+        fs::{Workspace, WorkspaceSettings},
+    },
+    protocol::{DEFAULT_MAX_FILE_SIZE, DEFAULT_MAX_LIST_ENTRIES, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_PORT, TOKEN_ENV},
+};
+use mcp_shared::logging;
+use tokio_util::sync::CancellationToken;
+
+/// The workspace host of the IDE bridge (the IDE extension's role, headless): serves fs/list,
+/// fs/read and fs/write on one folder over an authenticated WebSocket on 127.0.0.1.
+#[derive(Debug, Parser)]
+#[command(name = "ide-bridge-host", version, about)]
+struct Cli {
+    /// The workspace folder to serve.
+    #[arg(long, value_name = "DIR")]
+    root: PathBuf,
+
+    /// The port on 127.0.0.1 (0: any free port).
+    #[arg(long, default_value_t = DEFAULT_PORT)]
+    port: u16,
+
+    /// The token bridges must send (Authorization: Bearer). Default: a random 128-bit token,
+    /// printed once on stderr.
+    #[arg(long, value_name = "TOKEN", env = TOKEN_ENV, hide_env_values = true)]
+    token: Option<String>,
+
+    /// Refuse every write (fs/write fails with -32004).
+    #[arg(long)]
+    read_only: bool,
+
+    /// The largest file read or written, in bytes (larger: -32002).
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_FILE_SIZE)]
+    max_file_size: u64,
+
+    /// The largest WebSocket message accepted, in bytes (a larger one closes the connection).
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_MESSAGE_SIZE)]
+    max_message_size: usize,
+
+    /// The most entries one fs/list examines (the listing is then marked truncated).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_LIST_ENTRIES)]
+    max_list_entries: usize,
+
+    /// An Origin allowed to connect (repeatable). By default none: no web page may connect.
+    #[arg(long = "allowed-origin", value_name = "ORIGIN")]
+    allowed_origins: Vec<String>,
+
+    /// The keep-alive ping interval, in seconds; a client silent for two intervals is dropped.
+    #[arg(long, value_name = "SECS", default_value_t = 15.0, value_parser = parse_seconds)]
+    ping_interval: f64,
+
+    /// Do not fsync written files and directories (faster, not durable across a power loss).
+    #[arg(long)]
+    no_fsync: bool,
+
+    /// Do not write the discovery file (bridges then need --url and --token).
+    #[arg(long)]
+    no_discovery: bool,
+}
+
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(secs) if secs.is_finite() && secs >= 0.01 && secs <= 86_400.0 => Ok(secs),
+        _ => Err(format!("`{s}` is not a number of seconds between 0.01 and 86400")),
+    }
+}
+
+/// Writes one line to stderr, whatever the log filter (the port and the token must be seen).
+fn say(line: &str) {
+    let _ = writeln!(std::io::stderr(), "ide-bridge-host: {line}");
+}
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    logging::init();
+    let (token, generated) = match cli.token.clone().filter(|t| !t.is_empty()) {
+        Some(token) => (token, false),
+        None => (mcp_server_ide_bridge::generate_token().context("cannot generate a random token")?, true),
+    };
+    if token.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        bail!("the token must not contain spaces or control characters");
+    }
+    if cli.max_file_size == 0 || cli.max_message_size < 1024 {
+        bail!("--max-file-size must be at least 1 and --max-message-size at least 1024");
+    }
+    let settings = WorkspaceSettings {
+        read_only: cli.read_only,
+        max_file_size: cli.max_file_size,
+        max_list_entries: cli.max_list_entries.max(1),
+        fsync: !cli.no_fsync,
+    };
+    let workspace = Workspace::open(&cli.root, settings)?;
+    let root = workspace.root();
+    let config = HostConfig {
+        workspace,
+        token: token.clone(),
+        allowed_origins: cli.allowed_origins.clone(),
+        max_message_size: cli.max_message_size,
+        ping_interval: Duration::from_secs_f64(cli.ping_interval),
+    };
+
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    runtime.block_on(async move {
+        let host = Host::bind(config, cli.port).await.with_context(|| {
+            format!("cannot listen on 127.0.0.1:{} (pick another --port; 0 picks a free one)", cli.port)
+        })?;
+        let port = host.local_addr()?.port();
+        let published = if cli.no_discovery {
+            None
+        } else {
+            let record = DiscoveryRecord {
+                port,
+                pid: std::process::id(),
+                workspace_folders: vec![root.display().to_string()],
+                token: token.clone(),
+            };
+            Some(discovery::publish(&discovery::discovery_dir(), &record).context("cannot write the discovery file")?)
+        };
+        say(&format!("serving {} on ws://127.0.0.1:{port}", root.display()));
+        if generated {
+            say(&format!("token: {token}"));
+        }
+        if let Some(published) = &published {
+            say(&format!("discovery file: {}", published.path().display()));
+        }
+        if cli.read_only {
+            say("read-only: every fs/write is refused");
+        }
+        say(&format!("listening on ws://127.0.0.1:{port}"));
+
+        let shutdown = CancellationToken::new();
+        tokio::spawn(watch_signals(shutdown.clone()));
+        host.serve(shutdown).await;
+        drop(published);
+        say("stopped");
+        Ok::<(), anyhow::Error>(())
+    })
+}
+
+/// Cancels `shutdown` on SIGINT, SIGTERM or SIGHUP (the discovery file is then removed).
+async fn watch_signals(shutdown: CancellationToken) {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut int), Ok(mut term), Ok(mut hup)) =
+        (signal(SignalKind::interrupt()), signal(SignalKind::terminate()), signal(SignalKind::hangup()))
+    else {
+        tracing::error!("cannot install signal handlers");
+        return;
+    };
+    let name = tokio::select! {
+        _ = int.recv() => "SIGINT",
+        _ = term.recv() => "SIGTERM",
+        _ = hup.recv() => "SIGHUP",
+    };
+    tracing::info!("{name}: shutting down");
+    shutdown.cancel();
+}

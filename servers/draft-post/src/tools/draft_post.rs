@@ -1,0 +1,251 @@
+//! `draft_post {source, project?, slug?}`: files a manuscript into
+//! `projects/<project>/NN-slug/article.md`, idempotently. The manuscript's path is its identity
+//! (`source_id`): the same manuscript updates its article instead of making a new directory.
+//!
+//! Result: `{action: created | updated | unchanged, project, number, slug, dir, article,
+//! source_id}` (paths relative to the repository), plus `warnings` when malformed articles
+//! elsewhere were skipped.
+
+use std::{borrow::Cow, sync::Arc};
+
+use mcp_shared::{
+    ErrorCode, Tool, ToolContext, ToolOutput,
+    reexports::rmcp::model::{JsonObject, ToolAnnotations},
+};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::{
+    repo::{Action, DraftRequest, Outcome, Repo, validate_project},
+    slug::{MAX_SLUG_CHARS, slugify},
+};
+
+/// The input of `draft_post`.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct DraftPostInput {
+    /// Path of the manuscript: Markdown with optional YAML frontmatter. A `FILE:` prefix is
+    /// accepted. A relative path is resolved against the server's working directory (an absolute
+    /// path is safest). The manuscript is only read, and its path is its identity: pass the same
+    /// path every time you re-submit it.
+    #[garde(skip)]
+    pub source: String,
+    /// Project for a new article: one directory name under projects/ such as "2026-01" (letters,
+    /// digits, `-`, `_`, `.`). Default: the current year-month. A manuscript that already has an
+    /// article is updated where it is, whatever this says.
+    #[garde(skip)]
+    #[serde(default)]
+    pub project: Option<String>,
+    /// Slug for a new article's directory `NN-slug` (lowercase a-z, 0-9 and `-`, at most 50
+    /// characters; other text is turned into that). Default: the manuscript's frontmatter
+    /// `slug`, else an ASCII slug of its `title`, else its file name, else `post`.
+    #[garde(skip)]
+    #[serde(default)]
+    pub slug: Option<String>,
+}
+
+/// Files a manuscript into the repository.
+pub struct DraftPost {
+    repo: Arc<Repo>,
+}
+
+impl DraftPost {
+    /// The tool over `repo`.
+    pub fn new(repo: Arc<Repo>) -> Self {
+        DraftPost { repo }
+    }
+}
+
+/// The current year-month, `YYYY-MM`, in local time: the default project.
+pub fn default_project() -> String {
+    chrono::Local::now().format("%Y-%m").to_string()
+}
+
+/// The one-line summary of an outcome.
+fn summary(outcome: &Outcome, requested_project: Option<&str>) -> String {
+    let mut line = format!("{} {} (source_id {})", outcome.action.as_str(), outcome.article, outcome.source_id);
+    match outcome.action {
+        Action::Created => line.push_str(": a new article"),
+        Action::Updated => line.push_str(": the manuscript's article was rewritten in place"),
+        Action::Unchanged => line.push_str(": the article already has this content; nothing was written"),
+    }
+    if let Some(requested) = requested_project.filter(|p| *p != outcome.project) {
+        line.push_str(&format!(
+            "; it stays in project {} (`project` {requested:?} only places new articles)",
+            outcome.project
+        ));
+    }
+    line
+}
+
+impl Tool for DraftPost {
+    type Params = DraftPostInput;
+
+    fn name(&self) -> Cow<'static, str> {
+        "draft_post".into()
+    }
+
+    fn description(&self) -> Cow<'static, str> {
+        "File a Markdown manuscript into the repository as projects/<project>/NN-slug/article.md. \
+         Idempotent: the manuscript's absolute path is its identity (source_id, stored in the \
+         article's frontmatter), so submitting the same manuscript again after editing it updates \
+         its article in place (action \"updated\", or \"unchanged\" when nothing changed) instead \
+         of creating a new numbered directory. A new manuscript gets the next number of the \
+         project (action \"created\"). Returns {action, project, number, slug, dir, article, \
+         source_id} with paths relative to the repository."
+            .into()
+    }
+
+    fn annotations(&self) -> ToolAnnotations {
+        ToolAnnotations::with_title("File a manuscript as an article")
+            .read_only(false)
+            .destructive(false)
+            .idempotent(true)
+            .open_world(false)
+    }
+
+    fn output_schema(&self) -> Option<Arc<JsonObject>> {
+        super::schema(json!({
+            "type": "object",
+            "properties": {
+                "action": {"type": "string", "enum": ["created", "updated", "unchanged"],
+                           "description": "What happened to the article."},
+                "project": {"type": "string", "description": "The article's project."},
+                "number": {"type": "integer", "minimum": 0, "description": "The article's number in its project."},
+                "slug": {"type": "string", "description": "The slug part of the article's directory name."},
+                "dir": {"type": "string", "description": "The article's directory, relative to the repository."},
+                "article": {"type": "string", "description": "The article file, relative to the repository."},
+                "source_id": {"type": "string", "description": "The manuscript's identity: 16 hex digits of the SHA-256 of its canonical path."},
+                "warnings": {"type": "array", "items": {"type": "string"},
+                             "description": "Malformed articles elsewhere that were skipped (only when there are some)."}
+            },
+            "required": ["action", "project", "number", "slug", "dir", "article", "source_id"]
+        }))
+    }
+
+    async fn run(&self, input: DraftPostInput, ctx: ToolContext) -> ToolOutput {
+        let requested_project = input.project.clone();
+        let project = match input.project {
+            Some(project) => {
+                if let Err(message) = validate_project(&project) {
+                    return ToolOutput::error(ErrorCode::InvalidArgs, message);
+                }
+                project
+            }
+            None => default_project(),
+        };
+        let slug = match input.slug {
+            Some(given) => {
+                let slug = slugify(&given);
+                if slug.is_empty() {
+                    return ToolOutput::error(
+                        ErrorCode::InvalidArgs,
+                        format!(
+                            "Invalid `slug` {given:?}: it has no ASCII letter or digit (text is never \
+                             transliterated). Pass lowercase a-z, 0-9 and `-` (at most {MAX_SLUG_CHARS} \
+                             characters), e.g. \"my-post\", or omit it."
+                        ),
+                    );
+                }
+                Some(slug)
+            }
+            None => None,
+        };
+        let request = DraftRequest { source: input.source, project, slug };
+        let repo = Arc::clone(&self.repo);
+        let token = ctx.cancellation().clone();
+        let joined = tokio::task::spawn_blocking(move || repo.draft_post(&request, &|| token.is_cancelled())).await;
+        match joined {
+            Ok(Ok(outcome)) => render(&outcome, requested_project.as_deref()),
+            Ok(Err(failure)) => ToolOutput::error(failure.code, failure.message),
+            Err(error) => {
+                tracing::error!(%error, "draft_post failed unexpectedly");
+                ToolOutput::error(
+                    ErrorCode::InternalError,
+                    "Internal error in draft_post; the server logged the details. Call it again; the article is \
+                     either fully written or untouched.",
+                )
+            }
+        }
+    }
+}
+
+/// The result of a successful call.
+fn render(outcome: &Outcome, requested_project: Option<&str>) -> ToolOutput {
+    let mut value = json!({
+        "action": outcome.action.as_str(),
+        "project": outcome.project,
+        "number": outcome.number,
+        "slug": outcome.slug,
+        "dir": outcome.dir,
+        "article": outcome.article,
+        "source_id": outcome.source_id,
+    });
+    let mut output = ToolOutput::text(summary(outcome, requested_project));
+    if !outcome.warnings.is_empty() {
+        value["warnings"] = json!(outcome.warnings);
+        for warning in &outcome.warnings {
+            output.content.push(mcp_shared::ContentItem::Text { text: format!("warning: {warning}") });
+        }
+    }
+    output.content.push(mcp_shared::ContentItem::Json { json: value });
+    output
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome(action: Action) -> Outcome {
+        Outcome {
+            action,
+            project: "2026-01".into(),
+            number: 34,
+            slug: "mcp-article".into(),
+            dir: "projects/2026-01/34-mcp-article".into(),
+            article: "projects/2026-01/34-mcp-article/article.md".into(),
+            source_id: "0123456789abcdef".into(),
+            warnings: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_result_has_the_exact_shape_and_one_line() {
+        let out = render(&outcome(Action::Created), None).into_call_tool_result();
+        let v = serde_json::to_value(out).unwrap();
+        assert_eq!(
+            v["structuredContent"],
+            json!({"action": "created", "project": "2026-01", "number": 34, "slug": "mcp-article",
+                   "dir": "projects/2026-01/34-mcp-article",
+                   "article": "projects/2026-01/34-mcp-article/article.md", "source_id": "0123456789abcdef"})
+        );
+        let first = v["content"][0]["text"].as_str().unwrap();
+        assert!(!first.contains('\n'));
+        assert!(first.starts_with("created projects/2026-01/34-mcp-article/article.md"), "{first}");
+    }
+
+    #[test]
+    fn the_summary_says_when_the_project_argument_was_not_used() {
+        let line = summary(&outcome(Action::Unchanged), Some("2026-02"));
+        assert!(line.contains("stays in project 2026-01"), "{line}");
+        assert!(!summary(&outcome(Action::Updated), Some("2026-01")).contains("stays"));
+    }
+
+    #[test]
+    fn warnings_are_in_the_json_and_the_text() {
+        let mut o = outcome(Action::Created);
+        o.warnings.push("projects/x/01-a/article.md: malformed".into());
+        let v = serde_json::to_value(render(&o, None).into_call_tool_result()).unwrap();
+        assert_eq!(v["structuredContent"]["warnings"][0], "projects/x/01-a/article.md: malformed");
+        assert!(v["content"][1]["text"].as_str().unwrap().starts_with("warning: "));
+    }
+
+    #[test]
+    fn default_project_is_a_year_month() {
+        let p = default_project();
+        assert_eq!(p.len(), 7);
+        assert_eq!(&p[4..5], "-");
+        assert!(validate_project(&p).is_ok());
+    }
+}

@@ -1,0 +1,128 @@
+//! `list_posts {project?}`: every article of the repository (or of one project) with its
+//! project, number, slug, title, source_id and path. Read-only.
+
+use std::{borrow::Cow, sync::Arc};
+
+use mcp_shared::{
+    ErrorCode, Tool, ToolContext, ToolOutput,
+    reexports::rmcp::model::{JsonObject, ToolAnnotations},
+};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::repo::{Post, Repo, validate_project};
+
+/// The input of `list_posts`.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct ListPostsInput {
+    /// Only this project (e.g. "2026-01"). Default: every project.
+    #[garde(skip)]
+    #[serde(default)]
+    pub project: Option<String>,
+}
+
+/// Lists the articles.
+pub struct ListPosts {
+    repo: Arc<Repo>,
+}
+
+impl ListPosts {
+    /// The tool over `repo`.
+    pub fn new(repo: Arc<Repo>) -> Self {
+        ListPosts { repo }
+    }
+}
+
+fn post_json(post: &Post) -> serde_json::Value {
+    json!({
+        "project": post.project,
+        "number": post.number,
+        "slug": post.slug,
+        "title": post.title,
+        "source_id": post.source_id,
+        "path": post.path,
+    })
+}
+
+impl Tool for ListPosts {
+    type Params = ListPostsInput;
+
+    fn name(&self) -> Cow<'static, str> {
+        "list_posts".into()
+    }
+
+    fn description(&self) -> Cow<'static, str> {
+        "List the articles under projects/ (or of one project), in project and number order: \
+         {posts: [{project, number, slug, title, source_id, path}]}. Articles that cannot be read \
+         (malformed frontmatter) are skipped and named in `warnings`."
+            .into()
+    }
+
+    fn annotations(&self) -> ToolAnnotations {
+        ToolAnnotations::with_title("List articles").read_only(true).destructive(false).idempotent(true).open_world(false)
+    }
+
+    fn output_schema(&self) -> Option<Arc<JsonObject>> {
+        super::schema(json!({
+            "type": "object",
+            "properties": {
+                "posts": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "project": {"type": "string"},
+                            "number": {"type": "integer", "minimum": 0},
+                            "slug": {"type": "string"},
+                            "title": {"type": ["string", "null"]},
+                            "source_id": {"type": ["string", "null"]},
+                            "path": {"type": "string", "description": "The article file, relative to the repository."}
+                        },
+                        "required": ["project", "number", "slug", "title", "source_id", "path"]
+                    }
+                },
+                "warnings": {"type": "array", "items": {"type": "string"},
+                             "description": "What was skipped (only when something was)."}
+            },
+            "required": ["posts"]
+        }))
+    }
+
+    async fn run(&self, input: ListPostsInput, _ctx: ToolContext) -> ToolOutput {
+        if let Some(project) = &input.project {
+            if let Err(message) = validate_project(project) {
+                return ToolOutput::error(ErrorCode::InvalidArgs, message);
+            }
+        }
+        let repo = Arc::clone(&self.repo);
+        let project = input.project.clone();
+        let joined = tokio::task::spawn_blocking(move || repo.list_posts(project.as_deref())).await;
+        let (posts, warnings) = match joined {
+            Ok(Ok(listed)) => listed,
+            Ok(Err(failure)) => return ToolOutput::error(failure.code, failure.message),
+            Err(error) => {
+                tracing::error!(%error, "list_posts failed unexpectedly");
+                return ToolOutput::error(
+                    ErrorCode::InternalError,
+                    "Internal error in list_posts; the server logged the details. Call it again.",
+                );
+            }
+        };
+        let mut value = json!({ "posts": posts.iter().map(post_json).collect::<Vec<_>>() });
+        if !warnings.is_empty() {
+            value["warnings"] = json!(warnings);
+        }
+        let scope = match &input.project {
+            Some(p) => format!("project {p}"),
+            None => "projects/".to_owned(),
+        };
+        let noun = if posts.len() == 1 { "article" } else { "articles" };
+        let mut text = format!("{} {noun} in {scope}", posts.len());
+        if !warnings.is_empty() {
+            text.push_str(&format!("; {} skipped (see warnings)", warnings.len()));
+        }
+        ToolOutput::text_and_json(text, value)
+    }
+}

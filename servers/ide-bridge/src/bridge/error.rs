@@ -1,0 +1,210 @@
+//! What a failed bridge call tells the model: the shared code and a message with the next step.
+//!
+//! The host's message states the fact (it may come from a third-party extension, so it is taken
+//! as it is); the bridge adds what to do about it, per code and per operation.
+
+use mcp_shared::{ErrorCode, ToolOutput};
+
+use super::{ConnectError, RequestError};
+
+/// Why a call through the bridge failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BridgeError {
+    /// No connection to the host.
+    #[error("{0}")]
+    Connect(ConnectError),
+    /// The request failed on the connection.
+    #[error("{0:?}")]
+    Request(RequestError),
+    /// The host's answer is not what the protocol says.
+    #[error("unreadable answer from the host: {0}")]
+    Protocol(String),
+}
+
+/// What the failed call was doing, for the next step the message suggests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op<'a> {
+    /// Listing files (under a directory).
+    List,
+    /// Reading a file.
+    Read(&'a str),
+    /// Writing a file.
+    Write(&'a str),
+}
+
+const RETRY: &str = "The bridge reconnects by itself: retry in a few seconds.";
+
+impl BridgeError {
+    /// The shared code and the message for the model.
+    pub fn describe(&self, op: Op<'_>) -> (ErrorCode, String) {
+        match self {
+            BridgeError::Connect(error) => describe_connect(error),
+            BridgeError::Request(RequestError::Host(wire)) => {
+                let code = wire.error_code();
+                let fact = wire.message.trim().trim_end_matches('.');
+                let hint = hint(code, op);
+                (code, if hint.is_empty() { format!("{fact}.") } else { format!("{fact}. {hint}") })
+            }
+            BridgeError::Request(RequestError::Lost) => (
+                ErrorCode::Unavailable,
+                match op {
+                    Op::Write(path) => format!(
+                        "The connection to the IDE workspace host was lost before it answered, so it is unknown whether `{path}` was written. The bridge is reconnecting and never replays a write: check the file with read_file, then write again if needed."
+                    ),
+                    _ => format!("The connection to the IDE workspace host was lost before it answered. {RETRY}"),
+                },
+            ),
+            BridgeError::Request(RequestError::Timeout(after)) => (
+                ErrorCode::Timeout,
+                {
+                    let base = format!(
+                        "The IDE workspace host did not answer within {} s (the bridge's --request-timeout), so the request was cancelled.",
+                        after.as_secs_f64()
+                    );
+                    match op {
+                        Op::Write(path) => format!(
+                            "{base} It is unknown whether `{path}` was written: check it with read_file before writing again."
+                        ),
+                        _ => format!("{base} The IDE may be busy: retry in a moment."),
+                    }
+                },
+            ),
+            BridgeError::Request(RequestError::TooLarge { bytes, max }) => (
+                ErrorCode::FileTooLarge,
+                format!(
+                    "The request is {bytes} bytes, over the IDE workspace host's message limit of {max} bytes, so it was not sent and nothing was written. Write a smaller file."
+                ),
+            ),
+            BridgeError::Protocol(reason) => (
+                ErrorCode::InternalError,
+                format!(
+                    "The IDE workspace host sent an answer the bridge cannot read ({reason}). Retry once; if it persists, the IDE extension and the bridge speak different protocol versions."
+                ),
+            ),
+        }
+    }
+
+    /// The failure as a tool result.
+    pub fn to_output(&self, op: Op<'_>) -> ToolOutput {
+        let (code, message) = self.describe(op);
+        ToolOutput::error(code, message)
+    }
+}
+
+fn describe_connect(error: &ConnectError) -> (ErrorCode, String) {
+    match error {
+        ConnectError::NoHost { live } => (
+            ErrorCode::Unavailable,
+            format!(
+                "No IDE workspace host is running for this workspace: discovery found {live} live host(s), none serving a folder that contains the bridge's working directory. Start the IDE with the ide-bridge extension (or `ide-bridge-host --root <workspace>`), or start the bridge with --url (or --workspace). {RETRY}"
+            ),
+        ),
+        ConnectError::Unreachable { url, reason } => (
+            ErrorCode::Unavailable,
+            format!(
+                "The IDE workspace host at {url} is not reachable ({reason}). Make sure the IDE with the ide-bridge extension (or ide-bridge-host) is running. {RETRY}"
+            ),
+        ),
+        ConnectError::Unauthorized { url, had_token: true } => (
+            ErrorCode::AccessDenied,
+            format!(
+                "The IDE workspace host at {url} refused the bridge's token (HTTP 401). Give the bridge the host's token (--token or IDE_BRIDGE_TOKEN; ide-bridge-host prints it at start, and its discovery file holds it). Retrying will not help until the token matches."
+            ),
+        ),
+        ConnectError::Unauthorized { url, had_token: false } => (
+            ErrorCode::AccessDenied,
+            format!(
+                "The IDE workspace host at {url} requires a token (HTTP 401) and the bridge has none. Give the bridge the host's token with --token or IDE_BRIDGE_TOKEN (ide-bridge-host prints it at start)."
+            ),
+        ),
+        ConnectError::Refused { url, status } => (
+            ErrorCode::AccessDenied,
+            format!(
+                "The IDE workspace host at {url} refused the connection (HTTP {status}). Check that the bridge's --url names 127.0.0.1 or localhost with the host's port."
+            ),
+        ),
+        ConnectError::BadUrl { url } => (
+            ErrorCode::Unavailable,
+            format!("The bridge's --url `{url}` is not a WebSocket URL; configure it as ws://127.0.0.1:<port>."),
+        ),
+        ConnectError::Handshake { url, reason } => (
+            ErrorCode::Unavailable,
+            format!("The IDE workspace host at {url} did not complete the connection ({reason}). {RETRY}"),
+        ),
+        ConnectError::StillConnecting => {
+            (ErrorCode::Unavailable, format!("The bridge is still connecting to the IDE workspace host. {RETRY}"))
+        }
+    }
+}
+
+fn hint(code: ErrorCode, op: Op<'_>) -> &'static str {
+    match (code, op) {
+        (ErrorCode::NotFound, Op::List) => {
+            "Call list_files without `path` to see the workspace's top level; paths are relative to the workspace root."
+        }
+        (ErrorCode::NotFound, _) => {
+            "Check the path with list_files; paths are relative to the workspace root (e.g. `src/main.rs`)."
+        }
+        (ErrorCode::FileTooLarge, Op::Write(_)) => {
+            "Nothing was written. Keep files under the host's maxFileSize (ide-bridge-host --max-file-size, or antigravity.mcp.maxFileSize in the IDE), or ask the user to raise it."
+        }
+        (ErrorCode::FileTooLarge, _) => {
+            "The host does not send files over its maxFileSize (ide-bridge-host --max-file-size, or antigravity.mcp.maxFileSize in the IDE); ask the user for the part you need or to raise the limit."
+        }
+        (ErrorCode::ReadOnly, _) => {
+            "The IDE workspace host runs read-only (ide-bridge-host --read-only, or antigravity.mcp.readOnly in the IDE), so nothing was written. Do not retry; tell the user what you wanted to change."
+        }
+        (ErrorCode::AccessDenied | ErrorCode::OutsideRoot, Op::Write(_)) => {
+            "Nothing was written. Use a path inside the workspace, relative to its root, as list_files shows it."
+        }
+        (ErrorCode::AccessDenied | ErrorCode::OutsideRoot, _) => {
+            "Use a path inside the workspace, relative to its root, as list_files shows it."
+        }
+        (ErrorCode::BinaryFile, _) => "Only UTF-8 text files can be read through the bridge.",
+        (ErrorCode::InvalidArgs | ErrorCode::InvalidInput, Op::Write(_)) => {
+            "Nothing was written. Fix the path (a file inside the workspace, not a directory) and call again."
+        }
+        (ErrorCode::InvalidArgs | ErrorCode::InvalidInput, _) => "Fix the arguments and call again.",
+        (ErrorCode::Unavailable, _) => "The host is busy: retry in a moment.",
+        (ErrorCode::Cancelled, _) => "Nothing was changed.",
+        (ErrorCode::InternalError, _) => {
+            "The host logged the details. Retry once; if it fails again, tell the user the IDE workspace host reported an internal error."
+        }
+        _ => "",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::protocol::WireError;
+
+    #[test]
+    fn host_errors_keep_their_code_and_gain_a_next_step() {
+        let e = BridgeError::Request(RequestError::Host(WireError::new(ErrorCode::ReadOnly, "the workspace is read-only")));
+        let (code, message) = e.describe(Op::Write("a.txt"));
+        assert_eq!(code, ErrorCode::ReadOnly);
+        assert!(message.starts_with("the workspace is read-only. ") && message.contains("Do not retry"), "{message}");
+        let e = BridgeError::Request(RequestError::Host(WireError::rpc(-32003, "File not found.")));
+        let (code, message) = e.describe(Op::Read("x"));
+        assert_eq!(code, ErrorCode::NotFound);
+        assert!(message.starts_with("File not found. Check the path"), "{message}");
+    }
+
+    #[test]
+    fn connection_failures_are_unavailable_or_access_denied() {
+        let (code, m) = BridgeError::Connect(ConnectError::NoHost { live: 2 }).describe(Op::List);
+        assert_eq!(code, ErrorCode::Unavailable);
+        assert!(m.contains("retry"), "{m}");
+        let unauthorized = ConnectError::Unauthorized { url: "ws://127.0.0.1:1".into(), had_token: true };
+        assert_eq!(BridgeError::Connect(unauthorized).describe(Op::List).0, ErrorCode::AccessDenied);
+        let (code, m) = BridgeError::Request(RequestError::Lost).describe(Op::Write("a.txt"));
+        assert_eq!(code, ErrorCode::Unavailable);
+        assert!(m.contains("unknown whether `a.txt` was written") && m.contains("never replays"), "{m}");
+        let (code, m) = BridgeError::Request(RequestError::Timeout(Duration::from_millis(1500))).describe(Op::Read("a"));
+        assert_eq!(code, ErrorCode::Timeout);
+        assert!(m.contains("1.5 s"), "{m}");
+    }
+}

@@ -1,0 +1,280 @@
+//! One live WebSocket connection from the bridge to a host, multiplexed.
+//!
+//! Requests get ids from the bridge's own counter and wait on a one-shot channel; a reader task
+//! routes each response to its waiter by id, so any number of requests are in flight and answers
+//! may come in any order. A writer task sends queued frames (batched into one flush) and the
+//! keep-alive pings. When the connection ends, every waiter is told at once ([`Link::closed`]).
+//! A request abandoned by its caller (timeout, MCP cancellation, the tool's task aborted) sends
+//! `$/cancelRequest` from a drop guard.
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex, OnceLock},
+    time::{Duration, Instant},
+};
+
+use futures::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio::{
+    net::TcpStream,
+    sync::{mpsc, oneshot},
+};
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, tungstenite::Message};
+use tokio_util::sync::CancellationToken;
+
+use crate::protocol::{self, HostInfo, METHOD_CANCEL, WireError};
+
+/// How often the bridge pings the host; a host silent for two intervals is dropped.
+pub const PING_INTERVAL: Duration = Duration::from_secs(15);
+
+/// Why a request on a link failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RequestError {
+    /// The host answered with an error.
+    Host(WireError),
+    /// The connection ended before the answer came.
+    Lost,
+    /// No answer within the timeout (the host was asked to cancel).
+    Timeout(Duration),
+    /// The request is larger than the host accepts.
+    TooLarge {
+        /// The request's size in bytes.
+        bytes: usize,
+        /// The host's `maxMessageSize`.
+        max: u64,
+    },
+}
+
+type Waiter = oneshot::Sender<Result<Value, WireError>>;
+
+/// A connection to a host.
+#[derive(Debug)]
+pub struct Link {
+    url: String,
+    out: mpsc::UnboundedSender<Message>,
+    pending: Mutex<HashMap<u64, Waiter>>,
+    closed: CancellationToken,
+    info: OnceLock<HostInfo>,
+    discovered_folders: Vec<String>,
+}
+
+impl Link {
+    /// Starts the reader and writer tasks of an open WebSocket.
+    pub fn spawn(ws: WebSocketStream<MaybeTlsStream<TcpStream>>, url: String, discovered_folders: Vec<String>) -> Arc<Link> {
+        let (mut sink, mut stream) = ws.split();
+        let (out, mut out_rx) = mpsc::unbounded_channel::<Message>();
+        let link = Arc::new(Link {
+            url,
+            out,
+            pending: Mutex::new(HashMap::new()),
+            closed: CancellationToken::new(),
+            info: OnceLock::new(),
+            discovered_folders,
+        });
+
+        let closed = link.closed.clone();
+        tokio::spawn(async move {
+            loop {
+                let message = tokio::select! {
+                    m = out_rx.recv() => m,
+                    () = closed.cancelled() => None,
+                };
+                let Some(message) = message else { break };
+                if sink.feed(message).await.is_err() {
+                    break;
+                }
+                while let Ok(more) = out_rx.try_recv() {
+                    if sink.feed(more).await.is_err() {
+                        break;
+                    }
+                }
+                if sink.flush().await.is_err() {
+                    break;
+                }
+            }
+            closed.cancel();
+            let _ = sink.close().await;
+        });
+
+        let reader = Arc::downgrade(&link);
+        let closed = link.closed.clone();
+        let out = link.out.clone();
+        tokio::spawn(async move {
+            let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + PING_INTERVAL, PING_INTERVAL);
+            let mut last_seen = Instant::now();
+            loop {
+                tokio::select! {
+                    incoming = stream.next() => match incoming {
+                        Some(Ok(message)) => {
+                            last_seen = Instant::now();
+                            match message {
+                                Message::Text(text) => {
+                                    let Some(link) = reader.upgrade() else { break };
+                                    link.on_response(text.as_str());
+                                }
+                                Message::Close(frame) => {
+                                    tracing::debug!(?frame, "the host closed the connection");
+                                    break;
+                                }
+                                _ => {}
+                            }
+                        }
+                        Some(Err(error)) => {
+                            tracing::debug!(%error, "connection to the host failed");
+                            break;
+                        }
+                        None => break,
+                    },
+                    _ = ticker.tick() => {
+                        if last_seen.elapsed() > PING_INTERVAL * 2 {
+                            tracing::warn!("the host sent nothing for two ping intervals; dropping the connection");
+                            break;
+                        }
+                        let _ = out.send(Message::Ping(Vec::new().into()));
+                    }
+                    () = closed.cancelled() => break,
+                }
+            }
+            closed.cancel();
+            if let Some(link) = reader.upgrade()
+                && let Ok(mut pending) = link.pending.lock()
+            {
+                // Dropping the senders wakes every waiter with `Lost`.
+                pending.clear();
+            }
+        });
+        link
+    }
+
+    /// The host's URL.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Whether the connection has ended.
+    pub fn is_closed(&self) -> bool {
+        self.closed.is_cancelled()
+    }
+
+    /// Resolves when the connection has ended.
+    pub async fn closed(&self) {
+        self.closed.cancelled().await;
+    }
+
+    /// Closes the connection.
+    pub fn close(&self) {
+        let _ = self.out.send(Message::Close(None));
+        self.closed.cancel();
+    }
+
+    /// What `host/info` said, if the host implements it.
+    pub fn info(&self) -> Option<&HostInfo> {
+        self.info.get()
+    }
+
+    /// Records the host's `host/info`.
+    pub fn set_info(&self, info: HostInfo) {
+        let _ = self.info.set(info);
+    }
+
+    /// The workspace folders: from `host/info`, else from the discovery file.
+    pub fn workspace_folders(&self) -> &[String] {
+        match self.info.get() {
+            Some(info) if !info.workspace_folders.is_empty() => &info.workspace_folders,
+            _ => &self.discovered_folders,
+        }
+    }
+
+    fn on_response(&self, text: &str) {
+        let Ok(Value::Object(mut message)) = serde_json::from_str::<Value>(text) else {
+            tracing::warn!("the host sent a message that is not a JSON object; ignored");
+            return;
+        };
+        let Some(id) = message.get("id").and_then(Value::as_u64) else {
+            if let Some(error) = message.get("error") {
+                tracing::warn!(%error, "the host reported an error without a request id");
+            }
+            return;
+        };
+        let Some(waiter) = self.pending.lock().ok().and_then(|mut p| p.remove(&id)) else {
+            // An answer to a request abandoned meanwhile.
+            return;
+        };
+        let outcome = match (message.remove("result"), message.remove("error")) {
+            (Some(result), None) => Ok(result),
+            (_, Some(error)) => Err(serde_json::from_value::<WireError>(error.clone())
+                .unwrap_or_else(|_| WireError::rpc(protocol::INTERNAL_ERROR, format!("unreadable error from the host: {error}")))),
+            (None, None) => Err(WireError::rpc(protocol::INTERNAL_ERROR, "the host's answer has neither result nor error")),
+        };
+        let _ = waiter.send(outcome);
+    }
+
+    /// Sends request `id` and waits at most `timeout` for its answer.
+    pub async fn request(&self, id: u64, method: &str, params: Value, timeout: Duration) -> Result<Value, RequestError> {
+        let text = protocol::request(id, method, params).to_string();
+        if let Some(max) = self.info().map(|i| i.max_message_size)
+            && max > 0
+            && text.len() as u64 > max
+        {
+            return Err(RequestError::TooLarge { bytes: text.len(), max });
+        }
+        let (tx, rx) = oneshot::channel();
+        match self.pending.lock() {
+            Ok(mut pending) => {
+                pending.insert(id, tx);
+            }
+            Err(_) => return Err(RequestError::Lost),
+        }
+        let mut guard = Abandon { link: self, id, armed: true };
+        if self.is_closed() || self.out.send(Message::Text(text.into())).is_err() {
+            guard.armed = false;
+            self.forget(id);
+            return Err(RequestError::Lost);
+        }
+        let outcome = tokio::time::timeout(timeout, rx).await;
+        match outcome {
+            Ok(Ok(answer)) => {
+                guard.armed = false;
+                answer.map_err(RequestError::Host)
+            }
+            Ok(Err(_)) => {
+                guard.armed = false;
+                Err(RequestError::Lost)
+            }
+            // The guard cancels the request at the host.
+            Err(_) => Err(RequestError::Timeout(timeout)),
+        }
+    }
+
+    fn forget(&self, id: u64) {
+        if let Ok(mut pending) = self.pending.lock() {
+            pending.remove(&id);
+        }
+    }
+
+    /// How many requests wait for an answer.
+    pub fn pending(&self) -> usize {
+        self.pending.lock().map(|p| p.len()).unwrap_or(0)
+    }
+}
+
+/// Cancels a request at the host if its caller stops waiting before the answer.
+struct Abandon<'a> {
+    link: &'a Link,
+    id: u64,
+    armed: bool,
+}
+
+impl Drop for Abandon<'_> {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        self.link.forget(self.id);
+        if !self.link.is_closed() {
+            tracing::debug!(id = self.id, "abandoning a request; asking the host to cancel it");
+            let notification = json!({"jsonrpc": "2.0", "method": METHOD_CANCEL, "params": {"id": self.id}});
+            let _ = self.link.out.send(Message::Text(notification.to_string().into()));
+        }
+    }
+}

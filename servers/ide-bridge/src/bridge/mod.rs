@@ -1,0 +1,375 @@
+//! The bridge's side of the WebSocket: finding the host, staying connected, and sending requests.
+//!
+//! A supervisor task keeps one [`Link`] to the host: it connects at start, and whenever the link
+//! ends it reconnects, re-reading the discovery files each time (a restarted host has a new port
+//! and token), with exponential backoff while the host stays down. A call made while there is no
+//! link asks the supervisor for an immediate attempt and waits for its outcome, so a call after
+//! the host came back succeeds at once, and a call while it is down fails fast with
+//! `UNAVAILABLE`. Requests are never replayed on another connection, except the read-only methods
+//! (`fs/list`, `fs/read`, `host/info`), which are retried once if the connection dropped under
+//! them.
+
+pub mod error;
+pub mod link;
+pub mod resources;
+
+use std::{
+    path::PathBuf,
+    sync::{
+        Arc,
+        atomic::{AtomicU64, Ordering},
+    },
+    time::Duration,
+};
+
+use serde_json::{Value, json};
+use tokio::sync::{Notify, watch};
+use tokio_tungstenite::tungstenite::{
+    Error as WsError,
+    client::IntoClientRequest,
+    http::{HeaderValue, StatusCode, Uri, header},
+    protocol::WebSocketConfig,
+};
+use tokio_util::sync::CancellationToken;
+
+pub use error::BridgeError;
+pub use link::{Link, RequestError};
+
+use crate::{
+    discovery,
+    protocol::{BRIDGE_MAX_MESSAGE_SIZE, HostInfo, METHOD_INFO, METHOD_LIST, METHOD_NOT_FOUND, METHOD_READ},
+};
+
+/// The first pause after a failed connection attempt; doubled after each failure.
+const INITIAL_BACKOFF: Duration = Duration::from_millis(100);
+/// The longest pause between attempts.
+const MAX_BACKOFF: Duration = Duration::from_secs(5);
+/// How long one connection attempt (TCP, upgrade, `host/info`) may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a call waits for a connection attempt it asked for.
+const CONNECT_WAIT: Duration = Duration::from_secs(6);
+
+/// Where the host is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// A fixed URL (`--url`).
+    Url(String),
+    /// The live host whose workspace folder contains this directory (discovery).
+    Discover(PathBuf),
+}
+
+/// The bridge's configuration.
+#[derive(Debug, Clone)]
+pub struct BridgeConfig {
+    /// Where the host is.
+    pub target: Target,
+    /// The token; without one, the discovery file's is used.
+    pub token: Option<String>,
+    /// The discovery directory ([`discovery::discovery_dir`]).
+    pub discovery_dir: PathBuf,
+    /// How long one request may wait for the host's answer.
+    pub request_timeout: Duration,
+}
+
+/// Why no connection could be made.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConnectError {
+    /// Discovery found no live host for the workspace.
+    #[error("no live host serves the workspace ({live} live hosts found)")]
+    NoHost {
+        /// How many live hosts there were (serving other folders).
+        live: usize,
+    },
+    /// The TCP connection failed or timed out.
+    #[error("cannot reach {url}: {reason}")]
+    Unreachable {
+        /// The host's URL.
+        url: String,
+        /// Why, in a few words.
+        reason: String,
+    },
+    /// The host refused the token (HTTP 401).
+    #[error("{url} refused the token (401)")]
+    Unauthorized {
+        /// The host's URL.
+        url: String,
+        /// Whether the bridge had a token at all.
+        had_token: bool,
+    },
+    /// The host refused the connection (HTTP 403, or another refusal).
+    #[error("{url} refused the connection (HTTP {status})")]
+    Refused {
+        /// The host's URL.
+        url: String,
+        /// The HTTP status.
+        status: u16,
+    },
+    /// The URL is not a WebSocket URL.
+    #[error("`{url}` is not a ws:// URL")]
+    BadUrl {
+        /// The URL as given.
+        url: String,
+    },
+    /// The connection opened but the host did not behave (e.g. `host/info` failed).
+    #[error("{url} did not complete the handshake: {reason}")]
+    Handshake {
+        /// The host's URL.
+        url: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// The attempt did not finish within the wait.
+    #[error("still connecting")]
+    StillConnecting,
+}
+
+#[derive(Debug, Clone)]
+enum LinkState {
+    Starting,
+    Connecting { attempt: u64 },
+    Up { attempt: u64, link: Arc<Link> },
+    Down { attempt: u64, error: ConnectError },
+}
+
+#[derive(Debug)]
+struct Inner {
+    config: BridgeConfig,
+    state: watch::Sender<LinkState>,
+    wake: Notify,
+    next_id: AtomicU64,
+    shutdown: CancellationToken,
+}
+
+/// The connection manager. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Bridge {
+    inner: Arc<Inner>,
+}
+
+impl Bridge {
+    /// Starts connecting to the host in the background (needs a tokio runtime).
+    pub fn start(config: BridgeConfig) -> Bridge {
+        let (state, _) = watch::channel(LinkState::Starting);
+        let inner = Arc::new(Inner {
+            config,
+            state,
+            wake: Notify::new(),
+            next_id: AtomicU64::new(1),
+            shutdown: CancellationToken::new(),
+        });
+        tokio::spawn(supervise(Arc::clone(&inner)));
+        Bridge { inner }
+    }
+
+    /// Stops the supervisor and closes the link.
+    pub fn shutdown(&self) {
+        self.inner.shutdown.cancel();
+        if let LinkState::Up { link, .. } = &*self.inner.state.borrow() {
+            link.close();
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &BridgeConfig {
+        &self.inner.config
+    }
+
+    /// Waits (at most `max`) until the first connection attempt has an outcome.
+    pub async fn settled(&self, max: Duration) {
+        let mut rx = self.inner.state.subscribe();
+        let _ = tokio::time::timeout(max, rx.wait_for(|s| matches!(s, LinkState::Up { .. } | LinkState::Down { .. })))
+            .await;
+    }
+
+    /// The current link, if connected.
+    pub fn current(&self) -> Option<Arc<Link>> {
+        match &*self.inner.state.borrow() {
+            LinkState::Up { link, .. } if !link.is_closed() => Some(Arc::clone(link)),
+            _ => None,
+        }
+    }
+
+    /// What the connected host said in `host/info`.
+    pub fn host_info(&self) -> Option<HostInfo> {
+        self.current().and_then(|l| l.info().cloned())
+    }
+
+    /// The host's workspace folders (from `host/info` or the discovery file), when connected.
+    pub fn workspace_folders(&self) -> Vec<String> {
+        self.current().map(|l| l.workspace_folders().to_vec()).unwrap_or_default()
+    }
+
+    /// The link, connecting first if there is none.
+    async fn link(&self) -> Result<Arc<Link>, ConnectError> {
+        let mut rx = self.inner.state.subscribe();
+        let want = {
+            let state = rx.borrow_and_update();
+            match &*state {
+                LinkState::Up { link, .. } if !link.is_closed() => return Ok(Arc::clone(link)),
+                LinkState::Up { attempt, .. } | LinkState::Down { attempt, .. } => {
+                    self.inner.wake.notify_one();
+                    attempt + 1
+                }
+                LinkState::Connecting { attempt } => *attempt,
+                LinkState::Starting => 1,
+            }
+        };
+        let waited = tokio::time::timeout(CONNECT_WAIT, async {
+            loop {
+                match &*rx.borrow_and_update() {
+                    LinkState::Up { attempt, link } if *attempt >= want => return Ok(Arc::clone(link)),
+                    LinkState::Down { attempt, error } if *attempt >= want => return Err(error.clone()),
+                    _ => {}
+                }
+                if rx.changed().await.is_err() {
+                    return Err(ConnectError::StillConnecting);
+                }
+            }
+        })
+        .await;
+        waited.unwrap_or(Err(ConnectError::StillConnecting))
+    }
+
+    /// Sends `method` with `params` to the host and returns its result.
+    pub async fn call(&self, method: &str, params: Value) -> Result<Value, BridgeError> {
+        let replayable = matches!(method, METHOD_LIST | METHOD_READ | METHOD_INFO);
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            let link = self.link().await.map_err(BridgeError::Connect)?;
+            let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+            match link.request(id, method, params.clone(), self.inner.config.request_timeout).await {
+                Ok(value) => return Ok(value),
+                Err(RequestError::Lost) if replayable && tries < 2 => {
+                    tracing::debug!(method, "connection lost under a read-only request; trying once more");
+                }
+                Err(error) => return Err(BridgeError::Request(error)),
+            }
+        }
+    }
+}
+
+/// The URL, token and discovered folders of the next attempt.
+fn endpoint(config: &BridgeConfig) -> Result<(String, Option<String>, Vec<String>), ConnectError> {
+    match &config.target {
+        Target::Url(url) => {
+            let port = url.parse::<Uri>().ok().and_then(|u| u.port_u16());
+            let discovered = port.and_then(|port| {
+                let hosts = discovery::live_hosts(&config.discovery_dir);
+                discovery::by_port(&hosts, port).map(|h| h.record.clone())
+            });
+            let token = config.token.clone().or_else(|| discovered.as_ref().map(|r| r.token.clone()));
+            Ok((url.clone(), token, discovered.map(|r| r.workspace_folders).unwrap_or_default()))
+        }
+        Target::Discover(dir) => {
+            let hosts = discovery::live_hosts(&config.discovery_dir);
+            let host = discovery::choose(&hosts, dir).ok_or(ConnectError::NoHost { live: hosts.len() })?;
+            let token = config.token.clone().or_else(|| Some(host.record.token.clone()));
+            Ok((host.record.url(), token, host.record.workspace_folders.clone()))
+        }
+    }
+}
+
+/// One connection attempt: TCP, the authenticated upgrade, then `host/info`.
+async fn connect(inner: &Inner) -> Result<Arc<Link>, ConnectError> {
+    let (url, token, folders) = endpoint(&inner.config)?;
+    let bad_url = || ConnectError::BadUrl { url: url.clone() };
+    let mut request = url.as_str().into_client_request().map_err(|_| bad_url())?;
+    if !matches!(request.uri().scheme_str(), Some("ws" | "wss")) {
+        return Err(bad_url());
+    }
+    if let Some(token) = &token {
+        let value = HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| ConnectError::Unauthorized {
+            url: url.clone(),
+            had_token: true,
+        })?;
+        request.headers_mut().insert(header::AUTHORIZATION, value);
+    }
+    let config = WebSocketConfig::default()
+        .read_buffer_size(64 * 1024)
+        .write_buffer_size(64 * 1024)
+        .max_message_size(Some(BRIDGE_MAX_MESSAGE_SIZE))
+        .max_frame_size(Some(BRIDGE_MAX_MESSAGE_SIZE));
+    let connected =
+        tokio::time::timeout(CONNECT_TIMEOUT, tokio_tungstenite::connect_async_with_config(request, Some(config), true))
+            .await;
+    let ws = match connected {
+        Err(_) => return Err(ConnectError::Unreachable { url, reason: "timed out".into() }),
+        Ok(Ok((ws, _))) => ws,
+        Ok(Err(WsError::Http(response))) => {
+            return Err(match response.status() {
+                StatusCode::UNAUTHORIZED => ConnectError::Unauthorized { url, had_token: token.is_some() },
+                status => ConnectError::Refused { url, status: status.as_u16() },
+            });
+        }
+        Ok(Err(WsError::Io(error))) => {
+            let reason = match error.kind() {
+                std::io::ErrorKind::ConnectionRefused => "connection refused".to_owned(),
+                kind => kind.to_string(),
+            };
+            return Err(ConnectError::Unreachable { url, reason });
+        }
+        Ok(Err(error)) => return Err(ConnectError::Handshake { url, reason: error.to_string() }),
+    };
+    let link = Link::spawn(ws, url.clone(), folders);
+    let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
+    match link.request(id, METHOD_INFO, json!({}), CONNECT_TIMEOUT).await {
+        Ok(value) => match serde_json::from_value::<HostInfo>(value) {
+            Ok(info) => link.set_info(info),
+            Err(error) => tracing::warn!(%error, "the host's host/info answer is not readable; going on without it"),
+        },
+        Err(RequestError::Host(e)) if e.code == METHOD_NOT_FOUND => {
+            tracing::debug!("the host does not implement host/info");
+        }
+        Err(error) => {
+            link.close();
+            return Err(ConnectError::Handshake { url, reason: format!("host/info failed: {error:?}") });
+        }
+    }
+    Ok(link)
+}
+
+async fn supervise(inner: Arc<Inner>) {
+    let mut attempt = 0u64;
+    let mut backoff = INITIAL_BACKOFF;
+    let mut last_error: Option<ConnectError> = None;
+    loop {
+        attempt += 1;
+        inner.state.send_replace(LinkState::Connecting { attempt });
+        let outcome = tokio::select! {
+            outcome = connect(&inner) => outcome,
+            () = inner.shutdown.cancelled() => return,
+        };
+        match outcome {
+            Ok(link) => {
+                backoff = INITIAL_BACKOFF;
+                last_error = None;
+                let read_only = link.info().is_some_and(|i| i.read_only);
+                tracing::info!(url = link.url(), read_only, "connected to the workspace host");
+                inner.state.send_replace(LinkState::Up { attempt, link: Arc::clone(&link) });
+                tokio::select! {
+                    () = link.closed() => {}
+                    () = inner.shutdown.cancelled() => {
+                        link.close();
+                        return;
+                    }
+                }
+                tracing::warn!(url = link.url(), "lost the connection to the workspace host; reconnecting");
+                // The next attempt starts at once; backoff only after it fails.
+            }
+            Err(error) => {
+                if last_error.as_ref() != Some(&error) {
+                    tracing::warn!(%error, "cannot connect to the workspace host; retrying with backoff");
+                }
+                last_error = Some(error.clone());
+                inner.state.send_replace(LinkState::Down { attempt, error });
+                tokio::select! {
+                    () = tokio::time::sleep(backoff) => {}
+                    () = inner.wake.notified() => {}
+                    () = inner.shutdown.cancelled() => return,
+                }
+                backoff = (backoff * 2).min(MAX_BACKOFF);
+            }
+        }
+    }
+}

@@ -1,0 +1,146 @@
+//! Resources (spec 003 §6.2) and the state-dependent `tools/list`, as a [`ServerExtension`].
+//!
+//! - `resources/templates/list`: `file:///{path}` (text/plain).
+//! - `resources/list`: the workspace's files (`fs/list` recursive), a page at a time; the cursor
+//!   is the offset of the next page.
+//! - `resources/read`: `fs/read` of the URI's path; `/` may be raw or `%2F`, and an absolute path
+//!   inside the workspace is accepted too.
+//! - `tools/list`: waits for the first connection attempt (bounded), so that `write_file` can say
+//!   when the host is read-only; answered from the registry even when the host is down.
+
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use mcp_shared::{
+    ErrorCode, ServerExtension,
+    reexports::rmcp::{
+        ErrorData as McpError,
+        model::{
+            ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult, Resource, ResourceContents,
+            ResourceTemplate, Tool,
+        },
+    },
+};
+use serde_json::json;
+
+use super::{Bridge, BridgeError, error::Op};
+use crate::{
+    paths::{FILE_TEMPLATE, file_uri, parse_file_uri, to_host_path},
+    protocol::{ListResult, METHOD_LIST, METHOD_READ, ReadResult},
+    tools::write_file,
+};
+
+/// Resources per `resources/list` page.
+pub const PAGE_SIZE: usize = 200;
+
+/// How long `tools/list` waits for the first connection attempt.
+const SETTLE_WAIT: Duration = Duration::from_secs(2);
+
+/// The bridge's [`ServerExtension`].
+#[derive(Debug, Clone)]
+pub struct BridgeExtension {
+    bridge: Bridge,
+    page_size: usize,
+}
+
+impl BridgeExtension {
+    /// The extension over `bridge`.
+    pub fn new(bridge: Bridge) -> Self {
+        BridgeExtension { bridge, page_size: PAGE_SIZE }
+    }
+
+    /// The same with another page size (tests).
+    pub fn with_page_size(mut self, page_size: usize) -> Self {
+        self.page_size = page_size.max(1);
+        self
+    }
+}
+
+/// A failed bridge call as the JSON-RPC error of a resources request.
+fn mcp_error(error: &BridgeError, op: Op<'_>) -> McpError {
+    let (code, message) = error.describe(op);
+    let data = Some(json!({"code": code.as_str()}));
+    match code {
+        ErrorCode::NotFound => McpError::resource_not_found(message, data),
+        ErrorCode::Unavailable | ErrorCode::Timeout | ErrorCode::InternalError | ErrorCode::Cancelled => {
+            McpError::internal_error(message, data)
+        }
+        _ => McpError::invalid_params(message, data),
+    }
+}
+
+impl ServerExtension for BridgeExtension {
+    fn has_resources(&self) -> bool {
+        true
+    }
+
+    fn list_resource_templates(&self) -> ListResourceTemplatesResult {
+        let template = ResourceTemplate::new(FILE_TEMPLATE, "workspace-file")
+            .with_title("IDE workspace file")
+            .with_description(
+                "A text file of the IDE workspace: {path} is relative to the workspace root, with `/` \
+                 written as is or percent-encoded (%2F).",
+            )
+            .with_mime_type("text/plain");
+        ListResourceTemplatesResult::with_all_items(vec![template])
+    }
+
+    fn list_resources(&self, cursor: Option<String>) -> BoxFuture<'_, Result<ListResourcesResult, McpError>> {
+        Box::pin(async move {
+            let offset = match cursor.as_deref() {
+                None | Some("") => 0,
+                Some(c) => c.parse::<usize>().map_err(|_| {
+                    McpError::invalid_params(
+                        format!("invalid cursor `{c}`: pass back the nextCursor of the previous page, or none to start over"),
+                        None,
+                    )
+                })?,
+            };
+            let value = self.bridge.call(METHOD_LIST, json!({"recursive": true})).await.map_err(|e| mcp_error(&e, Op::List))?;
+            let listed: ListResult = serde_json::from_value(value)
+                .map_err(|e| mcp_error(&BridgeError::Protocol(format!("fs/list: {e}")), Op::List))?;
+            let end = offset.saturating_add(self.page_size).min(listed.files.len());
+            let page = listed.files.get(offset..end).unwrap_or_default();
+            let resources = page
+                .iter()
+                .map(|path| Resource::new(file_uri(path), path.clone()).with_mime_type("text/plain"))
+                .collect();
+            let mut result = ListResourcesResult::with_all_items(resources);
+            if end < listed.files.len() {
+                result.next_cursor = Some(end.to_string());
+            }
+            Ok(result)
+        })
+    }
+
+    fn read_resource(&self, uri: String) -> BoxFuture<'_, Result<ReadResourceResult, McpError>> {
+        Box::pin(async move {
+            let folders = self.bridge.workspace_folders();
+            let path = parse_file_uri(&uri, &folders).map_err(|e| McpError::invalid_params(e.to_string(), None))?;
+            let wire = json!({"path": to_host_path(&folders, &path)});
+            let value = self.bridge.call(METHOD_READ, wire).await.map_err(|e| mcp_error(&e, Op::Read(&path)))?;
+            let read: ReadResult = serde_json::from_value(value)
+                .map_err(|e| mcp_error(&BridgeError::Protocol(format!("fs/read: {e}")), Op::Read(&path)))?;
+            Ok(ReadResourceResult::new(vec![ResourceContents::text(read.content, uri)]))
+        })
+    }
+
+    fn list_tools(&self, tools: Vec<Tool>) -> BoxFuture<'_, Vec<Tool>> {
+        Box::pin(async move {
+            self.bridge.settled(SETTLE_WAIT).await;
+            let read_only = self.bridge.host_info().is_some_and(|info| info.read_only);
+            if !read_only {
+                return tools;
+            }
+            tools
+                .into_iter()
+                .map(|mut tool| {
+                    if tool.name == write_file::NAME {
+                        tool.description = Some(format!("{}{}", write_file::READ_ONLY_NOTE, write_file::DESCRIPTION).into());
+                    }
+                    tool
+                })
+                .collect()
+        })
+    }
+}

@@ -1,0 +1,121 @@
+//! Paths as the bridge receives them (tool arguments, `file:///` URIs) and as the host takes them.
+//!
+//! The host takes paths relative to the workspace root. A model may pass an absolute path inside
+//! the workspace (as spec 003's `file:///path/to/project/src/main.ts` does); it is made relative
+//! here, lexically, and the host's sandbox still decides what is inside. Everything else is passed
+//! on unchanged, so the host's refusal names the path the caller sent.
+
+use std::path::{Component, Path};
+
+use percent_encoding::{AsciiSet, CONTROLS, percent_decode_str, utf8_percent_encode};
+
+/// The URI scheme prefix of workspace resources.
+pub const FILE_PREFIX: &str = "file:///";
+
+/// The URI template of workspace resources.
+pub const FILE_TEMPLATE: &str = "file:///{path}";
+
+/// Characters percent-encoded in a resource URI's path (`/` stays as it is).
+const PATH_SET: &AsciiSet =
+    &CONTROLS.add(b' ').add(b'"').add(b'#').add(b'%').add(b'<').add(b'>').add(b'?').add(b'`').add(b'{').add(b'}').add(b'[').add(b']').add(b'^').add(b'|').add(b'\\');
+
+/// `path` as the host takes it: an absolute path inside the first workspace folder becomes
+/// relative to it (`.` for the folder itself); anything else is returned unchanged.
+pub fn to_host_path(folders: &[String], path: &str) -> String {
+    let given = Path::new(path);
+    if !given.is_absolute() {
+        return path.to_owned();
+    }
+    let Some(root) = folders.first().map(Path::new).filter(|r| r.is_absolute()) else {
+        return path.to_owned();
+    };
+    match given.strip_prefix(root) {
+        Ok(rest) => {
+            let parts: Vec<String> = rest
+                .components()
+                .map(|c| match c {
+                    Component::ParentDir => "..".to_owned(),
+                    other => other.as_os_str().to_string_lossy().into_owned(),
+                })
+                .collect();
+            if parts.is_empty() { ".".to_owned() } else { parts.join("/") }
+        }
+        Err(_) => path.to_owned(),
+    }
+}
+
+/// The resource URI of a workspace-relative path.
+pub fn file_uri(rel: &str) -> String {
+    format!("{FILE_PREFIX}{}", utf8_percent_encode(rel, PATH_SET))
+}
+
+/// Why a URI is not a workspace resource.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UriError {
+    /// Not `file:///…`.
+    #[error("`{0}` is not a workspace resource: use file:///<path relative to the workspace root>")]
+    NotFile(String),
+    /// `file:///` alone.
+    #[error("`{0}` names no file: use file:///<path relative to the workspace root>")]
+    Empty(String),
+    /// The percent-decoded path is not UTF-8.
+    #[error("`{0}` does not decode to a UTF-8 path")]
+    NotUtf8(String),
+}
+
+/// The path of a `file:///{path}` URI, percent-decoded (so `/` may be written raw or as `%2F`).
+/// `file://localhost/…` is accepted too. The result is what the caller wrote: relative to the
+/// workspace root, or absolute (`file:///home/me/project/src/a.rs` → `/home/me/project/src/a.rs`)
+/// when the decoded path starts with a workspace folder.
+pub fn parse_file_uri(uri: &str, folders: &[String]) -> Result<String, UriError> {
+    let rest = uri
+        .strip_prefix(FILE_PREFIX)
+        .or_else(|| uri.strip_prefix("file://localhost/"))
+        .or_else(|| uri.strip_prefix("FILE:///"))
+        .ok_or_else(|| UriError::NotFile(uri.to_owned()))?;
+    let decoded = percent_decode_str(rest).decode_utf8().map_err(|_| UriError::NotUtf8(uri.to_owned()))?.into_owned();
+    let decoded = decoded.trim_start_matches('/').to_owned();
+    if decoded.is_empty() {
+        return Err(UriError::Empty(uri.to_owned()));
+    }
+    let absolute = format!("/{decoded}");
+    let inside = folders.first().is_some_and(|root| Path::new(&absolute).starts_with(root));
+    Ok(if inside { absolute } else { decoded })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn folders() -> Vec<String> {
+        vec!["/home/me/project".to_owned()]
+    }
+
+    #[test]
+    fn absolute_paths_inside_the_workspace_become_relative() {
+        assert_eq!(to_host_path(&folders(), "/home/me/project/src/a.rs"), "src/a.rs");
+        assert_eq!(to_host_path(&folders(), "/home/me/project"), ".");
+        assert_eq!(to_host_path(&folders(), "/home/me/project/../secret"), "../secret");
+        assert_eq!(to_host_path(&folders(), "/home/me/projectx/a"), "/home/me/projectx/a");
+        assert_eq!(to_host_path(&folders(), "/etc/passwd"), "/etc/passwd");
+        assert_eq!(to_host_path(&folders(), "src/a.rs"), "src/a.rs");
+        assert_eq!(to_host_path(&[], "/x"), "/x");
+    }
+
+    #[test]
+    fn uris_round_trip_with_raw_or_encoded_slashes() {
+        assert_eq!(file_uri("src/main.rs"), "file:///src/main.rs");
+        assert_eq!(file_uri("a b/c#d?.txt"), "file:///a%20b/c%23d%3F.txt");
+        assert_eq!(file_uri("ü.txt"), "file:///%C3%BC.txt");
+        for uri in ["file:///src/main.rs", "file:///src%2Fmain.rs", "file:///src%2fmain.rs", "file://localhost/src/main.rs"] {
+            assert_eq!(parse_file_uri(uri, &folders()).unwrap(), "src/main.rs", "{uri}");
+        }
+        assert_eq!(parse_file_uri(&file_uri("a b/c#d?.txt"), &[]).unwrap(), "a b/c#d?.txt");
+        assert_eq!(parse_file_uri("file:///home/me/project/src/a.rs", &folders()).unwrap(), "/home/me/project/src/a.rs");
+        assert_eq!(parse_file_uri("file:///home%2Fme%2Fproject%2Fa", &folders()).unwrap(), "/home/me/project/a");
+        assert!(matches!(parse_file_uri("file:///", &[]), Err(UriError::Empty(_))));
+        assert!(matches!(parse_file_uri("https://x/a", &[]), Err(UriError::NotFile(_))));
+        assert!(matches!(parse_file_uri("file:///%FF", &[]), Err(UriError::NotUtf8(_))));
+        assert_eq!(parse_file_uri("file:///../etc/passwd", &folders()).unwrap(), "../etc/passwd");
+    }
+}

@@ -1,0 +1,29 @@
+//! The bridge's tools, one file each: `list_files`, `read_file`, `write_file` (spec 003 §6.1).
+//!
+//! Each forwards to the host's `fs/*` method through the [`Bridge`](crate::bridge::Bridge) and
+//! turns a failure into an `isError` result with the shared code and a next step.
+
+pub mod list_files;
+pub mod read_file;
+pub mod write_file;
+
+use serde_json::Value;
+
+use crate::bridge::{Bridge, BridgeError, error::Op};
+use mcp_shared::ToolOutput;
+
+/// Calls `method` and decodes its result as `T`, or gives the error result for `op`.
+pub(crate) async fn call<T: serde::de::DeserializeOwned>(
+    bridge: &Bridge,
+    method: &str,
+    params: Value,
+    op: Op<'_>,
+) -> Result<T, ToolOutput> {
+    let value = bridge.call(method, params).await.map_err(|e| e.to_output(op))?;
+    serde_json::from_value(value).map_err(|e| BridgeError::Protocol(format!("{method}: {e}")).to_output(op))
+}
+
+/// `path` as the host takes it (absolute paths inside the workspace made relative).
+pub(crate) fn host_path(bridge: &Bridge, path: &str) -> String {
+    crate::paths::to_host_path(&bridge.workspace_folders(), path)
+}

@@ -1,0 +1,63 @@
+//! `read_file {path}`: one text file of the workspace, exactly as stored.
+
+use std::borrow::Cow;
+
+use mcp_shared::{Tool, ToolContext, ToolOutput, reexports::rmcp::model::ToolAnnotations};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::{
+    bridge::{Bridge, error::Op},
+    protocol::{METHOD_READ, ReadResult},
+};
+
+/// The input of `read_file`.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct ReadFileParams {
+    /// The file, relative to the workspace root as list_files shows it (e.g. `src/main.rs`).
+    #[garde(length(min = 1))]
+    pub path: String,
+}
+
+/// `read_file`.
+#[derive(Debug, Clone)]
+pub struct ReadFile {
+    bridge: Bridge,
+}
+
+impl ReadFile {
+    /// The tool over `bridge`.
+    pub fn new(bridge: Bridge) -> Self {
+        ReadFile { bridge }
+    }
+}
+
+impl Tool for ReadFile {
+    type Params = ReadFileParams;
+
+    fn name(&self) -> Cow<'static, str> {
+        "read_file".into()
+    }
+
+    fn description(&self) -> Cow<'static, str> {
+        "Read a text file of the IDE workspace and return its content exactly as stored. `path` is \
+         relative to the workspace root, as list_files shows it. Files over the host's size limit \
+         (100 KB by default) fail with FILE_TOO_LARGE, binary files with BINARY_FILE, missing ones \
+         with NOT_FOUND."
+            .into()
+    }
+
+    fn annotations(&self) -> ToolAnnotations {
+        ToolAnnotations::with_title("Read a workspace file").read_only(true).destructive(false).idempotent(true).open_world(false)
+    }
+
+    async fn run(&self, params: ReadFileParams, _ctx: ToolContext) -> ToolOutput {
+        let wire = json!({"path": super::host_path(&self.bridge, &params.path)});
+        match super::call::<ReadResult>(&self.bridge, METHOD_READ, wire, Op::Read(&params.path)).await {
+            Ok(read) => ToolOutput::text(read.content),
+            Err(error) => error,
+        }
+    }
+}

@@ -1,0 +1,102 @@
+//! `write_file {path, content}`: create or replace one text file of the workspace.
+//!
+//! Never retried by the bridge: if the connection drops before the host answers, the result says
+//! that the write may or may not have happened.
+
+use std::borrow::Cow;
+
+use mcp_shared::{
+    Tool, ToolContext, ToolOutput,
+    reexports::rmcp::model::{JsonObject, ToolAnnotations},
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::{
+    bridge::{Bridge, error::Op},
+    protocol::{METHOD_WRITE, WriteResult},
+};
+
+/// The tool's name.
+pub const NAME: &str = "write_file";
+
+/// The input of `write_file`.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct WriteFileParams {
+    /// The file, relative to the workspace root (e.g. `src/new.rs`); missing directories are created.
+    #[garde(length(min = 1))]
+    pub path: String,
+    /// The complete new text of the file (it replaces the whole file).
+    #[garde(skip)]
+    pub content: String,
+}
+
+/// The structured result of `write_file`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct WriteFileOutput {
+    /// The path, as given.
+    pub path: String,
+    /// Bytes written (UTF-8).
+    pub bytes: u64,
+    /// Whether the file is new.
+    pub created: bool,
+}
+
+/// `write_file`.
+#[derive(Debug, Clone)]
+pub struct WriteFile {
+    bridge: Bridge,
+}
+
+impl WriteFile {
+    /// The tool over `bridge`.
+    pub fn new(bridge: Bridge) -> Self {
+        WriteFile { bridge }
+    }
+}
+
+/// The description, and what `tools/list` says instead while the host is read-only.
+pub const DESCRIPTION: &str = "Create or overwrite a text file in the IDE workspace with `content`, the \
+     complete new text. `path` is relative to the workspace root; missing directories are created. \
+     The write is atomic (the file is never left half-written) and the IDE's user is notified. \
+     Returns {path, bytes, created}. Fails with READ_ONLY when the workspace host is read-only and \
+     FILE_TOO_LARGE over its size limit (100 KB by default).";
+
+/// The note put before [`DESCRIPTION`] while the connected host is read-only.
+pub const READ_ONLY_NOTE: &str =
+    "The connected IDE workspace host is READ-ONLY: this tool currently fails with READ_ONLY and writes nothing. ";
+
+impl Tool for WriteFile {
+    type Params = WriteFileParams;
+
+    fn name(&self) -> Cow<'static, str> {
+        NAME.into()
+    }
+
+    fn description(&self) -> Cow<'static, str> {
+        DESCRIPTION.into()
+    }
+
+    fn annotations(&self) -> ToolAnnotations {
+        ToolAnnotations::with_title("Write a workspace file").read_only(false).destructive(true).idempotent(true).open_world(false)
+    }
+
+    fn output_schema(&self) -> Option<std::sync::Arc<JsonObject>> {
+        Some(mcp_shared::reexports::rmcp::handler::server::common::schema_for_type::<WriteFileOutput>())
+    }
+
+    async fn run(&self, params: WriteFileParams, _ctx: ToolContext) -> ToolOutput {
+        let wire = json!({"path": super::host_path(&self.bridge, &params.path), "content": params.content});
+        let written: WriteResult = match super::call(&self.bridge, METHOD_WRITE, wire, Op::Write(&params.path)).await {
+            Ok(written) => written,
+            Err(error) => return error,
+        };
+        let verb = if written.created { "Created" } else { "Overwrote" };
+        ToolOutput::text_and_json(
+            format!("{verb} {} ({} bytes).", params.path, written.bytes),
+            json!(WriteFileOutput { path: params.path, bytes: written.bytes, created: written.created }),
+        )
+    }
+}

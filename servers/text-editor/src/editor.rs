@@ -1,0 +1,324 @@
+//! The editor: the five commands over a [`Sandbox`], with their limits and the undo history.
+//!
+//! Synchronous on purpose: the tool runs it on a blocking thread, one call per file at a time
+//! (see [`crate::locks`]); tests call it directly. Each command lives in its own file under
+//! [`crate::commands`].
+
+use std::{path::Path, sync::Mutex};
+
+use mcp_shared::{
+    ErrorCode,
+    sandbox::{Metadata, Sandbox, SandboxPath, WriteOptions},
+};
+use serde_json::Value;
+
+use crate::{
+    document::{self, Document, NotText},
+    error::EditError,
+    history::{self, History, Record},
+    lines::{self, Normalized, Splice},
+    render,
+};
+
+/// The commands of the tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Command {
+    /// Show a file (`cat -n`) or a directory (two levels).
+    View,
+    /// Create a new file.
+    Create,
+    /// Replace one unique occurrence of a string.
+    StrReplace,
+    /// Insert text after a line.
+    Insert,
+    /// Undo the last edit of a file.
+    UndoEdit,
+}
+
+impl Command {
+    /// Every command, in the order the tool lists them.
+    pub const ALL: [Command; 5] = [Command::View, Command::Create, Command::StrReplace, Command::Insert, Command::UndoEdit];
+
+    /// The wire name, e.g. `str_replace`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Command::View => "view",
+            Command::Create => "create",
+            Command::StrReplace => "str_replace",
+            Command::Insert => "insert",
+            Command::UndoEdit => "undo_edit",
+        }
+    }
+
+    /// The command named `name`.
+    pub fn parse(name: &str) -> Option<Command> {
+        Command::ALL.into_iter().find(|c| c.as_str() == name)
+    }
+}
+
+/// The limits and switches of the editor (from the flags).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// Results are cut after this many characters of content (`0`: never).
+    pub max_output_chars: usize,
+    /// Files larger than this are not read whole (edits, and views without `view_range`).
+    pub max_file_size: u64,
+    /// Undo records kept per file.
+    pub undo_depth: usize,
+    /// fsync every write (file and directory).
+    pub fsync: bool,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { max_output_chars: 16_000, max_file_size: 64 * 1024 * 1024, undo_depth: 32, fsync: true }
+    }
+}
+
+/// One call: the command and the parameters it may use.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Request {
+    /// `file_text` (create).
+    pub file_text: Option<String>,
+    /// `view_range` as sent (checked by `view`).
+    pub view_range: Option<Value>,
+    /// `old_str` (str_replace).
+    pub old_str: Option<String>,
+    /// `new_str` (str_replace; insert, or its alias `insert_text`).
+    pub new_str: Option<String>,
+    /// `insert_line` as sent (checked by `insert`).
+    pub insert_line: Option<Value>,
+}
+
+/// A successful result: the text the model reads, and an optional note after it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reply {
+    /// The reference implementation's text.
+    pub text: String,
+    /// Something the reference would not say (e.g. that a whitespace-tolerant match was used).
+    pub note: Option<String>,
+}
+
+impl Reply {
+    /// A reply of `text` alone.
+    pub fn text(text: String) -> Reply {
+        Reply { text, note: None }
+    }
+}
+
+/// The editor.
+#[derive(Debug)]
+pub struct Editor {
+    pub(crate) limits: Limits,
+    pub(crate) history: Mutex<History>,
+}
+
+impl Editor {
+    /// An editor with `limits` and an empty history.
+    pub fn new(limits: Limits) -> Editor {
+        let history = History::new(limits.undo_depth, history::DEFAULT_BUDGET_BYTES);
+        Editor { limits, history: Mutex::new(history) }
+    }
+
+    /// The limits.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Runs `command` on `path` (resolved in `sandbox`), as the caller spelled it in `shown`.
+    pub fn execute(
+        &self,
+        sandbox: &Sandbox,
+        command: Command,
+        path: &SandboxPath,
+        request: Request,
+    ) -> Result<Reply, EditError> {
+        let target = Target { sandbox, path, shown: path.display(), command };
+        match command {
+            Command::View => self.view(&target, request.view_range.as_ref()),
+            Command::Create => self.create(&target, request.file_text),
+            Command::StrReplace => self.str_replace(&target, request.old_str, request.new_str),
+            Command::Insert => self.insert(&target, request.insert_line.as_ref(), request.new_str),
+            Command::UndoEdit => self.undo_edit(&target),
+        }
+    }
+
+    /// Resolves `raw` (normalised like Python's `pathlib`) in `sandbox` and runs `command`: the
+    /// whole call, for tests and in-process use.
+    pub fn run(&self, sandbox: &Sandbox, command: Command, raw: &str, request: Request) -> Result<Reply, EditError> {
+        let path = resolve(sandbox, raw, command)?;
+        self.execute(sandbox, command, &path, request)
+    }
+
+    pub(crate) fn history(&self) -> std::sync::MutexGuard<'_, History> {
+        match self.history.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+
+    /// The reference's `validate_path`: a missing path is an error except for `create`, an
+    /// existing one is an error for `create`, a directory is an error except for `view`.
+    pub(crate) fn validate(&self, t: &Target<'_>) -> Result<Option<Metadata>, EditError> {
+        let metadata = match t.sandbox.metadata(t.path) {
+            Ok(md) => Some(md),
+            Err(mcp_shared::sandbox::SandboxError::NotFound { .. }) => None,
+            Err(mcp_shared::sandbox::SandboxError::NotADirectory { .. }) if t.command != Command::Create => None,
+            Err(e) => return Err(t.sandbox_error(e)),
+        };
+        match (&metadata, t.command) {
+            (None, Command::Create) => Ok(None),
+            (None, _) => Err(EditError::new(ErrorCode::NotFound, render::does_not_exist(t.shown))),
+            (Some(_), Command::Create) => Err(EditError::new(ErrorCode::AlreadyExists, render::already_exists(t.shown))),
+            (Some(md), command) if md.is_dir && command != Command::View => {
+                Err(EditError::invalid(render::is_a_directory(t.shown)))
+            }
+            (Some(_), _) => Ok(metadata),
+        }
+    }
+
+    /// The error for a file over `--max-file-size`.
+    pub(crate) fn too_large(&self, t: &Target<'_>, len: u64) -> EditError {
+        EditError::new(
+            ErrorCode::FileTooLarge,
+            format!(
+                "The file {} is {len} bytes, more than this server's limit of {} bytes (--max-file-size), so it cannot be {} whole. View the part you need with `view_range`, e.g. [1, 100], after finding its line numbers with `grep -n`.",
+                t.shown,
+                self.limits.max_file_size,
+                if t.command == Command::View { "shown" } else { "edited" }
+            ),
+        )
+    }
+
+    /// Reads and decodes a file to edit it (`md`: its metadata).
+    pub(crate) fn load(&self, t: &Target<'_>, md: &Metadata) -> Result<Document, EditError> {
+        if md.len > self.limits.max_file_size {
+            return Err(self.too_large(t, md.len));
+        }
+        let bytes = t.sandbox.read(t.path).map_err(|e| t.sandbox_error(e))?;
+        if bytes.len() as u64 > self.limits.max_file_size {
+            return Err(self.too_large(t, bytes.len() as u64));
+        }
+        document::decode(bytes).map_err(|e| not_text(t.shown, &e))
+    }
+
+    /// Applies `splice` (of `norm`, the normalised text of `doc`) to the file, writes it and
+    /// records the edit for undo. Returns the new normalised text's pieces for the snippet:
+    /// the text before the splice, the replacement, the text after it.
+    pub(crate) fn apply(&self, t: &Target<'_>, doc: &Document, norm: &Normalized<'_>, splice: &Splice) -> Result<(), EditError> {
+        let a = norm.to_original(splice.start);
+        let b = norm.to_original(splice.end);
+        let replacement = norm.denormalize(&splice.replacement);
+        let new_bytes = splice_bytes(doc, a, b, &replacement).map_err(|e| {
+            EditError::invalid(format!(
+                "No change was made: the new text contains {:?}, which cannot be written in {}, the encoding of {}. Use characters that {} can represent.",
+                e.character, e.encoding, t.shown, e.encoding
+            ))
+        })?;
+        self.write_edit(t, doc, new_bytes)
+    }
+
+    /// Writes `new_bytes` over the file whose current content is `doc`, and records the edit.
+    pub(crate) fn write_edit(&self, t: &Target<'_>, doc: &Document, new_bytes: Vec<u8>) -> Result<(), EditError> {
+        if new_bytes.len() as u64 > self.limits.max_file_size {
+            return Err(EditError::new(
+                ErrorCode::FileTooLarge,
+                format!(
+                    "No change was made: the edit would make {} {} bytes, more than this server's limit of {} bytes (--max-file-size).",
+                    t.shown,
+                    new_bytes.len(),
+                    self.limits.max_file_size
+                ),
+            ));
+        }
+        let old_bytes = old_bytes(doc)?;
+        let change = history::diff(&old_bytes, &new_bytes);
+        drop(old_bytes);
+        t.sandbox.write_atomic(t.path, &new_bytes, &self.write_options()).map_err(|e| t.sandbox_error(e))?;
+        let record = Record::new(change, &new_bytes);
+        self.history().push(&history_key(t.path), record);
+        Ok(())
+    }
+
+    pub(crate) fn write_options(&self) -> WriteOptions {
+        WriteOptions { fsync: self.limits.fsync, ..WriteOptions::default() }
+    }
+}
+
+/// A call's target: the sandbox, the resolved path, how the caller spelled it, the command.
+pub(crate) struct Target<'a> {
+    pub sandbox: &'a Sandbox,
+    pub path: &'a SandboxPath,
+    pub shown: &'a str,
+    pub command: Command,
+}
+
+impl Target<'_> {
+    pub fn sandbox_error(&self, e: mcp_shared::sandbox::SandboxError) -> EditError {
+        EditError::from_sandbox(e, self.shown, self.command)
+    }
+}
+
+/// Resolves a path the caller sent: normalised like Python's `pathlib` (so messages show it as
+/// the reference does), then confined to the sandbox.
+pub fn resolve(sandbox: &Sandbox, raw: &str, command: Command) -> Result<SandboxPath, EditError> {
+    let shown = render::normalize_display(raw);
+    sandbox.resolve(&shown).map_err(|e| EditError::from_sandbox(e, &shown, command))
+}
+
+/// The key of a file in the history and the lock map.
+pub fn history_key(path: &SandboxPath) -> std::path::PathBuf {
+    path.absolute()
+}
+
+/// The message for a file that is not text.
+pub(crate) fn not_text(shown: &str, e: &NotText) -> EditError {
+    let message = match e {
+        NotText::Binary => format!(
+            "The file {shown} is binary (it contains NUL bytes or is not valid text in any supported encoding); the text editor only views and edits text files."
+        ),
+        NotText::NotRoundTrip(encoding) => format!(
+            "The file {shown} looks like {encoding} text, but it does not decode and encode back to the same bytes, so it cannot be shown or edited without changing it."
+        ),
+    };
+    EditError::new(ErrorCode::BinaryFile, message)
+}
+
+/// The file's bytes as they are now, from its decoded document (borrowed for plain UTF-8).
+fn old_bytes(doc: &Document) -> Result<std::borrow::Cow<'_, [u8]>, EditError> {
+    if doc.format == document::Format::UTF8 {
+        return Ok(doc.text.as_bytes().into());
+    }
+    doc.encode().map(Into::into).map_err(|_| EditError::new(ErrorCode::InternalError, "The file could not be re-encoded."))
+}
+
+/// The document's text with `a..b` (original positions) replaced, encoded in its format.
+fn splice_bytes(doc: &Document, a: usize, b: usize, replacement: &str) -> Result<Vec<u8>, document::Unencodable> {
+    if doc.format.encoding == document::TextEncoding::Utf8 {
+        let mut out = Vec::with_capacity(doc.format.bom_len() + doc.text.len() - (b - a) + replacement.len());
+        if doc.format.bom {
+            out.extend_from_slice(b"\xEF\xBB\xBF");
+        }
+        out.extend_from_slice(doc.text[..a].as_bytes());
+        out.extend_from_slice(replacement.as_bytes());
+        out.extend_from_slice(doc.text[b..].as_bytes());
+        return Ok(out);
+    }
+    let mut text = String::with_capacity(doc.text.len() - (b - a) + replacement.len());
+    text.push_str(&doc.text[..a]);
+    text.push_str(replacement);
+    text.push_str(&doc.text[b..]);
+    document::encode_text(doc.format, &text)
+}
+
+/// The text of a splice's snippet: lines `first .. first + count` of the text after the edit.
+pub(crate) fn snippet(norm: &str, splice: &Splice, first: usize, count: usize) -> String {
+    let before = &norm[..splice.start];
+    let before_newlines = lines::newline_count(before);
+    lines::window(before, before_newlines, &splice.replacement, &norm[splice.end..], first, count)
+}
+
+/// Whether `key` has undo history (for tests).
+pub fn has_history(editor: &Editor, key: &Path) -> bool {
+    editor.history().depth_of(key) > 0
+}

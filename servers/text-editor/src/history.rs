@@ -1,0 +1,274 @@
+//! Undo history: per file, a bounded stack of byte-level changes.
+//!
+//! A record stores only what an edit removed (and where), not the whole file, so a small edit
+//! of a large file costs little memory. Each record also stores the length and hash of the
+//! file right after the edit: undo refuses (`CONFLICT`) when the file no longer matches, i.e.
+//! someone else changed it since. The history is bounded per file by `--undo-depth` and
+//! overall by a byte budget; the oldest records go first.
+
+use std::{
+    collections::{HashMap, VecDeque},
+    path::{Path, PathBuf},
+};
+
+/// What the stored records may hold in total, in bytes of removed text.
+pub const DEFAULT_BUDGET_BYTES: usize = 256 * 1024 * 1024;
+
+/// What an edit did, in the file's bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    /// The edit created the file; undo deletes it.
+    Created,
+    /// The edit replaced `removed` at `offset` with `inserted_len` new bytes.
+    Splice {
+        /// Where the change starts.
+        offset: usize,
+        /// The bytes the edit removed.
+        removed: Vec<u8>,
+        /// How many bytes the edit put in their place.
+        inserted_len: usize,
+    },
+}
+
+/// One undoable edit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    /// What the edit did.
+    pub change: Change,
+    /// The file's length right after the edit.
+    pub after_len: u64,
+    /// The file's hash ([`fingerprint`]) right after the edit.
+    pub after_hash: u64,
+    seq: u64,
+}
+
+impl Record {
+    /// A record of `change` that left the file as `after`.
+    pub fn new(change: Change, after: &[u8]) -> Record {
+        Record { change, after_len: after.len() as u64, after_hash: fingerprint(after), seq: 0 }
+    }
+
+    /// Whether `current` is the file exactly as this edit left it.
+    pub fn matches(&self, current: &[u8]) -> bool {
+        current.len() as u64 == self.after_len && fingerprint(current) == self.after_hash
+    }
+
+    /// The bytes before the edit, given the bytes right after it.
+    pub fn reverse(&self, after: &[u8]) -> Option<Vec<u8>> {
+        match &self.change {
+            Change::Created => None,
+            Change::Splice { offset, removed, inserted_len } => {
+                let end = offset.checked_add(*inserted_len)?;
+                let head = after.get(..*offset)?;
+                let tail = after.get(end..)?;
+                let mut out = Vec::with_capacity(head.len() + removed.len() + tail.len());
+                out.extend_from_slice(head);
+                out.extend_from_slice(removed);
+                out.extend_from_slice(tail);
+                Some(out)
+            }
+        }
+    }
+
+    fn cost(&self) -> usize {
+        match &self.change {
+            Change::Created => 0,
+            Change::Splice { removed, .. } => removed.len(),
+        }
+    }
+}
+
+/// The change that turns `before` into `after`: their common prefix and suffix are left out.
+pub fn diff(before: &[u8], after: &[u8]) -> Change {
+    let prefix = common_prefix(before, after);
+    let max_suffix = before.len().min(after.len()) - prefix;
+    let suffix = common_suffix(&before[before.len() - max_suffix..], &after[after.len() - max_suffix..]);
+    Change::Splice {
+        offset: prefix,
+        removed: before[prefix..before.len() - suffix].to_vec(),
+        inserted_len: after.len() - suffix - prefix,
+    }
+}
+
+/// Compares block by block (memcmp), then byte by byte in the first differing block.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 4096;
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + BLOCK <= n && a[i..i + BLOCK] == b[i..i + BLOCK] {
+        i += BLOCK;
+    }
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
+    i
+}
+
+fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 4096;
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[a.len() - n..], &b[b.len() - n..]);
+    let mut i = 0;
+    while i + BLOCK <= n && a[n - i - BLOCK..n - i] == b[n - i - BLOCK..n - i] {
+        i += BLOCK;
+    }
+    while i < n && a[n - i - 1] == b[n - i - 1] {
+        i += 1;
+    }
+    i
+}
+
+/// A fast 64-bit hash of a file's bytes (xxh3), to notice changes made by someone else.
+pub fn fingerprint(bytes: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(bytes)
+}
+
+/// The undo stacks of every file.
+#[derive(Debug)]
+pub struct History {
+    files: HashMap<PathBuf, VecDeque<Record>>,
+    depth: usize,
+    budget: usize,
+    used: usize,
+    next_seq: u64,
+}
+
+impl History {
+    /// At most `depth` records per file and `budget` bytes of removed text in all.
+    pub fn new(depth: usize, budget: usize) -> History {
+        History { files: HashMap::new(), depth, budget, used: 0, next_seq: 0 }
+    }
+
+    /// Records an edit of `key`. A record larger than the whole budget is not kept, and then
+    /// neither are the older records of that file (they could no longer be reached).
+    pub fn push(&mut self, key: &Path, mut record: Record) {
+        if self.depth == 0 {
+            return;
+        }
+        if record.cost() > self.budget {
+            tracing::info!(path = %key.display(), bytes = record.cost(), "edit too large to keep for undo");
+            self.clear(key);
+            return;
+        }
+        record.seq = self.next_seq;
+        self.next_seq += 1;
+        self.used += record.cost();
+        let stack = self.files.entry(key.to_path_buf()).or_default();
+        stack.push_back(record);
+        if stack.len() > self.depth
+            && let Some(dropped) = stack.pop_front()
+        {
+            self.used -= dropped.cost();
+        }
+        while self.used > self.budget {
+            if !self.evict_oldest() {
+                break;
+            }
+        }
+    }
+
+    /// Takes the most recent record of `key`.
+    pub fn pop(&mut self, key: &Path) -> Option<Record> {
+        let stack = self.files.get_mut(key)?;
+        let record = stack.pop_back()?;
+        if stack.is_empty() {
+            self.files.remove(key);
+        }
+        self.used -= record.cost();
+        Some(record)
+    }
+
+    /// Puts back a record taken by [`History::pop`] (the undo failed).
+    pub fn restore(&mut self, key: &Path, record: Record) {
+        self.used += record.cost();
+        self.files.entry(key.to_path_buf()).or_default().push_back(record);
+    }
+
+    /// Forgets every record of `key`.
+    pub fn clear(&mut self, key: &Path) {
+        if let Some(stack) = self.files.remove(key) {
+            self.used -= stack.iter().map(Record::cost).sum::<usize>();
+        }
+    }
+
+    /// How many records `key` has.
+    pub fn depth_of(&self, key: &Path) -> usize {
+        self.files.get(key).map_or(0, VecDeque::len)
+    }
+
+    /// Bytes held by all records.
+    pub fn used_bytes(&self) -> usize {
+        self.used
+    }
+
+    fn evict_oldest(&mut self) -> bool {
+        let oldest = self
+            .files
+            .iter()
+            .filter_map(|(key, stack)| stack.front().map(|r| (r.seq, key.clone())))
+            .min_by_key(|(seq, _)| *seq);
+        let Some((_, key)) = oldest else {
+            return false;
+        };
+        if let Some(stack) = self.files.get_mut(&key) {
+            if let Some(dropped) = stack.pop_front() {
+                self.used -= dropped.cost();
+            }
+            if stack.is_empty() {
+                self.files.remove(&key);
+            }
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn diff_and_reverse_round_trip() {
+        let cases: &[(&[u8], &[u8])] =
+            &[(b"hello world", b"hello brave world"), (b"abc", b""), (b"", b"xyz"), (b"aaaa", b"aa"), (b"same", b"same")];
+        for (before, after) in cases {
+            let record = Record::new(diff(before, after), after);
+            assert_eq!(record.reverse(after).as_deref(), Some(*before));
+            assert!(record.matches(after));
+        }
+        let big_a = vec![b'x'; 10_000];
+        let mut big_b = big_a.clone();
+        big_b[5000] = b'y';
+        let change = diff(&big_a, &big_b);
+        assert_eq!(change, Change::Splice { offset: 5000, removed: vec![b'x'], inserted_len: 1 });
+    }
+
+    #[test]
+    fn depth_and_budget_bound_the_history() {
+        let key = Path::new("/r/a");
+        let mut history = History::new(2, 10);
+        for i in 0..3u8 {
+            history.push(key, Record::new(Change::Splice { offset: 0, removed: vec![i; 3], inserted_len: 0 }, b""));
+        }
+        assert_eq!(history.depth_of(key), 2);
+        assert_eq!(history.used_bytes(), 6);
+        // a second file pushes the budget: the oldest record overall goes
+        let other = Path::new("/r/b");
+        history.push(other, Record::new(Change::Splice { offset: 0, removed: vec![9; 6], inserted_len: 0 }, b""));
+        assert_eq!(history.depth_of(key), 1);
+        assert!(history.used_bytes() <= 10);
+        // too large for the budget: dropped, with the file's older records
+        history.push(other, Record::new(Change::Splice { offset: 0, removed: vec![9; 11], inserted_len: 0 }, b""));
+        assert_eq!(history.depth_of(other), 0);
+        let top = history.pop(key).unwrap();
+        assert_eq!(top.change, Change::Splice { offset: 0, removed: vec![2; 3], inserted_len: 0 });
+        assert_eq!(history.pop(key), None);
+        assert_eq!(history.used_bytes(), 0);
+    }
+
+    #[test]
+    fn zero_depth_keeps_nothing() {
+        let mut history = History::new(0, 100);
+        history.push(Path::new("/a"), Record::new(Change::Created, b"x"));
+        assert_eq!(history.pop(Path::new("/a")), None);
+    }
+}

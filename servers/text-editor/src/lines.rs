@@ -1,0 +1,245 @@
+//! Line endings and line arithmetic.
+//!
+//! Every command works on the *normalised* text: the file's text with each CRLF read as LF, the
+//! way Anthropic's reference implementation (Python's universal newlines) sees it. So an
+//! `old_str` written with `\n` matches a CRLF file, and line numbers are the same whatever the
+//! line endings. An edit is a [`Splice`] of the normalised text; [`Normalized::to_original`]
+//! maps it back onto the original text, and the replacement gets the file's dominant line
+//! ending. Text the edit does not touch keeps its bytes, even in a file of mixed line endings.
+
+use std::borrow::Cow;
+
+/// The text of a file with every CRLF read as LF, and how to map positions back.
+#[derive(Debug, Clone)]
+pub struct Normalized<'a> {
+    text: Cow<'a, str>,
+    /// Positions, in the normalised text, of the `\n`s that were `\r\n` (ascending).
+    crlf: Vec<usize>,
+    newline: &'static str,
+}
+
+impl<'a> Normalized<'a> {
+    /// Normalises `original` (borrowed when it has no CR).
+    pub fn new(original: &'a str) -> Normalized<'a> {
+        let bytes = original.as_bytes();
+        if memchr::memchr(b'\r', bytes).is_none() {
+            return Normalized { text: Cow::Borrowed(original), crlf: Vec::new(), newline: "\n" };
+        }
+        let mut text = String::with_capacity(original.len());
+        let mut crlf = Vec::new();
+        let mut lone_lf = 0usize;
+        let mut from = 0usize;
+        for at in memchr::memchr_iter(b'\n', bytes) {
+            if at > 0 && bytes[at - 1] == b'\r' {
+                text.push_str(&original[from..at - 1]);
+                crlf.push(text.len());
+                text.push('\n');
+            } else {
+                lone_lf += 1;
+                text.push_str(&original[from..=at]);
+            }
+            from = at + 1;
+        }
+        text.push_str(&original[from..]);
+        let newline = if crlf.len() > lone_lf { "\r\n" } else { "\n" };
+        Normalized { text: Cow::Owned(text), crlf, newline }
+    }
+
+    /// The normalised text.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// The file's dominant line ending: `"\r\n"` if most of its line breaks are CRLF.
+    pub fn newline(&self) -> &'static str {
+        self.newline
+    }
+
+    /// The position in the original text of position `pos` of the normalised text.
+    pub fn to_original(&self, pos: usize) -> usize {
+        pos + self.crlf.partition_point(|&p| p < pos)
+    }
+
+    /// `replacement` (normalised) with the file's dominant line ending.
+    pub fn denormalize<'r>(&self, replacement: &'r str) -> Cow<'r, str> {
+        if self.newline == "\r\n" && replacement.contains('\n') {
+            Cow::Owned(replacement.replace('\n', "\r\n"))
+        } else {
+            Cow::Borrowed(replacement)
+        }
+    }
+}
+
+/// Text from a caller with each CRLF read as LF, like the file's.
+pub fn normalize_input(s: &str) -> Cow<'_, str> {
+    if s.contains("\r\n") { Cow::Owned(s.replace("\r\n", "\n")) } else { Cow::Borrowed(s) }
+}
+
+/// An edit of the normalised text: `start..end` becomes `replacement`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Splice {
+    /// Where the replaced text starts.
+    pub start: usize,
+    /// Where the replaced text ends (exclusive).
+    pub end: usize,
+    /// The new text (normalised: LF line endings).
+    pub replacement: String,
+}
+
+impl Splice {
+    /// Keeps the presence or absence of the final newline of `text` (the normalised text this
+    /// splice applies to) when the splice reaches the end of it. An empty file, or an edit that
+    /// empties the file, is left as it is.
+    pub fn keep_final_newline(&mut self, text: &str) {
+        if text.is_empty() || self.end != text.len() {
+            return;
+        }
+        let had = text.ends_with('\n');
+        let empties = |s: &Splice| s.start == 0 && s.replacement.is_empty();
+        if empties(self) {
+            return;
+        }
+        let ends_with_newline =
+            |s: &Splice| if s.replacement.is_empty() { text[..s.start].ends_with('\n') } else { s.replacement.ends_with('\n') };
+        if had {
+            if !ends_with_newline(self) {
+                self.replacement.push('\n');
+            }
+            return;
+        }
+        while ends_with_newline(self) && !empties(self) {
+            if self.replacement.is_empty() {
+                self.start -= 1;
+            } else {
+                self.replacement.pop();
+            }
+        }
+    }
+}
+
+/// How many lines `text` has as Python's `text.split("\n")` counts them (a final newline
+/// starts one more, empty, line).
+pub fn line_count(text: &str) -> usize {
+    newline_count(text) + 1
+}
+
+/// How many `\n` bytes `text` holds.
+pub fn newline_count(text: &str) -> usize {
+    memchr::memchr_iter(b'\n', text.as_bytes()).count()
+}
+
+/// The byte offset where line `index` (0-based) starts, if `text` has that many lines.
+pub fn line_start(text: &str, index: usize) -> Option<usize> {
+    if index == 0 {
+        return Some(0);
+    }
+    memchr::memchr_iter(b'\n', text.as_bytes()).nth(index - 1).map(|at| at + 1)
+}
+
+/// Lines `first .. first + count` (0-based) of the text `before + middle + after`, joined by
+/// `\n`, without building that whole text. `before_newlines` is the number of `\n` in `before`
+/// and `first` must not exceed it (the window starts in `before`).
+pub fn window(before: &str, before_newlines: usize, middle: &str, after: &str, first: usize, count: usize) -> String {
+    let first = first.min(before_newlines);
+    let start = if first == 0 {
+        0
+    } else {
+        memchr::memrchr_iter(b'\n', before.as_bytes()).nth(before_newlines - first).map_or(0, |at| at + 1)
+    };
+    let end = memchr::memchr_iter(b'\n', after.as_bytes()).nth(count).unwrap_or(after.len());
+    let mut joined = String::with_capacity(before.len() - start + middle.len() + end);
+    joined.push_str(&before[start..]);
+    joined.push_str(middle);
+    joined.push_str(&after[..end]);
+    let mut out = String::with_capacity(joined.len());
+    for (i, line) in joined.split('\n').take(count).enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(line);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lf_text_is_borrowed() {
+        let n = Normalized::new("a\nb\n");
+        assert!(matches!(n.text, Cow::Borrowed(_)));
+        assert_eq!(n.newline(), "\n");
+        assert_eq!(n.to_original(3), 3);
+    }
+
+    #[test]
+    fn crlf_maps_back() {
+        let original = "ab\r\ncd\r\nef";
+        let n = Normalized::new(original);
+        assert_eq!(n.as_str(), "ab\ncd\nef");
+        assert_eq!(n.newline(), "\r\n");
+        assert_eq!(n.to_original(2), 2); // before the first line break
+        assert_eq!(n.to_original(3), 4); // 'c'
+        assert_eq!(n.to_original(6), 8); // 'e'
+        assert_eq!(n.denormalize("x\ny"), "x\r\ny");
+    }
+
+    #[test]
+    fn mixed_line_endings_pick_the_majority_and_keep_lone_cr() {
+        let n = Normalized::new("a\r\nb\nc\n");
+        assert_eq!(n.newline(), "\n");
+        assert_eq!(n.as_str(), "a\nb\nc\n");
+        let n = Normalized::new("a\r\r\nb");
+        assert_eq!(n.as_str(), "a\r\nb");
+        assert_eq!(n.to_original(3), 4);
+    }
+
+    #[test]
+    fn final_newline_is_kept() {
+        let text = "a\nb\n";
+        let mut s = Splice { start: 2, end: 4, replacement: "c".into() };
+        s.keep_final_newline(text);
+        assert_eq!(s.replacement, "c\n");
+
+        let text = "a\nb";
+        let mut s = Splice { start: 2, end: 3, replacement: "c\n".into() };
+        s.keep_final_newline(text);
+        assert_eq!(s.replacement, "c");
+        let mut s = Splice { start: 2, end: 3, replacement: String::new() };
+        s.keep_final_newline(text);
+        assert_eq!((s.start, s.replacement.as_str()), (1, ""));
+
+        // not at the end: untouched
+        let mut s = Splice { start: 0, end: 1, replacement: "x\n".into() };
+        s.keep_final_newline(text);
+        assert_eq!(s.replacement, "x\n");
+        // emptying the file: untouched
+        let mut s = Splice { start: 0, end: 4, replacement: String::new() };
+        s.keep_final_newline("a\nb\n");
+        assert_eq!((s.start, s.replacement.as_str()), (0, ""));
+    }
+
+    #[test]
+    fn line_helpers() {
+        assert_eq!(line_count(""), 1);
+        assert_eq!(line_count("a\nb\n"), 3);
+        assert_eq!(line_start("a\nbc\nd", 2), Some(5));
+        assert_eq!(line_start("a\nbc\nd", 3), None);
+    }
+
+    #[test]
+    fn window_spans_the_three_parts() {
+        let before = "1\n2\n3\n4\n5\n6";
+        let middle = "X\nY";
+        let after = "7\n8\n9\n10\n11\n12";
+        let whole = format!("{before}{middle}{after}");
+        let lines: Vec<&str> = whole.split('\n').collect();
+        for first in 0..=5 {
+            for count in 1..12 {
+                let expected = lines.iter().skip(first).take(count).copied().collect::<Vec<_>>().join("\n");
+                assert_eq!(window(before, 5, middle, after, first, count), expected, "{first} {count}");
+            }
+        }
+    }
+}
