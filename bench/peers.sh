@@ -49,7 +49,13 @@ mkdir -p "$WORK/results" "$WORK/data"
 trap cleanup EXIT
 : >"$WORK/results/manifest.tsv"
 : >"$WORK/results/notes.txt"
-remark() { note "$*"; printf '%s\n' "$*" >>"$WORK/results/notes.txt"; }
+# A remark is shown now and in the summary's notes, on one line.
+remark() {
+  local text
+  text="$(printf '%s' "$*" | tr '\n' ' ')"
+  note "$text"
+  printf '%s\n' "$text" >>"$WORK/results/notes.txt"
+}
 
 # ---------------------------------------------------------------------------------------------
 say "building ours (release)"
@@ -105,12 +111,14 @@ with open(os.path.join(d, "doc.txt"), "w") as f:
         f.write(f"line {i:03}: the quick brown fox jumps over the lazy dog\n")
 line = "0123456789abcdef" * 3 + "the 1 MiB file.\n"   # 64 bytes
 with open(os.path.join(d, "big.txt"), "w") as f:
-    f.write(line * (1024 * 1024 // len(line)))
+    f.write(line * (1024 * 1024 // len(line) - 1))
+    f.write("the last line of the 1 MiB file: every read must return it.\n".rjust(64, "-"))
 PY
 for who in ours fs te; do cp -r "$WORK/data/original" "$WORK/data/$who"; done
 
 # run NAME SCENARIO SERVER -- mcp-bench options -- command...
 # Runs mcp-bench --json into results/NAME.json; a failure is reported and the run goes on.
+# Reads pass --expect-text "$BIG_END": every read must return the whole file.
 run() {
   local name="$1" scenario="$2" server="$3"
   shift 3
@@ -158,19 +166,24 @@ else
   remark "sample-tool: no mcp-server-sample-tool binary; skipped"
 fi
 
+BIG_END="every read must return it"
 A="$(json_str "$LINE_A")"
 B="$(json_str "$LINE_B")"
 
 # ours: mcp-server-text-editor
 D="$WORK/data/ours"
 if [[ -x "$BIN/mcp-server-text-editor" ]]; then
-  edit_bench edit-ours ours "$D" text_editor \
-    "{\"command\":\"str_replace\",\"path\":\"$D/doc.txt\",\"old_str\":$A,\"new_str\":$B}" \
-    "{\"command\":\"str_replace\",\"path\":\"$D/doc.txt\",\"old_str\":$B,\"new_str\":$A}" \
-    -- "$BIN/mcp-server-text-editor" --root "$D"
+  FWD="{\"command\":\"str_replace\",\"path\":\"$D/doc.txt\",\"old_str\":$A,\"new_str\":$B}"
+  REV="{\"command\":\"str_replace\",\"path\":\"$D/doc.txt\",\"old_str\":$B,\"new_str\":$A}"
+  # Ours fsyncs every write (file and directory) by default; the peers do not. Both are shown.
+  edit_bench edit-ours ours "$D" text_editor "$FWD" "$REV" -- "$BIN/mcp-server-text-editor" --root "$D"
+  edit_bench edit-ours-nofsync "ours --no-fsync" "$D" text_editor "$FWD" "$REV" \
+    -- "$BIN/mcp-server-text-editor" --root "$D" --no-fsync
+  # Ours cuts a view at 16,000 characters by default (Claude's max_characters); the peers return
+  # the whole file, so the cut is lifted here. Ours also numbers the lines (cat -n).
   run read-ours read-1mib ours --spawns "$SPAWNS" --calls "$READ_CALLS" --warmup "$WARMUP" \
-    --tool text_editor --args "{\"command\":\"view\",\"path\":\"$D/big.txt\"}" \
-    -- "$BIN/mcp-server-text-editor" --root "$D" || true
+    --expect-text "$BIG_END" --tool text_editor --args "{\"command\":\"view\",\"path\":\"$D/big.txt\"}" \
+    -- "$BIN/mcp-server-text-editor" --root "$D" --max-output-chars 0 || true
 else
   remark "ours (mcp-server-text-editor): not built yet (no crate or no binary); its text benchmarks are skipped"
 fi
@@ -183,7 +196,7 @@ if [[ -n "$FS_BIN" ]]; then
     "{\"path\":\"$D/doc.txt\",\"edits\":[{\"oldText\":$B,\"newText\":$A}]}" \
     -- "$FS_BIN" "$D"
   run read-fs read-1mib server-filesystem --spawns "$SPAWNS" --calls "$READ_CALLS" \
-    --warmup "$WARMUP" --tool read_text_file --args "{\"path\":\"$D/big.txt\"}" -- "$FS_BIN" "$D" || true
+    --warmup "$WARMUP" --expect-text "$BIG_END" --tool read_text_file --args "{\"path\":\"$D/big.txt\"}" -- "$FS_BIN" "$D" || true
 fi
 
 # mcp-text-editor: hashes of the whole file and of line 50 in both states.
@@ -207,7 +220,7 @@ PY
   edit_bench edit-te mcp-text-editor "$D" edit_text_file_contents "${TE_EDITS[0]}" "${TE_EDITS[1]}" \
     --error-text '"result": "error"' --error-text 'Error' -- "$TE_BIN"
   run read-te read-1mib mcp-text-editor --spawns "$SPAWNS" --calls "$READ_CALLS" \
-    --warmup "$WARMUP" --tool get_text_file_contents --error-text 'Error' \
+    --warmup "$WARMUP" --tool get_text_file_contents --error-text 'Error' --expect-text "$BIG_END" \
     --args "{\"files\":[{\"file_path\":\"$D/big.txt\",\"ranges\":[{\"start\":1,\"end\":null}]}]}" \
     -- "$TE_BIN" || true
 fi

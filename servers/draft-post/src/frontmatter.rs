@@ -229,8 +229,7 @@ fn yaml_message(full: &str) -> String {
 
 /// Words a plain scalar may not be for the quick reader (booleans, nulls, special floats in
 /// YAML 1.1 and 1.2, any case).
-const SPECIAL_WORDS: &[&str] =
-    &["true", "false", "yes", "no", "on", "off", "y", "n", "null", "nan", "inf", "infinity"];
+const SPECIAL_WORDS: &[&str] = &["true", "false", "yes", "no", "on", "off", "y", "n", "null", "nan", "inf", "infinity"];
 
 /// Whether a plain scalar is surely read as a string (not a number, boolean or null) by any
 /// YAML 1.1 or 1.2 resolver. `false` means "not sure".
@@ -255,6 +254,18 @@ fn plain_is_surely_string(v: &str) -> bool {
     let bytes = lower.as_bytes();
     let inner_sign = bytes.iter().enumerate().any(|(i, &b)| i > 0 && matches!(b, b'-' | b'+') && bytes[i - 1] != b'e');
     inner_sign || lower.chars().any(|c| !matches!(c, '0'..='9' | '+' | '-' | '.' | '_' | ':' | 'e'))
+}
+
+/// Whether YAML surely reads a plain scalar without error, whatever its type. The only
+/// failures of a well-formed plain scalar are floats that are not finite (`1e400`, `.inf`),
+/// which serde-saphyr rejects; booleans, nulls, integers and decimals without an exponent
+/// are fine.
+fn plain_is_safe(v: &str) -> bool {
+    if plain_is_surely_string(v) || SPECIAL_WORDS.contains(&v.to_ascii_lowercase().as_str()) {
+        return true;
+    }
+    let digits = v.bytes().filter(u8::is_ascii_digit).count();
+    digits <= 300 && v.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'_' | b'.' | b':'))
 }
 
 /// Whether `c` may appear in frontmatter as the quick reader sees it (printable, no tab).
@@ -317,7 +328,7 @@ fn quick_flow_seq(v: &str) -> Option<&str> {
                 }
             } else if !(item.chars().next().is_some_and(char::is_alphanumeric)
                 && !item.contains(['#', ':', '"', '\'', '}', ']'])
-                && plain_is_surely_string(item))
+                && plain_is_safe(item))
             {
                 return None;
             }
@@ -333,6 +344,8 @@ fn quick_flow_seq(v: &str) -> Option<&str> {
 /// Whatever it returns is what [`parse_meta`] returns for the same text.
 pub fn quick_meta(yaml: &str) -> Option<Meta> {
     let mut meta = Meta::default();
+    // Borrowed while reading (the duplicate check); owned once at the end.
+    let mut keys: Vec<&str> = Vec::new();
     for raw in yaml.split('\n') {
         let line = raw.strip_suffix('\r').unwrap_or(raw);
         if !line.chars().all(quick_char_ok) {
@@ -347,7 +360,7 @@ pub fn quick_meta(yaml: &str) -> Option<Meta> {
         let key_ok = key.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
             && key.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
             && !SPECIAL_WORDS.contains(&key.to_ascii_lowercase().as_str());
-        if !key_ok || meta.keys.iter().any(|k| k == key) {
+        if !key_ok || keys.contains(&key) {
             return None;
         }
         let after = &line[colon + 1..];
@@ -377,14 +390,23 @@ pub fn quick_meta(yaml: &str) -> Option<Meta> {
                 Some(i) => v[..i].trim_end_matches(' '),
                 None => v,
             };
-            if text.contains(": ") || text.ends_with(':') || !plain_is_surely_string(text) {
+            if text.contains(": ") || text.ends_with(':') {
                 return None;
             }
-            Some(text.to_owned())
+            // The keys the server reads must be strings for sure; the others only need to parse.
+            let interesting = matches!(key, "title" | "slug" | SOURCE_ID_KEY);
+            if interesting && !plain_is_surely_string(text) {
+                return None;
+            }
+            if !interesting && !plain_is_safe(text) {
+                return None;
+            }
+            interesting.then(|| text.to_owned())
         };
-        meta.keys.push(key.to_owned());
+        keys.push(key);
         meta.set(key, value);
     }
+    meta.keys = keys.into_iter().map(str::to_owned).collect();
     Some(meta)
 }
 
@@ -586,13 +608,18 @@ mod tests {
         assert_eq!(meta.source_id.as_deref(), Some(ID));
         assert_eq!(parse_meta(yaml, 2).unwrap(), meta);
         assert_eq!(quick_meta("title: 日本語のタイトル\n").unwrap().title.as_deref(), Some("日本語のタイトル"));
+        // Other keys may hold booleans and numbers.
+        let typed = "title: T\ndraft: false\nweight: 10\nratio: 0.5\npublished: yes\ntags: [1, true]\n";
+        assert_eq!(quick_meta(typed).unwrap(), parse_meta(typed, 2).unwrap());
     }
 
     #[test]
     fn quick_gives_up_on_anything_unusual() {
         for yaml in [
-            "a: 1\n",
-            "a: true\n",
+            "title: 1\n",
+            "slug: true\n",
+            "a: 1e5\n",
+            "a: 1e400\n",
             "a: |\n  x\n",
             "a:\n  - x\n",
             "a: {b: 1}\n",
@@ -600,14 +627,13 @@ mod tests {
             "a: \"esc\\n\"\n",
             "a: b: c\n",
             "a:b\n",
-            "a: 1e5\n",
             "a: .inf\n",
             "a: x\na: y\n",
             "\"a\": x\n",
             "a:\tb\n",
             "- a\n",
             "a: 3e12345678901234\n",
-            "a: 1234567890123456\n",
+            "source_id: 1234567890123456\n",
             "a: [a, ]\n",
             "yes: x\n",
         ] {
@@ -655,7 +681,10 @@ mod tests {
     #[test]
     fn compose_gives_a_manuscript_without_frontmatter_one() {
         assert_eq!(compose_article("# Hi\n", ID).unwrap().0, "---\nsource_id: 0123456789abcdef\n---\n# Hi\n");
-        assert_eq!(compose_article("# Hi\r\nx", ID).unwrap().0, "---\r\nsource_id: 0123456789abcdef\r\n---\r\n# Hi\r\nx");
+        assert_eq!(
+            compose_article("# Hi\r\nx", ID).unwrap().0,
+            "---\r\nsource_id: 0123456789abcdef\r\n---\r\n# Hi\r\nx"
+        );
         assert_eq!(compose_article("", ID).unwrap().0, "---\nsource_id: 0123456789abcdef\n---\n");
         assert_eq!(
             compose_article("\u{feff}body", ID).unwrap().0,
@@ -722,6 +751,20 @@ mod tests {
         "n: NaN",
         "flag: yes",
         "flag: Off",
+        "draft: false",
+        "draft: NULL",
+        "weight: 10",
+        "weight: 0.25",
+        "weight: 00",
+        "big: 99999999999999999999999",
+        "huge: 1e400",
+        "huge: 1e-400",
+        "huge: 1.5E3",
+        "word: nan",
+        "word: Inf",
+        "clock: 190:20:30",
+        "list: [1, 2.5, true, null, 1e400]",
+        "list: [.inf]",
         "tags: [a, b, c]",
         "tags: []",
         "tags: [\"x\", 'y']",
@@ -769,13 +812,26 @@ mod tests {
             }
         }
 
+        /// The same, over lines the quick reader takes one by one (so most cases reach the
+        /// comparison, not only those that happen to avoid every unusual line).
+        #[test]
+        fn quick_agrees_with_saphyr_on_its_own_shapes(picks in proptest::collection::vec(0..LINES.len(), 1..8)) {
+            let accepted: Vec<&str> = LINES.iter().copied().filter(|l| quick_meta(&format!("{l}\n")).is_some()).collect();
+            prop_assert!(accepted.len() > 20, "the quick reader takes too little: {:?}", accepted);
+            let yaml: String = picks.iter().map(|&i| format!("{}\n", accepted[i % accepted.len()])).collect();
+            if let Some(quick) = quick_meta(&yaml) {
+                prop_assert_eq!(parse_meta(&yaml, 2), Ok(quick), "yaml: {:?}", yaml);
+            }
+        }
+
         /// Composing keeps the body byte for byte and is idempotent.
         #[test]
         fn compose_keeps_the_body(picks in proptest::collection::vec(0..LINES.len(), 0..6), body in ".{0,40}") {
             let yaml: String = picks.iter().map(|&i| format!("{}\n", LINES[i])).collect();
             let text = format!("---\n{yaml}---\n{body}");
             if let Ok((article, _)) = compose_article(&text, ID) {
-                prop_assert!(article.ends_with(&format!("---\n{body}")));
+                let tail = format!("---\n{body}");
+                prop_assert!(article.ends_with(&tail));
                 prop_assert_eq!(compose_article(&article, ID).map(|(a, _)| a), Ok(article.clone()));
                 let parts = split(&article).unwrap();
                 let block = parts.frontmatter.unwrap();

@@ -37,10 +37,8 @@ pub fn slugify(text: &str) -> String {
         // Cut at the last word boundary that fits, else hard at the limit.
         let next_is_boundary = out.as_bytes()[MAX_SLUG_CHARS] == b'-';
         out.truncate(MAX_SLUG_CHARS);
-        if !next_is_boundary {
-            if let Some(dash) = out.rfind('-') {
-                out.truncate(dash);
-            }
+        if let Some(dash) = out.rfind('-').filter(|_| !next_is_boundary) {
+            out.truncate(dash);
         }
         while out.ends_with('-') {
             out.pop();

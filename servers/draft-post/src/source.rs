@@ -148,7 +148,15 @@ pub fn read_manuscript(base: &Path, source: &str) -> Result<Manuscript, SourceEr
     let given = Path::new(shown);
     let joined: PathBuf = if given.is_absolute() { given.to_path_buf() } else { base.join(given) };
     let canonical = std::fs::canonicalize(&joined).map_err(|e| io_error(e, shown))?;
-    let mut file = std::fs::File::open(&canonical).map_err(|e| io_error(e, shown))?;
+    // Non-blocking, so that a FIFO passed as the manuscript is refused, not waited on.
+    let mut file = {
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+            .open(&canonical)
+            .map_err(|e| io_error(e, shown))?
+    };
     let metadata = file.metadata().map_err(|e| io_error(e, shown))?;
     if metadata.is_dir() {
         return Err(SourceError::IsADirectory { shown: shown.to_owned() });
@@ -162,7 +170,11 @@ pub fn read_manuscript(base: &Path, source: &str) -> Result<Manuscript, SourceEr
     let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0));
     (&mut file).take(MAX_MANUSCRIPT_BYTES + 1).read_to_end(&mut bytes).map_err(|e| io_error(e, shown))?;
     if bytes.len() as u64 > MAX_MANUSCRIPT_BYTES {
-        return Err(SourceError::TooLarge { shown: shown.to_owned(), len: bytes.len() as u64, max: MAX_MANUSCRIPT_BYTES });
+        return Err(SourceError::TooLarge {
+            shown: shown.to_owned(),
+            len: bytes.len() as u64,
+            max: MAX_MANUSCRIPT_BYTES,
+        });
     }
     let text = String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
@@ -215,6 +227,8 @@ mod tests {
         assert!(matches!(read_manuscript(dir.path(), "FILE:"), Err(SourceError::Empty)));
         assert!(matches!(read_manuscript(dir.path(), "nope.md"), Err(SourceError::NotFound { .. })));
         assert!(matches!(read_manuscript(dir.path(), "."), Err(SourceError::IsADirectory { .. })));
+        assert!(std::process::Command::new("mkfifo").arg(dir.path().join("fifo.md")).status().unwrap().success());
+        assert!(matches!(read_manuscript(dir.path(), "fifo.md"), Err(SourceError::NotAFile { .. })));
         match read_manuscript(dir.path(), "latin1.md") {
             Err(SourceError::NotUtf8 { line, column, .. }) => assert_eq!((line, column), (2, 4)),
             other => panic!("{other:?}"),

@@ -15,7 +15,7 @@ use std::{
     time::{SystemTime, UNIX_EPOCH},
 };
 
-use cap_std::fs::{Dir, MetadataExt};
+use cap_std::fs::{Dir, MetadataExt, OpenOptions, OpenOptionsExt};
 
 use crate::frontmatter::{self, Located};
 
@@ -64,7 +64,7 @@ pub fn now_ns() -> i128 {
 }
 
 /// What kind of entry a directory listing found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Kind {
     /// A directory.
     Dir,
@@ -146,10 +146,19 @@ pub fn list(dir: &Dir, rel: impl AsRef<Path>) -> io::Result<Vec<(String, Kind)>>
     Ok(out)
 }
 
+/// Opens `rel` beneath `dir` for reading without blocking: a FIFO planted as `article.md`
+/// must not hang the scan (the caller then refuses anything but a regular file).
+fn open_nonblocking(dir: &Dir, rel: &Path) -> io::Result<cap_std::fs::File> {
+    let mut options = OpenOptions::new();
+    options.read(true);
+    options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+    dir.open_with(rel, &options)
+}
+
 /// Reads the start of the file `rel` beneath `dir`: until its frontmatter is closed, the file
 /// ends, or [`MAX_FRONTMATTER_BYTES`] are read.
 pub fn read_head(dir: &Dir, rel: impl AsRef<Path>) -> io::Result<Head> {
-    let mut file = dir.open(rel.as_ref())?;
+    let mut file = open_nonblocking(dir, rel.as_ref())?;
     let md = file.metadata()?;
     if md.is_dir() {
         return Err(io::Error::from(io::ErrorKind::IsADirectory));
@@ -158,19 +167,47 @@ pub fn read_head(dir: &Dir, rel: impl AsRef<Path>) -> io::Result<Head> {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"));
     }
     let stamp = Stamp::of(&md);
-    let mut bytes = Vec::with_capacity(FIRST_READ.min(usize::try_from(md.len()).unwrap_or(FIRST_READ) + 1));
+    // `stat` gave the size: once that much is read the file is whole, without another `read`
+    // to see its end (one `read` for a usual article).
+    let len = usize::try_from(md.len()).unwrap_or(usize::MAX);
+    let mut bytes: Vec<u8> = Vec::new();
+    let mut filled = 0;
     let mut want = FIRST_READ;
     loop {
-        let before = bytes.len();
-        (&mut file).take((want - before) as u64).read_to_end(&mut bytes)?;
-        let complete = bytes.len() < want;
+        bytes.resize(want, 0);
+        let mut eof = false;
+        while filled < want {
+            if filled >= len {
+                eof = true;
+                break;
+            }
+            let n = file.read(&mut bytes[filled..want])?;
+            if n == 0 {
+                eof = true;
+                break;
+            }
+            filled += n;
+        }
+        bytes.truncate(filled);
         let body = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(&bytes);
-        let done = !matches!(frontmatter::locate(body), Located::Unclosed);
-        if complete || done || want >= MAX_FRONTMATTER_BYTES {
-            return Ok(Head { bytes, complete, stamp });
+        let closed = !matches!(frontmatter::locate(body), Located::Unclosed);
+        if closed || eof || want >= MAX_FRONTMATTER_BYTES {
+            return Ok(Head { bytes, complete: eof, stamp });
         }
         want = (want * 4).min(MAX_FRONTMATTER_BYTES);
     }
+}
+
+/// The whole regular file `rel` beneath `dir`, if it has at most `max` bytes.
+pub fn read_all(dir: &Dir, rel: impl AsRef<Path>, max: usize) -> io::Result<Vec<u8>> {
+    let file = open_nonblocking(dir, rel.as_ref())?;
+    let md = file.metadata()?;
+    if !md.is_file() || usize::try_from(md.len()).unwrap_or(usize::MAX) > max {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file of a usable size"));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(md.len()).unwrap_or(0));
+    file.take(max as u64).read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// Whether `name` is the name of a temporary file of an atomic write (`.name.mcp-tmp-…`).
@@ -253,6 +290,10 @@ mod tests {
         assert!(remove_empty_dir(&projects, "p/04-y").is_err(), "never removes a non-empty directory");
         assert_eq!(lstat(&projects, "p/nope").unwrap(), None);
         assert!(View::open(tmp.path()).unwrap().projects().unwrap().is_some());
+        // A FIFO is refused at once, not waited on.
+        let fifo = tmp.path().join("projects/p/03-x/article.md");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        assert!(read_head(&projects, "p/03-x/article.md").is_err());
         let empty = tempfile::tempdir().unwrap();
         assert!(View::open(empty.path()).unwrap().projects().unwrap().is_none());
     }

@@ -253,7 +253,11 @@ pub fn sweep_stale(dir: &Path) {
 /// The host for `dir` among `hosts`: the one with the deepest workspace folder containing `dir`;
 /// on a tie, the most recently written.
 pub fn choose<'a>(hosts: &'a [LiveHost], dir: &Path) -> Option<&'a LiveHost> {
-    hosts.iter().filter_map(|h| h.record.contains(dir).map(|depth| (depth, h))).max_by_key(|(depth, h)| (*depth, h.modified)).map(|(_, h)| h)
+    hosts
+        .iter()
+        .filter_map(|h| h.record.contains(dir).map(|depth| (depth, h)))
+        .max_by_key(|(depth, h)| (*depth, h.modified))
+        .map(|(_, h)| h)
 }
 
 /// The live host whose port is `port`, if any (to find the token for an explicit `--url`).

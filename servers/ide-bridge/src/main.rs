@@ -3,6 +3,7 @@
 
 use std::{path::PathBuf, time::Duration};
 
+use anyhow::bail;
 use clap::Parser;
 use mcp_server_ide_bridge::{
     bridge::{Bridge, BridgeConfig, Target},
@@ -10,6 +11,7 @@ use mcp_server_ide_bridge::{
     protocol::TOKEN_ENV,
 };
 use mcp_shared::{TransportArgs, logging};
+use tokio_tungstenite::tungstenite::http::Uri;
 
 /// An MCP server for the workspace open in your IDE: list_files, read_file, write_file and
 /// file:/// resources, forwarded over an authenticated WebSocket to the IDE's ide-bridge extension
@@ -55,13 +57,25 @@ fn main() -> anyhow::Result<()> {
         example_args: "",
     });
     let target = match &cli.url {
-        Some(url) => Target::Url(url.clone()),
+        Some(url) => {
+            let uri: Uri =
+                url.parse().map_err(|_| anyhow::anyhow!("--url `{url}` is not a URL; use ws://127.0.0.1:<port>"))?;
+            if !matches!(uri.scheme_str(), Some("ws" | "wss")) || uri.host().is_none() {
+                bail!("--url `{url}` is not a WebSocket URL; use ws://127.0.0.1:<port>");
+            }
+            Target::Url(url.clone())
+        }
         None => {
             let dir = match &cli.workspace {
-                Some(dir) => dir.clone(),
-                None => std::env::current_dir()?,
+                Some(dir) => {
+                    std::fs::canonicalize(dir).map_err(|e| anyhow::anyhow!("--workspace {}: {e}", dir.display()))?
+                }
+                None => {
+                    let cwd = std::env::current_dir()?;
+                    std::fs::canonicalize(&cwd).unwrap_or(cwd)
+                }
             };
-            Target::Discover(std::fs::canonicalize(&dir).unwrap_or(dir))
+            Target::Discover(dir)
         }
     };
     let config = BridgeConfig {

@@ -16,8 +16,22 @@ pub const FILE_PREFIX: &str = "file:///";
 pub const FILE_TEMPLATE: &str = "file:///{path}";
 
 /// Characters percent-encoded in a resource URI's path (`/` stays as it is).
-const PATH_SET: &AsciiSet =
-    &CONTROLS.add(b' ').add(b'"').add(b'#').add(b'%').add(b'<').add(b'>').add(b'?').add(b'`').add(b'{').add(b'}').add(b'[').add(b']').add(b'^').add(b'|').add(b'\\');
+const PATH_SET: &AsciiSet = &CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'%')
+    .add(b'<')
+    .add(b'>')
+    .add(b'?')
+    .add(b'`')
+    .add(b'{')
+    .add(b'}')
+    .add(b'[')
+    .add(b']')
+    .add(b'^')
+    .add(b'|')
+    .add(b'\\');
 
 /// `path` as the host takes it: an absolute path inside the first workspace folder becomes
 /// relative to it (`.` for the folder itself); anything else is returned unchanged.
@@ -107,11 +121,16 @@ mod tests {
         assert_eq!(file_uri("src/main.rs"), "file:///src/main.rs");
         assert_eq!(file_uri("a b/c#d?.txt"), "file:///a%20b/c%23d%3F.txt");
         assert_eq!(file_uri("ü.txt"), "file:///%C3%BC.txt");
-        for uri in ["file:///src/main.rs", "file:///src%2Fmain.rs", "file:///src%2fmain.rs", "file://localhost/src/main.rs"] {
+        for uri in
+            ["file:///src/main.rs", "file:///src%2Fmain.rs", "file:///src%2fmain.rs", "file://localhost/src/main.rs"]
+        {
             assert_eq!(parse_file_uri(uri, &folders()).unwrap(), "src/main.rs", "{uri}");
         }
         assert_eq!(parse_file_uri(&file_uri("a b/c#d?.txt"), &[]).unwrap(), "a b/c#d?.txt");
-        assert_eq!(parse_file_uri("file:///home/me/project/src/a.rs", &folders()).unwrap(), "/home/me/project/src/a.rs");
+        assert_eq!(
+            parse_file_uri("file:///home/me/project/src/a.rs", &folders()).unwrap(),
+            "/home/me/project/src/a.rs"
+        );
         assert_eq!(parse_file_uri("file:///home%2Fme%2Fproject%2Fa", &folders()).unwrap(), "/home/me/project/a");
         assert!(matches!(parse_file_uri("file:///", &[]), Err(UriError::Empty(_))));
         assert!(matches!(parse_file_uri("https://x/a", &[]), Err(UriError::NotFile(_))));

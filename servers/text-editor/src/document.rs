@@ -175,7 +175,7 @@ fn decode_other(mut bytes: Vec<u8>) -> Result<Document, NotText> {
         }
         TextEncoding::Utf16Le | TextEncoding::Utf16Be => {
             let body = &bytes[body_start..];
-            if body.len() % 2 != 0 {
+            if !body.len().is_multiple_of(2) {
                 return Err(NotText::Binary);
             }
             let little = format.encoding == TextEncoding::Utf16Le;
@@ -266,7 +266,8 @@ pub fn encode_text(format: Format, text: &str) -> Result<Vec<u8>, Unencodable> {
         }
         TextEncoding::Legacy(encoding) => {
             let mut encoder = encoding.new_encoder();
-            let capacity = encoder.max_buffer_length_from_utf8_without_replacement(text.len()).unwrap_or(text.len() * 4);
+            let capacity =
+                encoder.max_buffer_length_from_utf8_without_replacement(text.len()).unwrap_or(text.len() * 4);
             let mut out = Vec::with_capacity(capacity);
             let (result, read) = encoder.encode_from_utf8_to_vec_without_replacement(text, &mut out, true);
             match result {
@@ -311,14 +312,12 @@ pub struct StreamDecoder {
     decoder: encoding_rs::Decoder,
     /// Bytes of the byte-order mark still to skip.
     skip: usize,
-    utf16: bool,
 }
 
 impl StreamDecoder {
     /// A decoder for a file of `format`.
     pub fn new(format: Format) -> StreamDecoder {
-        let utf16 = matches!(format.encoding, TextEncoding::Utf16Le | TextEncoding::Utf16Be);
-        StreamDecoder { format, decoder: format.new_decoder(), skip: format.bom_len(), utf16 }
+        StreamDecoder { format, decoder: format.new_decoder(), skip: format.bom_len() }
     }
 
     /// The format decoded.
@@ -327,6 +326,8 @@ impl StreamDecoder {
     }
 
     /// Decodes `bytes` (the next chunk; `last`: the end of the file) into `out` (cleared first).
+    /// Undecodable bytes are an error; whether the text looks binary is for the caller to judge
+    /// (on the first chunk: a range of a huge file is only read as far as it needs).
     pub fn decode(&mut self, mut bytes: &[u8], last: bool, out: &mut String) -> Result<(), NotText> {
         out.clear();
         if self.skip > 0 {
@@ -334,18 +335,12 @@ impl StreamDecoder {
             bytes = &bytes[n..];
             self.skip -= n;
         }
-        if !self.utf16 && memchr::memchr(0, bytes).is_some() {
-            return Err(NotText::Binary);
-        }
         let needed = self.decoder.max_utf8_buffer_length_without_replacement(bytes.len()).unwrap_or(bytes.len() * 3);
         out.reserve(needed);
         let (result, _read) = self.decoder.decode_to_string_without_replacement(bytes, out, last);
         match result {
             DecoderResult::InputEmpty => {}
             DecoderResult::Malformed(_, _) | DecoderResult::OutputFull => return Err(NotText::Binary),
-        }
-        if self.utf16 && out.contains('\0') {
-            return Err(NotText::Binary);
         }
         Ok(())
     }
@@ -375,10 +370,8 @@ mod tests {
     fn utf16_with_bom_round_trips() {
         let text = "日本語 text\r\nline 2\n";
         for little in [true, false] {
-            let format = Format {
-                encoding: if little { TextEncoding::Utf16Le } else { TextEncoding::Utf16Be },
-                bom: true,
-            };
+            let format =
+                Format { encoding: if little { TextEncoding::Utf16Le } else { TextEncoding::Utf16Be }, bom: true };
             let bytes = encode_text(format, text).unwrap();
             let doc = decode(bytes.clone()).unwrap();
             assert_eq!(doc.format, format);

@@ -15,8 +15,8 @@ use serde_json::Value;
 use crate::{
     document::{self, Document, NotText},
     error::EditError,
-    history::{self, History, Record},
-    lines::{self, Normalized, Splice},
+    history::{self, Change, History, Record},
+    lines::{self, Splice},
     render,
 };
 
@@ -37,7 +37,8 @@ pub enum Command {
 
 impl Command {
     /// Every command, in the order the tool lists them.
-    pub const ALL: [Command; 5] = [Command::View, Command::Create, Command::StrReplace, Command::Insert, Command::UndoEdit];
+    pub const ALL: [Command; 5] =
+        [Command::View, Command::Create, Command::StrReplace, Command::Insert, Command::UndoEdit];
 
     /// The wire name, e.g. `str_replace`.
     pub fn as_str(self) -> &'static str {
@@ -125,7 +126,7 @@ impl Editor {
         &self.limits
     }
 
-    /// Runs `command` on `path` (resolved in `sandbox`), as the caller spelled it in `shown`.
+    /// Runs `command` on `path` (resolved in `sandbox`, shown as the caller spelled it).
     pub fn execute(
         &self,
         sandbox: &Sandbox,
@@ -133,13 +134,34 @@ impl Editor {
         path: &SandboxPath,
         request: Request,
     ) -> Result<Reply, EditError> {
-        let target = Target { sandbox, path, shown: path.display(), command };
-        match command {
-            Command::View => self.view(&target, request.view_range.as_ref()),
-            Command::Create => self.create(&target, request.file_text),
-            Command::StrReplace => self.str_replace(&target, request.old_str, request.new_str),
-            Command::Insert => self.insert(&target, request.insert_line.as_ref(), request.new_str),
-            Command::UndoEdit => self.undo_edit(&target),
+        let target = Target { sandbox, path, shown: path.display(), command, blocking: true };
+        self.dispatch(&target, request)
+    }
+
+    /// Like [`Editor::execute`], but never waits for another process's lock on the file:
+    /// `None` when it would have to (then nothing was done; run [`Editor::execute`] on a
+    /// thread that may block). For small files, on the async runtime's own thread.
+    pub fn try_execute(
+        &self,
+        sandbox: &Sandbox,
+        command: Command,
+        path: &SandboxPath,
+        request: Request,
+    ) -> Option<Result<Reply, EditError>> {
+        let target = Target { sandbox, path, shown: path.display(), command, blocking: false };
+        match self.dispatch(&target, request) {
+            Err(e) if is_would_block(&e) => None,
+            other => Some(other),
+        }
+    }
+
+    fn dispatch(&self, target: &Target<'_>, request: Request) -> Result<Reply, EditError> {
+        match target.command {
+            Command::View => self.view(target, request.view_range.as_ref()),
+            Command::Create => self.create(target, request.file_text),
+            Command::StrReplace => self.str_replace(target, request.old_str, request.new_str),
+            Command::Insert => self.insert(target, request.insert_line.as_ref(), request.new_str),
+            Command::UndoEdit => self.undo_edit(target),
         }
     }
 
@@ -169,7 +191,9 @@ impl Editor {
         match (&metadata, t.command) {
             (None, Command::Create) => Ok(None),
             (None, _) => Err(EditError::new(ErrorCode::NotFound, render::does_not_exist(t.shown))),
-            (Some(_), Command::Create) => Err(EditError::new(ErrorCode::AlreadyExists, render::already_exists(t.shown))),
+            (Some(_), Command::Create) => {
+                Err(EditError::new(ErrorCode::AlreadyExists, render::already_exists(t.shown)))
+            }
             (Some(md), command) if md.is_dir && command != Command::View => {
                 Err(EditError::invalid(render::is_a_directory(t.shown)))
             }
@@ -190,50 +214,108 @@ impl Editor {
         )
     }
 
-    /// Reads and decodes a file to edit it (`md`: its metadata).
-    pub(crate) fn load(&self, t: &Target<'_>, md: &Metadata) -> Result<Document, EditError> {
+    /// Opens the file and takes an exclusive `flock` on it, so that edits by other processes
+    /// (another server on the same tree) wait for this one instead of losing it. The lock is
+    /// held until the returned file is dropped, i.e. after the atomic rename. A file replaced
+    /// (renamed over) between the open and the lock has no link left: it is opened again.
+    pub(crate) fn open_locked(&self, t: &Target<'_>) -> Result<std::fs::File, EditError> {
+        use std::os::unix::fs::MetadataExt as _;
+        const TRIES: usize = 16;
+        let operation = if t.blocking {
+            rustix::fs::FlockOperation::LockExclusive
+        } else {
+            rustix::fs::FlockOperation::NonBlockingLockExclusive
+        };
+        for _ in 0..TRIES {
+            let file = t.sandbox.open_read(t.path).map_err(|e| t.sandbox_error(e))?;
+            match rustix::fs::flock(&file, operation) {
+                Ok(()) => {}
+                Err(rustix::io::Errno::WOULDBLOCK) if !t.blocking => return Err(would_block()),
+                Err(error) => {
+                    // Locks are advisory: a file system without them still gets atomic writes.
+                    tracing::debug!(%error, path = t.shown, "flock failed; editing without the inter-process lock");
+                    return Ok(file);
+                }
+            }
+            match file.metadata() {
+                Ok(md) if md.nlink() == 0 => continue,
+                _ => return Ok(file),
+            }
+        }
+        Err(EditError::new(
+            ErrorCode::Conflict,
+            format!(
+                "{} is being replaced again and again by another process; nothing was changed. Retry later.",
+                t.shown
+            ),
+        ))
+    }
+
+    /// Reads and decodes a file to edit it (`md`: its metadata), from `file` (its locked
+    /// handle, see [`Editor::open_locked`]).
+    pub(crate) fn load(&self, t: &Target<'_>, md: &Metadata, file: &std::fs::File) -> Result<Document, EditError> {
+        use std::io::Read as _;
         if md.len > self.limits.max_file_size {
             return Err(self.too_large(t, md.len));
         }
-        let bytes = t.sandbox.read(t.path).map_err(|e| t.sandbox_error(e))?;
+        let len = file.metadata().map(|m| m.len()).unwrap_or(md.len);
+        if len > self.limits.max_file_size {
+            return Err(self.too_large(t, len));
+        }
+        // Room for an edit to grow the text in place.
+        let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0).saturating_add(4096));
+        file.take(self.limits.max_file_size + 1).read_to_end(&mut bytes).map_err(|e| {
+            t.sandbox_error(mcp_shared::sandbox::SandboxError::Io {
+                path: t.shown.to_owned(),
+                kind: e.kind(),
+                source: e,
+            })
+        })?;
         if bytes.len() as u64 > self.limits.max_file_size {
             return Err(self.too_large(t, bytes.len() as u64));
         }
         document::decode(bytes).map_err(|e| not_text(t.shown, &e))
     }
 
-    /// Applies `splice` (of `norm`, the normalised text of `doc`) to the file, writes it and
-    /// records the edit for undo. Returns the new normalised text's pieces for the snippet:
-    /// the text before the splice, the replacement, the text after it.
-    pub(crate) fn apply(&self, t: &Target<'_>, doc: &Document, norm: &Normalized<'_>, splice: &Splice) -> Result<(), EditError> {
-        let a = norm.to_original(splice.start);
-        let b = norm.to_original(splice.end);
-        let replacement = norm.denormalize(&splice.replacement);
-        let new_bytes = splice_bytes(doc, a, b, &replacement).map_err(|e| {
-            EditError::invalid(format!(
-                "No change was made: the new text contains {:?}, which cannot be written in {}, the encoding of {}. Use characters that {} can represent.",
-                e.character, e.encoding, t.shown, e.encoding
-            ))
-        })?;
-        self.write_edit(t, doc, new_bytes)
-    }
-
-    /// Writes `new_bytes` over the file whose current content is `doc`, and records the edit.
-    pub(crate) fn write_edit(&self, t: &Target<'_>, doc: &Document, new_bytes: Vec<u8>) -> Result<(), EditError> {
-        if new_bytes.len() as u64 > self.limits.max_file_size {
+    /// Replaces `a..b` (positions in the original text of `doc`) with `replacement` (already
+    /// in the file's line endings), writes the file and records the edit for undo.
+    ///
+    /// Plain UTF-8 (the common case) is edited in place: no second copy of the file is made,
+    /// and the undo record comes straight from the splice.
+    pub(crate) fn apply(
+        &self,
+        t: &Target<'_>,
+        doc: Document,
+        a: usize,
+        b: usize,
+        replacement: &str,
+    ) -> Result<(), EditError> {
+        let new_len = doc.text.len() - (b - a) + replacement.len() + doc.format.bom_len();
+        if new_len as u64 > self.limits.max_file_size {
             return Err(EditError::new(
                 ErrorCode::FileTooLarge,
                 format!(
-                    "No change was made: the edit would make {} {} bytes, more than this server's limit of {} bytes (--max-file-size).",
-                    t.shown,
-                    new_bytes.len(),
-                    self.limits.max_file_size
+                    "No change was made: the edit would make {} {new_len} bytes, more than this server's limit of {} bytes (--max-file-size).",
+                    t.shown, self.limits.max_file_size
                 ),
             ));
         }
-        let old_bytes = old_bytes(doc)?;
-        let change = history::diff(&old_bytes, &new_bytes);
-        drop(old_bytes);
+        let (new_bytes, change) = if doc.format == document::Format::UTF8 {
+            let mut text = doc.text;
+            let removed = text.as_bytes()[a..b].to_vec();
+            text.replace_range(a..b, replacement);
+            (text.into_bytes(), Change::Splice { offset: a, removed, inserted_len: replacement.len() })
+        } else {
+            let new_bytes = splice_bytes(&doc, a, b, replacement).map_err(|e| {
+                EditError::invalid(format!(
+                    "No change was made: the new text contains {:?}, which cannot be written in {}, the encoding of {}. Use characters that {} can represent.",
+                    e.character, e.encoding, t.shown, e.encoding
+                ))
+            })?;
+            let old_bytes = old_bytes(&doc)?;
+            let change = history::diff(&old_bytes, &new_bytes);
+            (new_bytes, change)
+        };
         t.sandbox.write_atomic(t.path, &new_bytes, &self.write_options()).map_err(|e| t.sandbox_error(e))?;
         let record = Record::new(change, &new_bytes);
         self.history().push(&history_key(t.path), record);
@@ -245,12 +327,25 @@ impl Editor {
     }
 }
 
-/// A call's target: the sandbox, the resolved path, how the caller spelled it, the command.
+/// A call's target: the sandbox, the resolved path, how the caller spelled it, the command,
+/// and whether it may wait for another process's lock.
 pub(crate) struct Target<'a> {
     pub sandbox: &'a Sandbox,
     pub path: &'a SandboxPath,
     pub shown: &'a str,
     pub command: Command,
+    pub blocking: bool,
+}
+
+/// The marker of [`Editor::try_execute`]'s "would block" (never shown to a caller).
+const WOULD_BLOCK: &str = "\u{0}would block";
+
+fn would_block() -> EditError {
+    EditError::new(ErrorCode::Unavailable, WOULD_BLOCK)
+}
+
+fn is_would_block(e: &EditError) -> bool {
+    e.code == ErrorCode::Unavailable && e.message == WOULD_BLOCK
 }
 
 impl Target<'_> {
@@ -289,7 +384,9 @@ fn old_bytes(doc: &Document) -> Result<std::borrow::Cow<'_, [u8]>, EditError> {
     if doc.format == document::Format::UTF8 {
         return Ok(doc.text.as_bytes().into());
     }
-    doc.encode().map(Into::into).map_err(|_| EditError::new(ErrorCode::InternalError, "The file could not be re-encoded."))
+    doc.encode()
+        .map(Into::into)
+        .map_err(|_| EditError::new(ErrorCode::InternalError, "The file could not be re-encoded."))
 }
 
 /// The document's text with `a..b` (original positions) replaced, encoded in its format.
@@ -299,9 +396,9 @@ fn splice_bytes(doc: &Document, a: usize, b: usize, replacement: &str) -> Result
         if doc.format.bom {
             out.extend_from_slice(b"\xEF\xBB\xBF");
         }
-        out.extend_from_slice(doc.text[..a].as_bytes());
+        out.extend_from_slice(&doc.text.as_bytes()[..a]);
         out.extend_from_slice(replacement.as_bytes());
-        out.extend_from_slice(doc.text[b..].as_bytes());
+        out.extend_from_slice(&doc.text.as_bytes()[b..]);
         return Ok(out);
     }
     let mut text = String::with_capacity(doc.text.len() - (b - a) + replacement.len());
@@ -311,11 +408,10 @@ fn splice_bytes(doc: &Document, a: usize, b: usize, replacement: &str) -> Result
     document::encode_text(doc.format, &text)
 }
 
-/// The text of a splice's snippet: lines `first .. first + count` of the text after the edit.
-pub(crate) fn snippet(norm: &str, splice: &Splice, first: usize, count: usize) -> String {
-    let before = &norm[..splice.start];
-    let before_newlines = lines::newline_count(before);
-    lines::window(before, before_newlines, &splice.replacement, &norm[splice.end..], first, count)
+/// The text of a splice's snippet: lines `first .. first + count` of the text after the edit
+/// (`before_newlines`: the number of `\n` before the splice).
+pub(crate) fn snippet(norm: &str, splice: &Splice, before_newlines: usize, first: usize, count: usize) -> String {
+    lines::window(&norm[..splice.start], before_newlines, &splice.replacement, &norm[splice.end..], first, count)
 }
 
 /// Whether `key` has undo history (for tests).

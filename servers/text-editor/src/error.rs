@@ -45,11 +45,11 @@ impl EditError {
                 "Cannot create {path}: one of its parent paths is a file, not a directory. Choose another path."
             )),
             SandboxError::NotADirectory { .. } => EditError::new(ErrorCode::NotFound, render::does_not_exist(path)),
-            SandboxError::AlreadyExists { .. } => EditError::new(ErrorCode::AlreadyExists, render::already_exists(path)),
-            SandboxError::IsADirectory { .. } => EditError::invalid(render::is_a_directory(path)),
-            SandboxError::InvalidPath { reason, .. } => {
-                EditError::invalid(format!("Invalid path {path:?}: {reason}."))
+            SandboxError::AlreadyExists { .. } => {
+                EditError::new(ErrorCode::AlreadyExists, render::already_exists(path))
             }
+            SandboxError::IsADirectory { .. } => EditError::invalid(render::is_a_directory(path)),
+            SandboxError::InvalidPath { reason, .. } => EditError::invalid(format!("Invalid path {path:?}: {reason}.")),
             SandboxError::PermissionDenied { .. } => EditError::new(
                 ErrorCode::AccessDenied,
                 format!("Permission denied: the server may not access {path}. Choose a file it can read and write."),

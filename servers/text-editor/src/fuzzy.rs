@@ -82,11 +82,7 @@ impl Stripped {
     pub fn original_end(&self, pos: usize) -> usize {
         let line = self.line_of(pos);
         let offset = pos - line.stripped_start;
-        if offset >= line.stripped_len {
-            line.original_start + line.original_len
-        } else {
-            line.original_start + offset
-        }
+        if offset >= line.stripped_len { line.original_start + line.original_len } else { line.original_start + offset }
     }
 }
 

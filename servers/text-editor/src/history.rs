@@ -228,8 +228,13 @@ mod tests {
 
     #[test]
     fn diff_and_reverse_round_trip() {
-        let cases: &[(&[u8], &[u8])] =
-            &[(b"hello world", b"hello brave world"), (b"abc", b""), (b"", b"xyz"), (b"aaaa", b"aa"), (b"same", b"same")];
+        let cases: &[(&[u8], &[u8])] = &[
+            (b"hello world", b"hello brave world"),
+            (b"abc", b""),
+            (b"", b"xyz"),
+            (b"aaaa", b"aa"),
+            (b"same", b"same"),
+        ];
         for (before, after) in cases {
             let record = Record::new(diff(before, after), after);
             assert_eq!(record.reverse(after).as_deref(), Some(*before));

@@ -99,8 +99,9 @@ impl Splice {
         if empties(self) {
             return;
         }
-        let ends_with_newline =
-            |s: &Splice| if s.replacement.is_empty() { text[..s.start].ends_with('\n') } else { s.replacement.ends_with('\n') };
+        let ends_with_newline = |s: &Splice| {
+            if s.replacement.is_empty() { text[..s.start].ends_with('\n') } else { s.replacement.ends_with('\n') }
+        };
         if had {
             if !ends_with_newline(self) {
                 self.replacement.push('\n');

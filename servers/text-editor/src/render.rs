@@ -107,7 +107,10 @@ mod tests {
         assert_eq!(maybe_truncate("héllo", 2), format!("hé{TRUNCATED_MESSAGE}"));
         assert_eq!(maybe_truncate("héllo", 0), "héllo");
         let out = cat_n("ab\ncd", "f", 1, 4);
-        assert_eq!(out, format!("Here's the result of running `cat -n` on f:\n     1\tab\n     2\tc{TRUNCATED_MESSAGE}\n"));
+        assert_eq!(
+            out,
+            format!("Here's the result of running `cat -n` on f:\n     1\tab\n     2\tc{TRUNCATED_MESSAGE}\n")
+        );
     }
 
     #[test]

@@ -76,6 +76,10 @@ struct Cli {
     /// report failures in the text without `isError` (e.g. `"result": "error"`).
     #[arg(long = "error-text", value_name = "TEXT")]
     error_text: Vec<String>,
+    /// Every result's text must contain TEXT (repeatable): checks that a server did the work
+    /// (e.g. returned the end of a file it was asked to read whole).
+    #[arg(long = "expect-text", value_name = "TEXT")]
+    expect_text: Vec<String>,
     /// Longest wait for any single answer, in seconds.
     #[arg(long, default_value_t = 60, value_name = "SECS")]
     timeout: u64,
@@ -309,7 +313,7 @@ fn session(cli: &Cli, t: &Target, f: &mut Figures, timeout: Duration) -> Result<
 
     if let Some(setup) = &t.setup_call {
         let response = c.request("tools/call", setup.clone())?;
-        check(cli, &response, "the setup call", setup)?;
+        check(cli, t, &response, "the setup call", setup)?;
     }
 
     let mut n = 0usize;
@@ -321,7 +325,7 @@ fn session(cli: &Cli, t: &Target, f: &mut Figures, timeout: Duration) -> Result<
     for _ in 0..cli.warmup {
         let params = next_params();
         let response = c.request("tools/call", params.clone())?;
-        check(cli, &response, "a warm-up call", &params)?;
+        check(cli, t, &response, "a warm-up call", &params)?;
     }
 
     f.calls = Vec::with_capacity(cli.calls);
@@ -331,7 +335,7 @@ fn session(cli: &Cli, t: &Target, f: &mut Figures, timeout: Duration) -> Result<
         let start = Instant::now();
         let response = c.request("tools/call", params.clone())?;
         f.calls.push(start.elapsed());
-        check(cli, &response, "a timed call", &params)?;
+        check(cli, t, &response, "a timed call", &params)?;
     }
     let mut run_time = run_start.elapsed();
 
@@ -346,7 +350,7 @@ fn session(cli: &Cli, t: &Target, f: &mut Figures, timeout: Duration) -> Result<
         }
         while let Some((id, params)) = in_flight.pop_front() {
             let response = c.wait_response(id)?;
-            check(cli, &response, "a concurrent call", &params)?;
+            check(cli, t, &response, "a concurrent call", &params)?;
             if sent < cli.calls {
                 let params = next_params();
                 in_flight.push_back((c.send_request("tools/call", params.clone())?, params));
@@ -363,7 +367,9 @@ fn session(cli: &Cli, t: &Target, f: &mut Figures, timeout: Duration) -> Result<
 }
 
 /// Fails on a JSON-RPC error or an `isError` result, unless `--allow-errors`.
-fn check(cli: &Cli, response: &Value, what: &str, params: &Value) -> Result<()> {
+///
+/// `--error-text` and `--expect-text` apply to the server only (the baseline only echoes).
+fn check(cli: &Cli, t: &Target, response: &Value, what: &str, params: &Value) -> Result<()> {
     if cli.allow_errors {
         return Ok(());
     }
@@ -372,9 +378,17 @@ fn check(cli: &Cli, response: &Value, what: &str, params: &Value) -> Result<()> 
     }
     let result = response.get("result").unwrap_or(&Value::Null);
     let text = text_of(result);
-    if let Some(pattern) = cli.error_text.iter().find(|p| text.contains(p.as_str())) {
+    let (error_text, expect_text): (&[String], &[String]) =
+        if t.role == "server" { (&cli.error_text, &cli.expect_text) } else { (&[], &[]) };
+    if let Some(pattern) = error_text.iter().find(|p| text.contains(p.as_str())) {
         bail!(
             "{what} failed (its text contains {pattern:?}): {}\n  request params: {params}",
+            mcp_tests::client::truncate(&text, 2000)
+        );
+    }
+    if let Some(missing) = expect_text.iter().find(|p| !text.contains(p.as_str())) {
+        bail!(
+            "{what} did not give the expected text (it lacks {missing:?}): {}\n  request params: {params}",
             mcp_tests::client::truncate(&text, 2000)
         );
     }

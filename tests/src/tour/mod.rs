@@ -10,7 +10,10 @@
 //! Output goes to any writer (stdout for the `tour` binary, a buffer in tests), with ANSI colours
 //! only when asked for.
 
+pub mod draft_post;
+pub mod ide_bridge;
 pub mod sample_tool;
+pub mod text_editor;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -34,8 +37,12 @@ pub struct Section {
 }
 
 /// Every section, in order. A new server adds its module above and one line here.
-pub const SECTIONS: &[Section] =
-    &[Section { name: "sample-tool", crate_dir: "servers/sample-tool", run: sample_tool::run }];
+pub const SECTIONS: &[Section] = &[
+    Section { name: "sample-tool", crate_dir: "servers/sample-tool", run: sample_tool::run },
+    Section { name: "ide-bridge", crate_dir: "servers/ide-bridge", run: ide_bridge::run },
+    Section { name: "text-editor", crate_dir: "servers/text-editor", run: text_editor::run },
+    Section { name: "draft-post", crate_dir: "servers/draft-post", run: draft_post::run },
+];
 
 /// Longest string shown in full inside printed JSON.
 const MAX_STRING: usize = 240;

@@ -138,3 +138,17 @@ fn error_text_marks_results_as_failed() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn expect_text_checks_every_result() {
+    // With a baseline too: the text checks are the server's only.
+    let ok = bench(&["--spawns", "1", "--calls", "2", "--expect-text", "ok", "--", BASELINE]);
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    let out = bench(&["--spawns", "1", "--calls", "2", "--no-baseline", "--expect-text", "the end", "--", BASELINE]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("lacks \"the end\""),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

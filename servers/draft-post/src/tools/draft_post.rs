@@ -63,7 +63,7 @@ pub fn default_project() -> String {
 }
 
 /// The one-line summary of an outcome.
-fn summary(outcome: &Outcome, requested_project: Option<&str>) -> String {
+fn summary(outcome: &Outcome, requested_project: Option<&str>, requested_slug: Option<&str>) -> String {
     let mut line = format!("{} {} (source_id {})", outcome.action.as_str(), outcome.article, outcome.source_id);
     match outcome.action {
         Action::Created => line.push_str(": a new article"),
@@ -75,6 +75,9 @@ fn summary(outcome: &Outcome, requested_project: Option<&str>) -> String {
             "; it stays in project {} (`project` {requested:?} only places new articles)",
             outcome.project
         ));
+    }
+    if let Some(requested) = requested_slug.filter(|s| *s != outcome.slug && outcome.action != Action::Created) {
+        line.push_str(&format!("; its directory keeps its name (`slug` {requested:?} only names new articles)"));
     }
     line
 }
@@ -152,12 +155,13 @@ impl Tool for DraftPost {
             }
             None => None,
         };
+        let requested_slug = slug.clone();
         let request = DraftRequest { source: input.source, project, slug };
         let repo = Arc::clone(&self.repo);
         let token = ctx.cancellation().clone();
         let joined = tokio::task::spawn_blocking(move || repo.draft_post(&request, &|| token.is_cancelled())).await;
         match joined {
-            Ok(Ok(outcome)) => render(&outcome, requested_project.as_deref()),
+            Ok(Ok(outcome)) => render(&outcome, requested_project.as_deref(), requested_slug.as_deref()),
             Ok(Err(failure)) => ToolOutput::error(failure.code, failure.message),
             Err(error) => {
                 tracing::error!(%error, "draft_post failed unexpectedly");
@@ -172,7 +176,7 @@ impl Tool for DraftPost {
 }
 
 /// The result of a successful call.
-fn render(outcome: &Outcome, requested_project: Option<&str>) -> ToolOutput {
+fn render(outcome: &Outcome, requested_project: Option<&str>, requested_slug: Option<&str>) -> ToolOutput {
     let mut value = json!({
         "action": outcome.action.as_str(),
         "project": outcome.project,
@@ -182,7 +186,7 @@ fn render(outcome: &Outcome, requested_project: Option<&str>) -> ToolOutput {
         "article": outcome.article,
         "source_id": outcome.source_id,
     });
-    let mut output = ToolOutput::text(summary(outcome, requested_project));
+    let mut output = ToolOutput::text(summary(outcome, requested_project, requested_slug));
     if !outcome.warnings.is_empty() {
         value["warnings"] = json!(outcome.warnings);
         for warning in &outcome.warnings {
@@ -212,7 +216,7 @@ mod tests {
 
     #[test]
     fn the_result_has_the_exact_shape_and_one_line() {
-        let out = render(&outcome(Action::Created), None).into_call_tool_result();
+        let out = render(&outcome(Action::Created), None, None).into_call_tool_result();
         let v = serde_json::to_value(out).unwrap();
         assert_eq!(
             v["structuredContent"],
@@ -227,16 +231,19 @@ mod tests {
 
     #[test]
     fn the_summary_says_when_the_project_argument_was_not_used() {
-        let line = summary(&outcome(Action::Unchanged), Some("2026-02"));
+        let line = summary(&outcome(Action::Unchanged), Some("2026-02"), None);
         assert!(line.contains("stays in project 2026-01"), "{line}");
-        assert!(!summary(&outcome(Action::Updated), Some("2026-01")).contains("stays"));
+        assert!(!summary(&outcome(Action::Updated), Some("2026-01"), None).contains("stays"));
+        let line = summary(&outcome(Action::Updated), None, Some("other"));
+        assert!(line.contains("keeps its name"), "{line}");
+        assert!(!summary(&outcome(Action::Created), None, Some("other")).contains("keeps"));
     }
 
     #[test]
     fn warnings_are_in_the_json_and_the_text() {
         let mut o = outcome(Action::Created);
         o.warnings.push("projects/x/01-a/article.md: malformed".into());
-        let v = serde_json::to_value(render(&o, None).into_call_tool_result()).unwrap();
+        let v = serde_json::to_value(render(&o, None, None).into_call_tool_result()).unwrap();
         assert_eq!(v["structuredContent"]["warnings"][0], "projects/x/01-a/article.md: malformed");
         assert!(v["content"][1]["text"].as_str().unwrap().starts_with("warning: "));
     }

@@ -61,7 +61,11 @@ impl Tool for ListPosts {
     }
 
     fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations::with_title("List articles").read_only(true).destructive(false).idempotent(true).open_world(false)
+        ToolAnnotations::with_title("List articles")
+            .read_only(true)
+            .destructive(false)
+            .idempotent(true)
+            .open_world(false)
     }
 
     fn output_schema(&self) -> Option<Arc<JsonObject>> {
@@ -91,10 +95,8 @@ impl Tool for ListPosts {
     }
 
     async fn run(&self, input: ListPostsInput, _ctx: ToolContext) -> ToolOutput {
-        if let Some(project) = &input.project {
-            if let Err(message) = validate_project(project) {
-                return ToolOutput::error(ErrorCode::InvalidArgs, message);
-            }
+        if let Some(Err(message)) = input.project.as_deref().map(validate_project) {
+            return ToolOutput::error(ErrorCode::InvalidArgs, message);
         }
         let repo = Arc::clone(&self.repo);
         let project = input.project.clone();

@@ -69,7 +69,7 @@ struct Cli {
 
 fn parse_seconds(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
-        Ok(secs) if secs.is_finite() && secs >= 0.01 && secs <= 86_400.0 => Ok(secs),
+        Ok(secs) if (0.01..=86_400.0).contains(&secs) => Ok(secs),
         _ => Err(format!("`{s}` is not a number of seconds between 0.01 and 86400")),
     }
 }
@@ -110,6 +110,8 @@ fn main() -> anyhow::Result<()> {
 
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(async move {
+        // Before the discovery file exists, so that a signal never leaves it behind.
+        let signals = Signals::install().context("cannot install the signal handlers")?;
         let host = Host::bind(config, cli.port).await.with_context(|| {
             format!("cannot listen on 127.0.0.1:{} (pick another --port; 0 picks a free one)", cli.port)
         })?;
@@ -138,7 +140,7 @@ fn main() -> anyhow::Result<()> {
         say(&format!("listening on ws://127.0.0.1:{port}"));
 
         let shutdown = CancellationToken::new();
-        tokio::spawn(watch_signals(shutdown.clone()));
+        tokio::spawn(signals.wait_then_cancel(shutdown.clone()));
         host.serve(shutdown).await;
         drop(published);
         say("stopped");
@@ -146,20 +148,31 @@ fn main() -> anyhow::Result<()> {
     })
 }
 
-/// Cancels `shutdown` on SIGINT, SIGTERM or SIGHUP (the discovery file is then removed).
-async fn watch_signals(shutdown: CancellationToken) {
-    use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut int), Ok(mut term), Ok(mut hup)) =
-        (signal(SignalKind::interrupt()), signal(SignalKind::terminate()), signal(SignalKind::hangup()))
-    else {
-        tracing::error!("cannot install signal handlers");
-        return;
-    };
-    let name = tokio::select! {
-        _ = int.recv() => "SIGINT",
-        _ = term.recv() => "SIGTERM",
-        _ = hup.recv() => "SIGHUP",
-    };
-    tracing::info!("{name}: shutting down");
-    shutdown.cancel();
+/// SIGINT, SIGTERM and SIGHUP, caught from the start.
+struct Signals {
+    int: tokio::signal::unix::Signal,
+    term: tokio::signal::unix::Signal,
+    hup: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    fn install() -> std::io::Result<Signals> {
+        use tokio::signal::unix::{SignalKind, signal};
+        Ok(Signals {
+            int: signal(SignalKind::interrupt())?,
+            term: signal(SignalKind::terminate())?,
+            hup: signal(SignalKind::hangup())?,
+        })
+    }
+
+    /// Cancels `shutdown` on the first signal (the discovery file is then removed).
+    async fn wait_then_cancel(mut self, shutdown: CancellationToken) {
+        let name = tokio::select! {
+            _ = self.int.recv() => "SIGINT",
+            _ = self.term.recv() => "SIGTERM",
+            _ = self.hup.recv() => "SIGHUP",
+        };
+        tracing::info!("{name}: shutting down");
+        shutdown.cancel();
+    }
 }

@@ -54,21 +54,18 @@ impl BridgeError {
                     _ => format!("The connection to the IDE workspace host was lost before it answered. {RETRY}"),
                 },
             ),
-            BridgeError::Request(RequestError::Timeout(after)) => (
-                ErrorCode::Timeout,
-                {
-                    let base = format!(
-                        "The IDE workspace host did not answer within {} s (the bridge's --request-timeout), so the request was cancelled.",
-                        after.as_secs_f64()
-                    );
-                    match op {
-                        Op::Write(path) => format!(
-                            "{base} It is unknown whether `{path}` was written: check it with read_file before writing again."
-                        ),
-                        _ => format!("{base} The IDE may be busy: retry in a moment."),
-                    }
-                },
-            ),
+            BridgeError::Request(RequestError::Timeout(after)) => (ErrorCode::Timeout, {
+                let base = format!(
+                    "The IDE workspace host did not answer within {} s (the bridge's --request-timeout), so the request was cancelled.",
+                    after.as_secs_f64()
+                );
+                match op {
+                    Op::Write(path) => format!(
+                        "{base} It is unknown whether `{path}` was written: check it with read_file before writing again."
+                    ),
+                    _ => format!("{base} The IDE may be busy: retry in a moment."),
+                }
+            }),
             BridgeError::Request(RequestError::TooLarge { bytes, max }) => (
                 ErrorCode::FileTooLarge,
                 format!(
@@ -117,11 +114,15 @@ fn describe_connect(error: &ConnectError) -> (ErrorCode, String) {
                 "The IDE workspace host at {url} requires a token (HTTP 401) and the bridge has none. Give the bridge the host's token with --token or IDE_BRIDGE_TOKEN (ide-bridge-host prints it at start)."
             ),
         ),
-        ConnectError::Refused { url, status } => (
+        ConnectError::Refused { url, status: 403 } => (
             ErrorCode::AccessDenied,
             format!(
-                "The IDE workspace host at {url} refused the connection (HTTP {status}). Check that the bridge's --url names 127.0.0.1 or localhost with the host's port."
+                "The IDE workspace host at {url} refused the connection (HTTP 403). Check that the bridge's --url names 127.0.0.1 or localhost with the host's port."
             ),
+        ),
+        ConnectError::Refused { url, status } => (
+            ErrorCode::Unavailable,
+            format!("The IDE workspace host at {url} refused the connection for now (HTTP {status}). {RETRY}"),
         ),
         ConnectError::BadUrl { url } => (
             ErrorCode::Unavailable,
@@ -183,7 +184,8 @@ mod tests {
 
     #[test]
     fn host_errors_keep_their_code_and_gain_a_next_step() {
-        let e = BridgeError::Request(RequestError::Host(WireError::new(ErrorCode::ReadOnly, "the workspace is read-only")));
+        let e =
+            BridgeError::Request(RequestError::Host(WireError::new(ErrorCode::ReadOnly, "the workspace is read-only")));
         let (code, message) = e.describe(Op::Write("a.txt"));
         assert_eq!(code, ErrorCode::ReadOnly);
         assert!(message.starts_with("the workspace is read-only. ") && message.contains("Do not retry"), "{message}");
@@ -203,7 +205,8 @@ mod tests {
         let (code, m) = BridgeError::Request(RequestError::Lost).describe(Op::Write("a.txt"));
         assert_eq!(code, ErrorCode::Unavailable);
         assert!(m.contains("unknown whether `a.txt` was written") && m.contains("never replays"), "{m}");
-        let (code, m) = BridgeError::Request(RequestError::Timeout(Duration::from_millis(1500))).describe(Op::Read("a"));
+        let (code, m) =
+            BridgeError::Request(RequestError::Timeout(Duration::from_millis(1500))).describe(Op::Read("a"));
         assert_eq!(code, ErrorCode::Timeout);
         assert!(m.contains("1.5 s"), "{m}");
     }

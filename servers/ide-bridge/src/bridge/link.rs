@@ -60,7 +60,11 @@ pub struct Link {
 
 impl Link {
     /// Starts the reader and writer tasks of an open WebSocket.
-    pub fn spawn(ws: WebSocketStream<MaybeTlsStream<TcpStream>>, url: String, discovered_folders: Vec<String>) -> Arc<Link> {
+    pub fn spawn(
+        ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+        url: String,
+        discovered_folders: Vec<String>,
+    ) -> Arc<Link> {
         let (mut sink, mut stream) = ws.split();
         let (out, mut out_rx) = mpsc::unbounded_channel::<Message>();
         let link = Arc::new(Link {
@@ -202,15 +206,24 @@ impl Link {
         };
         let outcome = match (message.remove("result"), message.remove("error")) {
             (Some(result), None) => Ok(result),
-            (_, Some(error)) => Err(serde_json::from_value::<WireError>(error.clone())
-                .unwrap_or_else(|_| WireError::rpc(protocol::INTERNAL_ERROR, format!("unreadable error from the host: {error}")))),
-            (None, None) => Err(WireError::rpc(protocol::INTERNAL_ERROR, "the host's answer has neither result nor error")),
+            (_, Some(error)) => Err(serde_json::from_value::<WireError>(error.clone()).unwrap_or_else(|_| {
+                WireError::rpc(protocol::INTERNAL_ERROR, format!("unreadable error from the host: {error}"))
+            })),
+            (None, None) => {
+                Err(WireError::rpc(protocol::INTERNAL_ERROR, "the host's answer has neither result nor error"))
+            }
         };
         let _ = waiter.send(outcome);
     }
 
     /// Sends request `id` and waits at most `timeout` for its answer.
-    pub async fn request(&self, id: u64, method: &str, params: Value, timeout: Duration) -> Result<Value, RequestError> {
+    pub async fn request(
+        &self,
+        id: u64,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<Value, RequestError> {
         let text = protocol::request(id, method, params).to_string();
         if let Some(max) = self.info().map(|i| i.max_message_size)
             && max > 0

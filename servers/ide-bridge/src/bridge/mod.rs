@@ -279,10 +279,8 @@ async fn connect(inner: &Inner) -> Result<Arc<Link>, ConnectError> {
         return Err(bad_url());
     }
     if let Some(token) = &token {
-        let value = HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| ConnectError::Unauthorized {
-            url: url.clone(),
-            had_token: true,
-        })?;
+        let value = HeaderValue::from_str(&format!("Bearer {token}"))
+            .map_err(|_| ConnectError::Unauthorized { url: url.clone(), had_token: true })?;
         request.headers_mut().insert(header::AUTHORIZATION, value);
     }
     let config = WebSocketConfig::default()
@@ -290,9 +288,11 @@ async fn connect(inner: &Inner) -> Result<Arc<Link>, ConnectError> {
         .write_buffer_size(64 * 1024)
         .max_message_size(Some(BRIDGE_MAX_MESSAGE_SIZE))
         .max_frame_size(Some(BRIDGE_MAX_MESSAGE_SIZE));
-    let connected =
-        tokio::time::timeout(CONNECT_TIMEOUT, tokio_tungstenite::connect_async_with_config(request, Some(config), true))
-            .await;
+    let connected = tokio::time::timeout(
+        CONNECT_TIMEOUT,
+        tokio_tungstenite::connect_async_with_config(request, Some(config), true),
+    )
+    .await;
     let ws = match connected {
         Err(_) => return Err(ConnectError::Unreachable { url, reason: "timed out".into() }),
         Ok(Ok((ws, _))) => ws,

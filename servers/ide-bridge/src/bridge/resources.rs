@@ -91,12 +91,15 @@ impl ServerExtension for BridgeExtension {
                 None | Some("") => 0,
                 Some(c) => c.parse::<usize>().map_err(|_| {
                     McpError::invalid_params(
-                        format!("invalid cursor `{c}`: pass back the nextCursor of the previous page, or none to start over"),
+                        format!(
+                            "invalid cursor `{c}`: pass back the nextCursor of the previous page, or none to start over"
+                        ),
                         None,
                     )
                 })?,
             };
-            let value = self.bridge.call(METHOD_LIST, json!({"recursive": true})).await.map_err(|e| mcp_error(&e, Op::List))?;
+            let value =
+                self.bridge.call(METHOD_LIST, json!({"recursive": true})).await.map_err(|e| mcp_error(&e, Op::List))?;
             let listed: ListResult = serde_json::from_value(value)
                 .map_err(|e| mcp_error(&BridgeError::Protocol(format!("fs/list: {e}")), Op::List))?;
             let end = offset.saturating_add(self.page_size).min(listed.files.len());
@@ -136,7 +139,8 @@ impl ServerExtension for BridgeExtension {
                 .into_iter()
                 .map(|mut tool| {
                     if tool.name == write_file::NAME {
-                        tool.description = Some(format!("{}{}", write_file::READ_ONLY_NOTE, write_file::DESCRIPTION).into());
+                        tool.description =
+                            Some(format!("{}{}", write_file::READ_ONLY_NOTE, write_file::DESCRIPTION).into());
                     }
                     tool
                 })

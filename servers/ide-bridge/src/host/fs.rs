@@ -160,7 +160,8 @@ impl Workspace {
         let path = self.sandbox.resolve_rel(shown).map_err(|e| map_error(e, shown, Op::Write))?;
         check_writable_name(&path, shown)?;
         let existed = self.sandbox.exists(&path).map_err(|e| map_error(e, shown, Op::Write))?;
-        let opts = WriteOptions { fsync: self.settings.fsync, create_parents: true, create_new: false, mode_if_new: None };
+        let opts =
+            WriteOptions { fsync: self.settings.fsync, create_parents: true, create_new: false, mode_if_new: None };
         self.sandbox
             .write_atomic(&path, params.content.as_bytes(), &opts)
             .map_err(|e| map_error(e, shown, Op::Write))?;

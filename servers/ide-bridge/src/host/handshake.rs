@@ -46,7 +46,9 @@ impl Policy {
             (Some(value), None) => {
                 let value = value.to_str().map_err(|_| Refusal::forbidden("the Host header is not ASCII"))?;
                 if !is_loopback_host(value, self.port) {
-                    return Err(Refusal::forbidden("the Host header must be 127.0.0.1, localhost or [::1] with the host's port"));
+                    return Err(Refusal::forbidden(
+                        "the Host header must be 127.0.0.1, localhost or [::1] with the host's port",
+                    ));
                 }
             }
             (None, _) => return Err(Refusal::forbidden("the Host header is missing")),
@@ -61,7 +63,9 @@ impl Policy {
                     self.allowed_origins.iter().any(|a| a.trim_end_matches('/').eq_ignore_ascii_case(origin))
                 });
                 if !allowed {
-                    return Err(Refusal::forbidden("this Origin is not allowed (start the host with --allowed-origin to allow it)"));
+                    return Err(Refusal::forbidden(
+                        "this Origin is not allowed (start the host with --allowed-origin to allow it)",
+                    ));
                 }
             }
             (Some(_), Some(_)) => return Err(Refusal::forbidden("more than one Origin header")),
@@ -153,7 +157,9 @@ mod tests {
 
     #[test]
     fn a_missing_or_wrong_token_is_401() {
-        for auth in [None, Some("Bearer nope"), Some("Basic s3cret"), Some("s3cret"), Some("Bearer s3cre"), Some("Bearer ")] {
+        for auth in
+            [None, Some("Bearer nope"), Some("Basic s3cret"), Some("s3cret"), Some("Bearer s3cre"), Some("Bearer ")]
+        {
             let mut pairs = vec![("host", "127.0.0.1:8123")];
             if let Some(a) = auth {
                 pairs.push(("authorization", a));

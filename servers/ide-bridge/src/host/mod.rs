@@ -63,6 +63,8 @@ pub(crate) struct Shared {
     pub(crate) ping_interval: Duration,
     pub(crate) info: HostInfo,
     pub(crate) connections: AtomicUsize,
+    /// Notified when the last connection ends.
+    pub(crate) idle: tokio::sync::Notify,
 }
 
 /// A bound host, ready to serve.
@@ -99,6 +101,7 @@ impl Host {
             ping_interval: config.ping_interval,
             info,
             connections: AtomicUsize::new(0),
+            idle: tokio::sync::Notify::new(),
         };
         Ok(Host { listener, shared: Arc::new(shared) })
     }
@@ -113,8 +116,27 @@ impl Host {
         &self.shared.info
     }
 
-    /// Serves until `shutdown` is cancelled; then every connection is closed (code 1001).
+    /// Serves until `shutdown` is cancelled; then every connection is closed (code 1001), waiting
+    /// a moment for the close frames to go out.
     pub async fn serve(self, shutdown: CancellationToken) {
+        self.accept_until(&shutdown).await;
+        let Host { listener, shared } = self;
+        drop(listener);
+        let drained = async move {
+            loop {
+                let idle = shared.idle.notified();
+                tokio::pin!(idle);
+                idle.as_mut().enable();
+                if shared.connections.load(Ordering::SeqCst) == 0 {
+                    return;
+                }
+                idle.await;
+            }
+        };
+        let _ = tokio::time::timeout(Duration::from_secs(1), drained).await;
+    }
+
+    async fn accept_until(&self, shutdown: &CancellationToken) {
         loop {
             tokio::select! {
                 accepted = self.listener.accept() => match accepted {
@@ -139,10 +161,14 @@ impl Host {
 struct Counted(Arc<Shared>);
 impl Drop for Counted {
     fn drop(&mut self) {
-        self.0.connections.fetch_sub(1, Ordering::SeqCst);
+        if self.0.connections.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.0.idle.notify_waiters();
+        }
     }
 }
 
+// tungstenite's callback returns `Result<Response, ErrorResponse>`; its size is not ours to choose.
+#[allow(clippy::result_large_err)]
 async fn connection(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>, shutdown: CancellationToken) {
     let _ = stream.set_nodelay(true);
     let over_limit = shared.connections.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS;

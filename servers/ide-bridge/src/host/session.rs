@@ -63,7 +63,8 @@ pub(crate) async fn run(ws: WebSocketStream<TcpStream>, shared: Arc<Shared>, shu
     let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut last_seen = Instant::now();
-    let close = |code: CloseCode, reason: &'static str| Message::Close(Some(CloseFrame { code, reason: reason.into() }));
+    let close =
+        |code: CloseCode, reason: &'static str| Message::Close(Some(CloseFrame { code, reason: reason.into() }));
 
     loop {
         tokio::select! {
@@ -120,7 +121,8 @@ fn text_message(value: &Value) -> Message {
 
 /// Handles one text frame: a request (spawned), a notification, or garbage (answered with id null).
 async fn on_text(text: &str, shared: &Arc<Shared>, out: &mpsc::Sender<Message>, in_flight: &InFlight) {
-    let reply_null = |code: i64, message: &str| text_message(&protocol::response(Value::Null, Err(WireError::rpc(code, message))));
+    let reply_null =
+        |code: i64, message: &str| text_message(&protocol::response(Value::Null, Err(WireError::rpc(code, message))));
     let value: Value = match serde_json::from_str(text) {
         Ok(v) => v,
         Err(_) => {
@@ -163,10 +165,15 @@ async fn on_text(text: &str, shared: &Arc<Shared>, out: &mpsc::Sender<Message>, 
                     if map.len() >= MAX_IN_FLIGHT {
                         Some(WireError::new(
                             ErrorCode::Unavailable,
-                            format!("too many requests in flight on this connection (limit {MAX_IN_FLIGHT}); wait for answers"),
+                            format!(
+                                "too many requests in flight on this connection (limit {MAX_IN_FLIGHT}); wait for answers"
+                            ),
                         ))
                     } else if map.contains_key(&key) {
-                        Some(WireError::rpc(INVALID_REQUEST, format!("request id {key} is already in flight on this connection")))
+                        Some(WireError::rpc(
+                            INVALID_REQUEST,
+                            format!("request id {key} is already in flight on this connection"),
+                        ))
                     } else {
                         map.insert(key.clone(), token.clone());
                         None
@@ -186,11 +193,17 @@ async fn on_text(text: &str, shared: &Arc<Shared>, out: &mpsc::Sender<Message>, 
                 if let Ok(mut map) = in_flight.lock() {
                     map.remove(&key);
                 }
-                let _ = out.send(text_message(&protocol::response(id, outcome))).await;
+                let text = match outcome {
+                    Ok(Payload::Value(value)) => protocol::response(id, Ok(value)).to_string(),
+                    Ok(Payload::Content(content)) => protocol::read_response(&id, &content),
+                    Err(error) => protocol::response(id, Err(error)).to_string(),
+                };
+                let _ = out.send(Message::Text(text.into())).await;
             });
         }
         (Some(id), _) if !is_response => {
-            let message = if version_ok { "invalid request: no `method`" } else { "invalid request: `jsonrpc` must be \"2.0\"" };
+            let message =
+                if version_ok { "invalid request: no `method`" } else { "invalid request: `jsonrpc` must be \"2.0\"" };
             let error = WireError::rpc(INVALID_REQUEST, message);
             let _ = out.send(text_message(&protocol::response(id, Err(error)))).await;
         }
@@ -211,10 +224,21 @@ fn parse<P: DeserializeOwned>(method: &str, params: Option<Value>) -> Result<P, 
     let params = match params {
         None | Some(Value::Null) => json!({}),
         Some(p @ Value::Object(_)) => p,
-        Some(_) => return Err(WireError::rpc(INVALID_PARAMS, format!("invalid params for {method}: params must be an object"))),
+        Some(_) => {
+            return Err(WireError::rpc(
+                INVALID_PARAMS,
+                format!("invalid params for {method}: params must be an object"),
+            ));
+        }
     };
     serde_json::from_value(params)
         .map_err(|e| WireError::new(ErrorCode::InvalidArgs, format!("invalid params for {method}: {e}")))
+}
+
+/// A result: most as JSON values; `fs/read`'s content as a string, escaped by the fast writer.
+enum Payload {
+    Value(Value),
+    Content(String),
 }
 
 /// Runs one request.
@@ -223,24 +247,31 @@ async fn dispatch(
     method: &str,
     params: Option<Value>,
     token: &CancellationToken,
-) -> Result<Value, WireError> {
+) -> Result<Payload, WireError> {
     match method {
-        METHOD_INFO => serde_json::to_value(&shared.info).map_err(internal),
+        METHOD_INFO => serde_json::to_value(&shared.info).map(Payload::Value).map_err(internal),
         METHOD_LIST | "fs/listFiles" => {
             let params: ListParams = parse(METHOD_LIST, params)?;
-            to_value(blocking(shared, token, move |ws| ws.list(&params)).await)
+            to_value(blocking(shared, token, move |ws| ws.list(&params)).await).map(Payload::Value)
         }
         METHOD_READ | "fs/readFile" => {
             let params: ReadParams = parse(METHOD_READ, params)?;
-            to_value(blocking(shared, token, move |ws| ws.read(&params)).await)
+            // Inline: a read is bounded by maxFileSize and takes microseconds, less than a hop
+            // to the blocking pool and back; the other worker keeps serving meanwhile.
+            if token.is_cancelled() {
+                return Err(cancelled());
+            }
+            shared.workspace.read(&params).map(|r| Payload::Content(r.content))
         }
         METHOD_WRITE | "fs/writeFile" => {
             let params: WriteParams = parse(METHOD_WRITE, params)?;
-            to_value(blocking(shared, token, move |ws| ws.write(&params)).await)
+            to_value(blocking(shared, token, move |ws| ws.write(&params)).await).map(Payload::Value)
         }
         other => Err(WireError::rpc(
             METHOD_NOT_FOUND,
-            format!("method `{other}` not found; this host knows {METHOD_INFO}, {METHOD_LIST}, {METHOD_READ}, {METHOD_WRITE}"),
+            format!(
+                "method `{other}` not found; this host knows {METHOD_INFO}, {METHOD_LIST}, {METHOD_READ}, {METHOD_WRITE}"
+            ),
         )),
     }
 }
@@ -258,7 +289,8 @@ fn cancelled() -> WireError {
     WireError::new(ErrorCode::Cancelled, "the request was cancelled before it ran; nothing was changed")
 }
 
-/// Runs a file operation on the blocking pool unless the request was cancelled first.
+/// Runs a file operation that may take long (a walk, a write with fsync) on the blocking pool,
+/// unless the request was cancelled first.
 async fn blocking<T: Send + 'static>(
     shared: &Arc<Shared>,
     token: &CancellationToken,

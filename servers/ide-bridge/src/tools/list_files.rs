@@ -68,7 +68,11 @@ impl Tool for ListFiles {
     }
 
     fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations::with_title("List workspace files").read_only(true).destructive(false).idempotent(true).open_world(false)
+        ToolAnnotations::with_title("List workspace files")
+            .read_only(true)
+            .destructive(false)
+            .idempotent(true)
+            .open_world(false)
     }
 
     fn output_schema(&self) -> Option<std::sync::Arc<JsonObject>> {

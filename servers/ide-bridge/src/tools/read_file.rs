@@ -50,7 +50,11 @@ impl Tool for ReadFile {
     }
 
     fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations::with_title("Read a workspace file").read_only(true).destructive(false).idempotent(true).open_world(false)
+        ToolAnnotations::with_title("Read a workspace file")
+            .read_only(true)
+            .destructive(false)
+            .idempotent(true)
+            .open_world(false)
     }
 
     async fn run(&self, params: ReadFileParams, _ctx: ToolContext) -> ToolOutput {

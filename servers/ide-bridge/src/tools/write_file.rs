@@ -80,7 +80,11 @@ impl Tool for WriteFile {
     }
 
     fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations::with_title("Write a workspace file").read_only(false).destructive(true).idempotent(true).open_world(false)
+        ToolAnnotations::with_title("Write a workspace file")
+            .read_only(false)
+            .destructive(true)
+            .idempotent(true)
+            .open_world(false)
     }
 
     fn output_schema(&self) -> Option<std::sync::Arc<JsonObject>> {

@@ -50,8 +50,12 @@ impl Editor {
     }
 
     fn view_dir(&self, t: &Target<'_>) -> Result<Reply, EditError> {
-        let options =
-            WalkOptions { max_depth: Some(2), hidden: false, respect_gitignore: true, max_entries: Some(MAX_DIR_ENTRIES) };
+        let options = WalkOptions {
+            max_depth: Some(2),
+            hidden: false,
+            respect_gitignore: true,
+            max_entries: Some(MAX_DIR_ENTRIES),
+        };
         let walk = t.sandbox.walk(t.path, &options).map_err(|e| t.sandbox_error(e))?;
         let base = t.shown.trim_end_matches('/');
         let mut listing = String::new();
@@ -134,11 +138,7 @@ fn read_full(reader: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
 }
 
 fn io_error(t: &Target<'_>, e: std::io::Error) -> EditError {
-    t.sandbox_error(mcp_shared::sandbox::SandboxError::Io {
-        path: t.shown.to_owned(),
-        kind: e.kind(),
-        source: e,
-    })
+    t.sandbox_error(mcp_shared::sandbox::SandboxError::Io { path: t.shown.to_owned(), kind: e.kind(), source: e })
 }
 
 fn to_usize(n: i64) -> usize {
@@ -234,27 +234,46 @@ impl LineScan {
     }
 
     fn scan(&mut self, text: &str) {
-        let mut from = 0;
         let bytes = text.as_bytes();
-        loop {
+        let mut from = 0;
+        while !self.done() {
+            if !self.keeps(self.line) || self.full() {
+                // Nothing to keep here: count line breaks in bulk up to the next line that
+                // matters (the range's first line, or the end of the file).
+                let target = match (self.first, self.last) {
+                    (Some(first), _) if self.line < first => first,
+                    (Some(_), Some(last)) if self.line < last => last,
+                    _ => usize::MAX,
+                };
+                let wanted = target - self.line;
+                let mut seen = 0usize;
+                for at in memchr::memchr_iter(b'\n', &bytes[from..]) {
+                    seen += 1;
+                    if seen == wanted {
+                        self.line = target;
+                        from += at + 1;
+                        break;
+                    }
+                }
+                if seen < wanted {
+                    self.line += seen;
+                    return;
+                }
+                continue;
+            }
             let next = memchr::memchr(b'\n', &bytes[from..]).map(|i| from + i);
             let segment = &text[from..next.unwrap_or(text.len())];
-            if self.keeps(self.line) && !self.full() {
-                self.content.push_str(segment);
-                self.chars += segment.chars().count();
-            }
+            self.content.push_str(segment);
+            self.chars += segment.chars().count();
             let Some(at) = next else {
-                break;
+                return;
             };
-            if self.keeps(self.line) && self.keeps(self.line + 1) && !self.full() {
+            if self.keeps(self.line + 1) && !self.full() {
                 self.content.push('\n');
                 self.chars += 1;
             }
             self.line += 1;
             from = at + 1;
-            if self.done() {
-                break;
-            }
         }
     }
 
@@ -334,7 +353,11 @@ mod tests {
         let normalized = text.replace("\r\n", "\n");
         for chunk in [1, 2, 3, 5, 100] {
             for (start, end) in [(1, -1), (1, 6), (2, 3), (6, 6), (3, -1), (5, 5)] {
-                assert_eq!(scan(text, start, end, 0, chunk).unwrap(), reference(&normalized, start, end), "{start} {end} {chunk}");
+                assert_eq!(
+                    scan(text, start, end, 0, chunk).unwrap(),
+                    reference(&normalized, start, end),
+                    "{start} {end} {chunk}"
+                );
             }
         }
     }
@@ -355,7 +378,10 @@ mod tests {
             "Invalid `view_range`: [1, 9]. Its second element `9` should be smaller than the number of lines in the file: `3`"
         );
         let e = scan(text, 3, 2, 0, 2).unwrap_err();
-        assert_eq!(e.message, "Invalid `view_range`: [3, 2]. Its second element `2` should be larger or equal than its first `3`");
+        assert_eq!(
+            e.message,
+            "Invalid `view_range`: [3, 2]. Its second element `2` should be larger or equal than its first `3`"
+        );
     }
 
     #[test]

@@ -1,0 +1,177 @@
+//! Bad input: each case gets its code and an actionable message, writes nothing, and the
+//! server keeps serving.
+
+use mcp_tests::{is_error, structured, text_of};
+use serde_json::json;
+
+use super::{Fixture, draft_post, id_of, posted, refused, src};
+
+#[test]
+fn a_missing_source_is_not_found() {
+    let fx = Fixture::new();
+    let mut c = fx.server();
+    let before = fx.tree();
+    let (code, message) = refused(&mut c, src("drafts/nope.md"));
+    assert_eq!(code, "NOT_FOUND");
+    assert!(message.contains("\"drafts/nope.md\""), "{message}");
+    assert!(!message.contains(fx.root().to_str().unwrap()), "no host path beyond what was sent: {message}");
+    let (code, _) = refused(&mut c, src("FILE:/definitely/not/here.md"));
+    assert_eq!(code, "NOT_FOUND");
+    assert_eq!(fx.tree(), before);
+}
+
+#[test]
+fn a_directory_non_utf8_or_malformed_source_is_invalid_input_with_a_position() {
+    let fx = Fixture::new();
+    let mut c = fx.server();
+    std::fs::write(fx.root().join("drafts/latin1.md"), b"---\ntitle: ok\n---\ncaf\xe9\n").unwrap();
+    let broken = fx.draft("broken.md", "---\ntitle: fine\ntags: [unclosed\ndate: x\n---\nbody\n");
+    let unclosed = fx.draft("unclosed.md", "---\ntitle: never closed\nbody\n");
+    let dupe = fx.draft("dupe.md", "---\ntitle: a\ntitle: b\n---\n");
+    let list = fx.draft("list.md", "---\n- a\n- b\n---\n");
+    let before = fx.tree();
+
+    let (code, message) = refused(&mut c, src("drafts"));
+    assert_eq!(code, "INVALID_INPUT");
+    assert!(message.contains("directory"), "{message}");
+
+    let (code, message) = refused(&mut c, src("drafts/latin1.md"));
+    assert_eq!(code, "INVALID_INPUT");
+    assert!(message.contains("UTF-8") && message.contains("line 4, column 4"), "{message}");
+
+    let (code, message) = refused(&mut c, src(&broken));
+    assert_eq!(code, "INVALID_INPUT");
+    assert!(message.contains("line 4, column"), "{message}");
+    assert!(message.contains("frontmatter"), "{message}");
+
+    let (code, message) = refused(&mut c, src(&unclosed));
+    assert_eq!(code, "INVALID_INPUT");
+    assert!(message.contains("line 1, column 1") && message.contains("never closed"), "{message}");
+
+    let (code, message) = refused(&mut c, src(&dupe));
+    assert_eq!(code, "INVALID_INPUT");
+    assert!(message.contains("line 3") && message.contains("duplicate"), "{message}");
+
+    let (code, message) = refused(&mut c, src(&list));
+    assert_eq!(code, "INVALID_INPUT");
+    assert!(message.contains("mapping"), "{message}");
+
+    assert_eq!(fx.tree(), before, "nothing written");
+}
+
+#[test]
+fn bad_project_names_are_invalid_args() {
+    let fx = Fixture::new();
+    let seed = fx.draft("seed.md", "# x\n");
+    let mut c = fx.server();
+    let before = fx.tree();
+    for project in ["..", ".", "../escape", "a/b", "/abs", ".hidden", "", "a b", "x\\y", "nul\u{0}"] {
+        let (code, message) = refused(&mut c, json!({"source": seed, "project": project}));
+        assert_eq!(code, "INVALID_ARGS", "{project:?}");
+        assert!(message.contains("`project`"), "{message}");
+        assert!(message.contains("2026-01"), "an example to follow: {message}");
+    }
+    let (code, message) = refused(&mut c, json!({"source": seed, "project": 5}));
+    assert_eq!(code, "INVALID_ARGS");
+    assert!(message.contains("project"), "{message}");
+    assert_eq!(fx.tree(), before);
+    assert!(!fx.root().join("escape").exists());
+}
+
+#[test]
+fn bad_arguments_are_invalid_args() {
+    let fx = Fixture::new();
+    let seed = fx.draft("seed.md", "# x\n");
+    let mut c = fx.server();
+    let before = fx.tree();
+    let cases = [
+        (json!({}), "source"),
+        (json!({"source": ""}), "source"),
+        (json!({"source": 7}), "source"),
+        (json!({"source": seed, "slug": "日本語"}), "slug"),
+        (json!({"source": seed, "projct": "typo"}), "projct"),
+    ];
+    for (args, mention) in cases {
+        let (code, message) = refused(&mut c, args.clone());
+        assert_eq!(code, "INVALID_ARGS", "{args}: {message}");
+        assert!(message.contains(mention), "{args}: {message}");
+    }
+    assert_eq!(fx.tree(), before);
+}
+
+#[test]
+fn two_directories_with_the_same_source_id_are_a_conflict_naming_both() {
+    let fx = Fixture::new();
+    let seed = fx.draft("seed.md", "---\ntitle: Seed\n---\nv1\n");
+    let mut c = fx.server();
+    assert_eq!(posted(&mut c, src(&seed))["dir"], "projects/2026-01/01-seed");
+    // Someone copies the directory by hand.
+    let text = fx.read("projects/2026-01/01-seed/article.md");
+    fx.put("projects/2026-01/02-seed-copy/article.md", &text);
+    std::fs::write(&seed, "---\ntitle: Seed\n---\nv2\n").unwrap();
+    let before = fx.tree();
+    let (code, message) = refused(&mut c, src(&seed));
+    assert_eq!(code, "CONFLICT");
+    assert!(
+        message.contains("projects/2026-01/01-seed") && message.contains("projects/2026-01/02-seed-copy"),
+        "{message}"
+    );
+    assert!(message.contains(&id_of(&seed)), "{message}");
+    assert_eq!(fx.tree(), before, "nothing written");
+    // Removing the copy resolves it.
+    std::fs::remove_dir_all(fx.at("projects/2026-01/02-seed-copy")).unwrap();
+    assert_eq!(posted(&mut c, src(&seed))["action"], "updated");
+}
+
+#[test]
+fn a_malformed_article_elsewhere_is_skipped_with_a_warning_and_never_rewritten() {
+    let fx = Fixture::new();
+    let broken = "---\ntitle: [oops\n---\nbody\n";
+    fx.put("projects/2026-01/05-broken/article.md", broken);
+    fx.put("projects/2026-01/06-unclosed/article.md", "---\ntitle: x\n");
+    let seed = fx.draft("seed.md", "# Seed\n");
+    let mut c = fx.server();
+    let result = draft_post(&mut c, src(&seed));
+    assert!(!is_error(&result), "{result}");
+    let s = structured(&result).unwrap();
+    assert_eq!(s["action"], "created");
+    assert_eq!(s["dir"], "projects/2026-01/07-seed", "the broken articles' numbers stay taken");
+    let warnings = s["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(warnings[0].as_str().unwrap().contains("projects/2026-01/05-broken/article.md"));
+    assert!(warnings[0].as_str().unwrap().contains("line 2"), "{warnings:?}");
+    assert!(text_of(&result).contains("warning: "));
+    assert_eq!(fx.read("projects/2026-01/05-broken/article.md"), broken);
+    // An update of the manuscript leaves the broken one alone as well.
+    std::fs::write(&seed, "# Seed v2\n").unwrap();
+    assert_eq!(posted(&mut c, src(&seed))["action"], "updated");
+    assert_eq!(fx.read("projects/2026-01/05-broken/article.md"), broken);
+}
+
+#[test]
+fn the_manuscripts_own_article_gone_malformed_is_a_conflict_not_a_duplicate() {
+    let fx = Fixture::new();
+    let seed = fx.draft("seed.md", "---\ntitle: Seed\n---\nbody\n");
+    let mut c = fx.server();
+    posted(&mut c, src(&seed));
+    let article = "projects/2026-01/01-seed/article.md";
+    let broken = fx.read(article).replace("title: Seed", "title: [Seed");
+    fx.put(article, &broken);
+    let before = fx.tree();
+    let (code, message) = refused(&mut c, src(&seed));
+    assert_eq!(code, "CONFLICT");
+    assert!(message.contains(article) && message.contains("malformed"), "{message}");
+    assert_eq!(fx.tree(), before);
+}
+
+#[test]
+fn the_server_keeps_serving_after_errors() {
+    let fx = Fixture::new();
+    let seed = fx.draft("seed.md", "# x\n");
+    let mut c = fx.server();
+    for _ in 0..3 {
+        refused(&mut c, src("nope.md"));
+        refused(&mut c, json!({"source": seed, "project": ".."}));
+    }
+    assert_eq!(posted(&mut c, src(&seed))["action"], "created");
+}

@@ -1,0 +1,174 @@
+//! The bridge against a scripted host, for what a well-behaved host never shows: answers out of
+//! order, no answer at all (per-request timeout, cancellation forwarded as `$/cancelRequest`),
+//! and a connection dropped under a write (never replayed).
+
+use std::{
+    sync::mpsc::{self, Receiver, Sender},
+    time::Instant,
+};
+
+use futures::{SinkExt, StreamExt};
+use mcp_tests::{is_error, text_of};
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+use tokio_tungstenite::tungstenite::Message;
+
+use super::{Env, WAIT, code};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Answers `host/info` only.
+    Silent,
+    /// Holds `fs/read` answers until `n` are pending, then answers them newest first.
+    Reverse(usize),
+    /// Closes the connection when an `fs/write` arrives; answers `fs/read` with "R".
+    DropOnWrite,
+}
+
+struct FakeHost {
+    port: u16,
+    received: Receiver<Value>,
+}
+
+impl FakeHost {
+    fn start(mode: Mode) -> FakeHost {
+        let (port_tx, port_rx) = mpsc::channel();
+        let (tx, received) = mpsc::channel();
+        std::thread::spawn(move || {
+            let rt = super::rt();
+            rt.block_on(async move {
+                let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+                port_tx.send(listener.local_addr().unwrap().port()).unwrap();
+                loop {
+                    let Ok((stream, _)) = listener.accept().await else { return };
+                    let tx = tx.clone();
+                    tokio::spawn(async move { serve(stream, mode, tx).await });
+                }
+            });
+        });
+        FakeHost { port: port_rx.recv_timeout(WAIT).unwrap(), received }
+    }
+
+    fn url(&self) -> String {
+        format!("ws://127.0.0.1:{}", self.port)
+    }
+
+    /// The next message the fake received with `method`.
+    fn next(&self, method: &str) -> Value {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let message = self.received.recv_timeout(deadline.saturating_duration_since(Instant::now())).unwrap();
+            if message["method"] == method {
+                return message;
+            }
+        }
+    }
+
+    /// Everything received so far (without waiting).
+    fn drain(&self) -> Vec<Value> {
+        self.received.try_iter().collect()
+    }
+}
+
+async fn serve(stream: tokio::net::TcpStream, mode: Mode, tx: Sender<Value>) {
+    let Ok(mut ws) = tokio_tungstenite::accept_async(stream).await else { return };
+    let mut held: Vec<Value> = Vec::new();
+    while let Some(Ok(message)) = ws.next().await {
+        let Message::Text(text) = message else { continue };
+        let request: Value = serde_json::from_str(text.as_str()).unwrap();
+        let _ = tx.send(request.clone());
+        let id = request["id"].clone();
+        let reply =
+            |result: Value| Message::Text(json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string().into());
+        match (request["method"].as_str().unwrap_or(""), mode) {
+            ("host/info", _) => {
+                let info = json!({"protocolVersion": 1, "name": "fake", "version": "0", "workspaceFolders": [], "readOnly": false, "maxFileSize": 1000, "maxMessageSize": 100000});
+                ws.send(reply(info)).await.unwrap();
+            }
+            ("fs/read", Mode::Reverse(n)) => {
+                held.push(request.clone());
+                if held.len() == n {
+                    for r in held.drain(..).rev() {
+                        let answer =
+                            json!({"jsonrpc": "2.0", "id": r["id"], "result": {"content": r["params"]["path"]}});
+                        ws.send(Message::Text(answer.to_string().into())).await.unwrap();
+                    }
+                }
+            }
+            ("fs/read", Mode::DropOnWrite) => ws.send(reply(json!({"content": "R"}))).await.unwrap(),
+            ("fs/write", Mode::DropOnWrite) => return,
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn answers_in_any_order_reach_their_own_callers() {
+    let env = Env::new();
+    let fake = FakeHost::start(Mode::Reverse(8));
+    let ws = env.workspace("ws", &[]);
+    let mut bridge = env.bridge(&ws, &["--url", &fake.url(), "--token", "t"]);
+    let ids: Vec<(u64, String)> = (0..8)
+        .map(|i| {
+            let path = format!("file{i}.txt");
+            let id =
+                bridge.send_request("tools/call", json!({"name": "read_file", "arguments": {"path": path}})).unwrap();
+            (id, path)
+        })
+        .collect();
+    for (id, path) in ids {
+        let response = bridge.wait_response(id).unwrap();
+        assert_eq!(text_of(&response["result"]), path);
+    }
+}
+
+#[test]
+fn a_request_the_host_never_answers_times_out_and_is_cancelled_at_the_host() {
+    let env = Env::new();
+    let fake = FakeHost::start(Mode::Silent);
+    let ws = env.workspace("ws", &[]);
+    let mut bridge = env.bridge(&ws, &["--url", &fake.url(), "--token", "t", "--request-timeout", "0.2"]);
+    let result = bridge.call_tool("read_file", json!({"path": "slow.txt"})).unwrap();
+    assert_eq!(code(&result), "TIMEOUT", "{result}");
+    assert!(text_of(&result).contains("--request-timeout"), "{}", text_of(&result));
+    let request = fake.next("fs/read");
+    let cancel = fake.next("$/cancelRequest");
+    assert_eq!(cancel["params"]["id"], request["id"]);
+    assert!(cancel.get("id").is_none(), "a notification: {cancel}");
+
+    let write = bridge.call_tool("write_file", json!({"path": "w.txt", "content": "x"})).unwrap();
+    assert_eq!(code(&write), "TIMEOUT");
+    assert!(text_of(&write).contains("unknown whether `w.txt` was written"), "{}", text_of(&write));
+}
+
+#[test]
+fn an_mcp_cancellation_is_forwarded_to_the_host() {
+    let env = Env::new();
+    let fake = FakeHost::start(Mode::Silent);
+    let ws = env.workspace("ws", &[]);
+    let mut bridge = env.bridge(&ws, &["--url", &fake.url(), "--token", "t"]);
+    let id = bridge.send_request("tools/call", json!({"name": "read_file", "arguments": {"path": "a.txt"}})).unwrap();
+    let request = fake.next("fs/read");
+    bridge.notify("notifications/cancelled", json!({"requestId": id, "reason": "user pressed stop"})).unwrap();
+    let cancel = fake.next("$/cancelRequest");
+    assert_eq!(cancel["params"]["id"], request["id"]);
+    assert_eq!(bridge.request("ping", json!({})).unwrap()["result"], json!({}), "the bridge goes on");
+}
+
+#[test]
+fn a_write_cut_by_a_dropped_connection_is_reported_and_never_replayed() {
+    let env = Env::new();
+    let fake = FakeHost::start(Mode::DropOnWrite);
+    let ws = env.workspace("ws", &[]);
+    let mut bridge = env.bridge(&ws, &["--url", &fake.url(), "--token", "t"]);
+    let result = bridge.call_tool("write_file", json!({"path": "a.txt", "content": "once"})).unwrap();
+    assert!(is_error(&result));
+    assert_eq!(code(&result), "UNAVAILABLE", "{result}");
+    let text = text_of(&result);
+    assert!(text.contains("unknown whether `a.txt` was written") && text.contains("read_file"), "{text}");
+    // The bridge reconnects by itself; a read goes through on the new connection.
+    let read = bridge.call_tool("read_file", json!({"path": "a.txt"})).unwrap();
+    assert_eq!(text_of(&read), "R", "{read}");
+    let writes = fake.drain().into_iter().filter(|m| m["method"] == "fs/write").count();
+    assert_eq!(writes, 1, "the write was sent once and not replayed on the new connection");
+}

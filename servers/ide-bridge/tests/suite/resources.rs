@@ -1,0 +1,103 @@
+//! Resources: the `file:///{path}` template, `resources/list` page by page, and
+//! `resources/read` with raw or percent-encoded slashes (and absolute paths inside the workspace).
+
+use serde_json::{Value, json};
+
+use super::Env;
+
+#[test]
+fn the_template_is_file_path_as_text_plain() {
+    let env = Env::new();
+    let ws = env.workspace("ws", &[]);
+    let mut bridge = env.bridge(&ws, &[]);
+    let result = bridge.request("resources/templates/list", json!({})).unwrap();
+    let templates = result["result"]["resourceTemplates"].as_array().unwrap();
+    assert_eq!(templates.len(), 1);
+    assert_eq!(templates[0]["uriTemplate"], "file:///{path}");
+    assert_eq!(templates[0]["mimeType"], "text/plain");
+}
+
+#[test]
+fn resources_list_pages_through_every_file() {
+    let env = Env::new();
+    let files: Vec<(String, String)> = (0..450).map(|i| (format!("d{}/f{i:03}.txt", i % 3), String::new())).collect();
+    let mut refs: Vec<(&str, &str)> = files.iter().map(|(p, c)| (p.as_str(), c.as_str())).collect();
+    refs.push(("with space & #.txt", "x"));
+    refs.push(("ignored.log", "x"));
+    refs.push((".gitignore", "*.log\n"));
+    let ws = env.workspace("ws", &refs);
+    let _host = env.host(&ws, &[]);
+    let mut bridge = env.bridge(&ws, &[]);
+    let mut uris = Vec::new();
+    let mut cursor: Option<Value> = None;
+    let mut pages = 0;
+    loop {
+        let params = match &cursor {
+            Some(c) => json!({"cursor": c}),
+            None => json!({}),
+        };
+        let response = bridge.request("resources/list", params).unwrap();
+        let result = &response["result"];
+        pages += 1;
+        for r in result["resources"].as_array().unwrap() {
+            assert_eq!(r["mimeType"], "text/plain");
+            uris.push(r["uri"].as_str().unwrap().to_owned());
+        }
+        match result.get("nextCursor") {
+            Some(c) if !c.is_null() => cursor = Some(c.clone()),
+            _ => break,
+        }
+    }
+    assert_eq!(pages, 3, "450 + 1 files in pages of 200");
+    assert_eq!(uris.len(), 451);
+    assert!(uris.contains(&"file:///d0/f000.txt".to_owned()));
+    assert!(uris.contains(&"file:///with%20space%20&%20%23.txt".to_owned()), "{:?}", &uris[450..]);
+    assert!(!uris.iter().any(|u| u.contains("ignored") || u.contains(".gitignore")));
+    let bad = bridge.request("resources/list", json!({"cursor": "not-a-cursor"})).unwrap();
+    assert_eq!(bad["error"]["code"], -32602);
+
+    let read = bridge.request("resources/read", json!({"uri": "file:///with%20space%20&%20%23.txt"})).unwrap();
+    assert_eq!(read["result"]["contents"][0]["text"], "x", "{read}");
+}
+
+#[test]
+fn resources_read_takes_raw_and_encoded_slashes_and_absolute_paths() {
+    let env = Env::new();
+    let ws = env.workspace("ws", &[("src/main.rs", "fn main() {}\n")]);
+    let _host = env.host(&ws, &[]);
+    let mut bridge = env.bridge(&ws, &[]);
+    let absolute = format!("file://{}/src/main.rs", ws.display());
+    for uri in ["file:///src/main.rs", "file:///src%2Fmain.rs", "file:///src%2fmain.rs", absolute.as_str()] {
+        let response = bridge.request("resources/read", json!({"uri": uri})).unwrap();
+        let contents = &response["result"]["contents"];
+        assert_eq!(contents[0]["text"], "fn main() {}\n", "{uri}: {response}");
+        assert_eq!(contents[0]["mimeType"], "text/plain");
+        assert_eq!(contents[0]["uri"], uri);
+    }
+}
+
+#[test]
+fn resources_read_errors_are_json_rpc_errors_with_the_shared_code() {
+    let env = Env::new();
+    let ws = env.workspace("ws", &[("big.txt", &"x".repeat(200))]);
+    let outside = env.workspace("outside", &[("secret.txt", "secret")]);
+    let _host = env.host(&ws, &["--max-file-size", "100"]);
+    let mut bridge = env.bridge(&ws, &[]);
+    let cases = [
+        ("file:///missing.txt", "NOT_FOUND"),
+        ("file:///big.txt", "FILE_TOO_LARGE"),
+        ("file:///..%2Foutside%2Fsecret.txt", "ACCESS_DENIED"),
+        ("file:///../outside/secret.txt", "ACCESS_DENIED"),
+    ];
+    for (uri, expected) in cases {
+        let response = bridge.request("resources/read", json!({"uri": uri})).unwrap();
+        let error = &response["error"];
+        assert_eq!(error["data"]["code"], expected, "{uri}: {response}");
+        assert!(!error["message"].as_str().unwrap().contains("secret\n"));
+    }
+    for uri in ["https://example.com/a", "file:///"] {
+        let response = bridge.request("resources/read", json!({"uri": uri})).unwrap();
+        assert_eq!(response["error"]["code"], -32602, "{uri}: {response}");
+    }
+    assert_eq!(std::fs::read_to_string(outside.join("secret.txt")).unwrap(), "secret");
+}

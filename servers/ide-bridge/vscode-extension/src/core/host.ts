@@ -1,0 +1,192 @@
+/**
+ * The WebSocket server of the protocol, on 127.0.0.1 only: the upgrade is checked
+ * (`handshake.ts`) before any session exists, then each connection is served by a
+ * {@link Session}. This is the whole host minus the editor: the extension gives it a
+ * `vscode.workspace.fs` workspace and a notifier that shows messages; tests give it Node's `fs`.
+ */
+
+import * as http from 'node:http';
+import type { Duplex } from 'node:stream';
+
+import { WebSocketServer } from 'ws';
+
+import { Files } from './files';
+import { Policy, Refusal, checkUpgrade } from './handshake';
+import {
+  DEFAULT_MAX_FILE_SIZE,
+  DEFAULT_MAX_LIST_ENTRIES,
+  DEFAULT_MAX_MESSAGE_SIZE,
+  DEFAULT_PING_INTERVAL_MS,
+  HostInfo,
+  MAX_CONNECTIONS,
+  PROTOCOL_VERSION,
+} from './protocol';
+import { Session } from './session';
+import { Notifier, Workspace } from './workspace';
+
+/** How long a client may take to send its upgrade request. */
+const HANDSHAKE_TIMEOUT_MS = 10_000;
+
+/** Everything a host needs. */
+export interface HostOptions {
+  /** The file operations. */
+  workspace: Workspace;
+  /** The workspace folders served: absolute, canonical; relative paths resolve against the first. */
+  folders: string[];
+  /** How the host tells the user about writes (and asks, with `confirmWrites`). */
+  notifier: Notifier;
+  /** The bearer token of the upgrade. */
+  token: string;
+  /** Refuse every write (-32004). Default false. */
+  readOnly?: boolean;
+  /** The largest file read or written, in bytes. Default 102400. */
+  maxFileSize?: number;
+  /** The largest message accepted, in bytes (a larger one closes the connection with 1009). Default 16 MiB. */
+  maxMessageSize?: number;
+  /** The most entries one `fs/list` examines. Default 20000. */
+  maxListEntries?: number;
+  /** Ask the user before every write. Default false. */
+  confirmWrites?: boolean;
+  /** `Origin` values accepted. Default none: no web page may connect. */
+  allowedOrigins?: string[];
+  /** The keep-alive ping interval. Default 15 s. */
+  pingIntervalMs?: number;
+  /** The name `host/info` reports. */
+  name?: string;
+  /** The version `host/info` reports. */
+  version?: string;
+}
+
+const STATUS_TEXT: Record<Refusal['status'], string> = {
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  503: 'Service Unavailable',
+};
+
+/** Answers a refused upgrade with its status and a one-line reason, then closes the connection. */
+function refuse(socket: Duplex, refusal: Refusal): void {
+  const body = `${refusal.reason}\n`;
+  const lines = [
+    `HTTP/1.1 ${refusal.status} ${STATUS_TEXT[refusal.status]}`,
+    'Content-Type: text/plain; charset=utf-8',
+    'Connection: close',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+  ];
+  if (refusal.status === 401) {
+    lines.push('WWW-Authenticate: Bearer realm="ide-bridge"');
+  }
+  socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
+}
+
+/** A listening host. */
+export class BridgeHost {
+  private readonly sessions = new Set<Session>();
+  private closing: Promise<void> | undefined;
+
+  private constructor(
+    private readonly server: http.Server,
+    /** The port bound on 127.0.0.1. */
+    readonly port: number,
+    /** What `host/info` answers. */
+    readonly info: HostInfo,
+  ) {}
+
+  /** Binds 127.0.0.1:`port` (0 picks a free port) and serves until {@link close}. */
+  static async listen(options: HostOptions, port: number): Promise<BridgeHost> {
+    const settings = {
+      readOnly: options.readOnly ?? false,
+      maxFileSize: options.maxFileSize ?? DEFAULT_MAX_FILE_SIZE,
+      maxListEntries: Math.max(1, options.maxListEntries ?? DEFAULT_MAX_LIST_ENTRIES),
+      confirmWrites: options.confirmWrites ?? false,
+    };
+    const maxMessageSize = options.maxMessageSize ?? DEFAULT_MAX_MESSAGE_SIZE;
+    const notifier = options.notifier;
+    const files = new Files(options.workspace, options.folders, settings, notifier);
+    const info: HostInfo = {
+      protocolVersion: PROTOCOL_VERSION,
+      name: options.name ?? 'ide-bridge-extension',
+      version: options.version ?? '0.0.0',
+      workspaceFolders: [...options.folders],
+      readOnly: settings.readOnly,
+      maxFileSize: settings.maxFileSize,
+      maxMessageSize,
+    };
+    const policy: Policy = { port, token: options.token, allowedOrigins: options.allowedOrigins ?? [] };
+
+    const server = http.createServer((request, res) => {
+      // Plain HTTP: nothing to see, but the same Host/Origin rules (no page learns anything).
+      const refusal = checkUpgrade(policy, request);
+      const [status, text] =
+        refusal?.status === 403 ? [403, refusal.reason] : [426, 'this is the WebSocket endpoint of the IDE bridge'];
+      res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
+      res.end(`${text}\n`);
+    });
+    server.headersTimeout = HANDSHAKE_TIMEOUT_MS;
+    server.requestTimeout = HANDSHAKE_TIMEOUT_MS;
+    server.on('clientError', (_error, socket) => socket.destroy());
+
+    const wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: maxMessageSize,
+      perMessageDeflate: false,
+      clientTracking: false,
+    });
+
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const address = server.address();
+    const bound = typeof address === 'object' && address !== null ? address.port : port;
+    policy.port = bound;
+    const host = new BridgeHost(server, bound, info);
+
+    server.on('upgrade', (request: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+      socket.on('error', () => socket.destroy());
+      if (host.closing !== undefined) {
+        socket.destroy();
+        return;
+      }
+      const refusal: Refusal | undefined =
+        host.sessions.size >= MAX_CONNECTIONS ? { status: 503, reason: 'too many connections' } : checkUpgrade(policy, request);
+      if (refusal !== undefined) {
+        notifier.log('warn', `refused a WebSocket upgrade (${refusal.status}): ${refusal.reason}`);
+        refuse(socket, refusal);
+        return;
+      }
+      wss.handleUpgrade(request, socket, head, (ws) => {
+        const session = new Session(ws, {
+          files,
+          info,
+          notifier,
+          pingIntervalMs: options.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS,
+        });
+        host.sessions.add(session);
+        ws.once('close', () => host.sessions.delete(session));
+      });
+    });
+    return host;
+  }
+
+  /** How many connections are open. */
+  get connections(): number {
+    return this.sessions.size;
+  }
+
+  /** Stops listening and closes every connection (close code 1001). */
+  close(): Promise<void> {
+    if (this.closing === undefined) {
+      const sessions = [...this.sessions];
+      for (const session of sessions) {
+        session.close(1001, 'the host is shutting down');
+      }
+      const stopped = new Promise<void>((resolve) => this.server.close(() => resolve()));
+      this.server.closeIdleConnections();
+      this.closing = Promise.all([stopped, ...sessions.map((s) => s.closedPromise())]).then(() => undefined);
+    }
+    return this.closing;
+  }
+}

@@ -1,0 +1,251 @@
+/**
+ * The ide-bridge wire protocol, version 1, as the host speaks it
+ * (`servers/ide-bridge/docs/ide-bridge-protocol.md`; the Rust side is `src/protocol.rs`).
+ *
+ * JSON-RPC 2.0 over WebSocket text frames. The method names, the error codes and the result
+ * shapes here must stay equal to the Rust ones: the cross-language test drives the real
+ * `mcp-server-ide-bridge` against this code to keep them so.
+ */
+
+import { z } from 'zod';
+
+/** The protocol version reported in `host/info`. */
+export const PROTOCOL_VERSION = 1;
+
+/** `host/info`: who the host is and its limits. */
+export const METHOD_INFO = 'host/info';
+/** `fs/list`: the workspace's files. */
+export const METHOD_LIST = 'fs/list';
+/** `fs/read`: one file's text. */
+export const METHOD_READ = 'fs/read';
+/** `fs/write`: create or replace one file. */
+export const METHOD_WRITE = 'fs/write';
+/** `$/cancelRequest`: a notification asking the host to abandon a request. */
+export const METHOD_CANCEL = '$/cancelRequest';
+
+/** Spec 003 §5.1 writes `fs/readFile`; hosts accept these names too (protocol §4.5). */
+export const METHOD_ALIASES: Readonly<Record<string, string>> = {
+  'fs/readFile': METHOD_READ,
+  'fs/writeFile': METHOD_WRITE,
+  'fs/listFiles': METHOD_LIST,
+};
+
+/** Wire error codes: spec 003's -32001..-32004, mcp-suite's -32005..-32010, JSON-RPC's. */
+export const Code = {
+  ACCESS_DENIED: -32001,
+  FILE_TOO_LARGE: -32002,
+  NOT_FOUND: -32003,
+  READ_ONLY: -32004,
+  BINARY_FILE: -32005,
+  ALREADY_EXISTS: -32006,
+  CONFLICT: -32007,
+  TIMEOUT: -32008,
+  CANCELLED: -32009,
+  UNAVAILABLE: -32010,
+  PARSE_ERROR: -32700,
+  INVALID_REQUEST: -32600,
+  METHOD_NOT_FOUND: -32601,
+  INVALID_PARAMS: -32602,
+  INTERNAL_ERROR: -32603,
+} as const;
+
+/** The mcp-suite error code names (`shared/src/error.rs`), sent as `error.data.code`. */
+export type SharedCode =
+  | 'ACCESS_DENIED'
+  | 'FILE_TOO_LARGE'
+  | 'NOT_FOUND'
+  | 'READ_ONLY'
+  | 'BINARY_FILE'
+  | 'ALREADY_EXISTS'
+  | 'CANCELLED'
+  | 'UNAVAILABLE'
+  | 'INVALID_ARGS'
+  | 'INTERNAL_ERROR';
+
+/** `ErrorCode::bridge_wire_code` of the shared crate, for the codes a host sends. */
+const WIRE_CODE: Readonly<Record<SharedCode, number>> = {
+  ACCESS_DENIED: Code.ACCESS_DENIED,
+  FILE_TOO_LARGE: Code.FILE_TOO_LARGE,
+  NOT_FOUND: Code.NOT_FOUND,
+  READ_ONLY: Code.READ_ONLY,
+  BINARY_FILE: Code.BINARY_FILE,
+  ALREADY_EXISTS: Code.ALREADY_EXISTS,
+  CANCELLED: Code.CANCELLED,
+  UNAVAILABLE: Code.UNAVAILABLE,
+  INVALID_ARGS: Code.INVALID_PARAMS,
+  INTERNAL_ERROR: Code.INTERNAL_ERROR,
+};
+
+/** The default port (spec 003's `antigravity.mcp.port`). */
+export const DEFAULT_PORT = 8888;
+/** The default largest file read or written, in bytes (spec 003's `maxFileSize`). */
+export const DEFAULT_MAX_FILE_SIZE = 102_400;
+/** The default largest message accepted, in bytes (16 MiB). */
+export const DEFAULT_MAX_MESSAGE_SIZE = 16 * 1024 * 1024;
+/** The default cap on the entries one `fs/list` examines. */
+export const DEFAULT_MAX_LIST_ENTRIES = 20_000;
+/** The default keep-alive ping interval; a peer silent for two intervals is dropped. */
+export const DEFAULT_PING_INTERVAL_MS = 15_000;
+/** Requests one connection may have in flight; more are answered with -32010. */
+export const MAX_IN_FLIGHT = 256;
+/** Connections served at once; more upgrades are refused with 503. */
+export const MAX_CONNECTIONS = 128;
+/** The environment variable the bridge reads the token from. */
+export const TOKEN_ENV = 'IDE_BRIDGE_TOKEN';
+
+/** A JSON-RPC error as it travels. */
+export class WireError extends Error {
+  constructor(
+    /** The numeric code. */
+    readonly code: number,
+    message: string,
+    /** `{code: "NOT_FOUND"}`: the shared code as a string, for readers. */
+    readonly data?: { code: SharedCode },
+  ) {
+    super(message);
+    this.name = 'WireError';
+  }
+
+  /** An error for a shared code, with its wire number (as `WireError::new` in Rust). */
+  static of(code: SharedCode, message: string): WireError {
+    return new WireError(WIRE_CODE[code], message, { code });
+  }
+
+  /** An error with a plain JSON-RPC code (as `WireError::rpc` in Rust). */
+  static rpc(code: number, message: string): WireError {
+    return new WireError(code, message);
+  }
+
+  /** The error object of a response. */
+  toJSON(): { code: number; message: string; data?: { code: SharedCode } } {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+/** A request id: JSON-RPC allows a number or a string; `null` answers what had no usable id. */
+export type Id = number | string | null;
+
+/** A response, as the host writes it. */
+export function response(id: Id, outcome: { result: unknown } | { error: WireError }): string {
+  return 'result' in outcome
+    ? JSON.stringify({ jsonrpc: '2.0', id, result: outcome.result })
+    : JSON.stringify({ jsonrpc: '2.0', id, error: outcome.error.toJSON() });
+}
+
+/** `fs/list` params. Unknown fields are ignored (stripped), as the protocol requires. */
+export const ListParams = z.object({
+  /** List the whole tree (files only) instead of one directory's entries. */
+  recursive: z.boolean().optional().default(false),
+  /** The directory to list, relative to the workspace root (default: the root). */
+  path: z.string().nullish(),
+});
+/** `fs/list` params, parsed. */
+export type ListParams = z.infer<typeof ListParams>;
+
+/** `fs/read` params. */
+export const ReadParams = z.object({
+  /** The file, relative to the workspace root. */
+  path: z.string(),
+});
+/** `fs/read` params, parsed. */
+export type ReadParams = z.infer<typeof ReadParams>;
+
+/** `fs/write` params. */
+export const WriteParams = z.object({
+  /** The file, relative to the workspace root. */
+  path: z.string(),
+  /** The complete new text of the file. */
+  content: z.string(),
+});
+/** `fs/write` params, parsed. */
+export type WriteParams = z.infer<typeof WriteParams>;
+
+/** `$/cancelRequest` params. */
+export const CancelParams = z.object({ id: z.union([z.number(), z.string()]) });
+
+/** `fs/list` result. */
+export interface ListResult {
+  /** Paths relative to the workspace root, `/`-separated, sorted; directories end with `/` when not recursive. */
+  files: string[];
+  /** Whether the listing was cut at the host's entry cap. */
+  truncated: boolean;
+}
+
+/** `fs/read` result. */
+export interface ReadResult {
+  /** The file's text, exactly as stored (UTF-8). */
+  content: string;
+}
+
+/** `fs/write` result. */
+export interface WriteResult {
+  /** Bytes written. */
+  bytes: number;
+  /** Whether the file did not exist before. */
+  created: boolean;
+}
+
+/** `host/info` result. */
+export interface HostInfo {
+  protocolVersion: number;
+  name: string;
+  version: string;
+  workspaceFolders: string[];
+  readOnly: boolean;
+  maxFileSize: number;
+  maxMessageSize: number;
+}
+
+/**
+ * Parses `params` (absent or `null` means `{}`) with `schema`, or says which field is wrong in
+ * the words serde would use, so both hosts answer alike.
+ */
+export function parseParams<S extends z.ZodType>(method: string, schema: S, params: unknown): z.infer<S> {
+  let value: unknown = params;
+  if (value === undefined || value === null) {
+    value = {};
+  } else if (typeof value !== 'object' || Array.isArray(value)) {
+    throw WireError.rpc(Code.INVALID_PARAMS, `invalid params for ${method}: params must be an object`);
+  }
+  const parsed = schema.safeParse(value);
+  if (parsed.success) {
+    return parsed.data;
+  }
+  const issue = parsed.error.issues[0];
+  const field = issue?.path.map(String).join('.') ?? '';
+  const given = issue !== undefined && issue.path.length > 0 ? (value as Record<string, unknown>)[String(issue.path[0])] : undefined;
+  const what =
+    given === undefined && field !== ''
+      ? `missing field \`${field}\``
+      : issue?.code === 'invalid_type'
+        ? `invalid type: ${serdeUnexpected(given)}, expected ${serdeExpected(issue.expected)}`
+        : `\`${field}\`: ${issue?.message ?? 'invalid'}`;
+  throw WireError.of('INVALID_ARGS', `invalid params for ${method}: ${what}`);
+}
+
+/** How serde names a JSON value it did not expect (so both hosts word the error alike). */
+function serdeUnexpected(value: unknown): string {
+  if (value === null) {
+    return 'null';
+  }
+  if (Array.isArray(value)) {
+    return 'sequence';
+  }
+  switch (typeof value) {
+    case 'string':
+      return `string ${JSON.stringify(value)}`;
+    case 'boolean':
+      return `boolean \`${value}\``;
+    case 'number':
+      return Number.isInteger(value) ? `integer \`${value}\`` : `floating point \`${value}\``;
+    default:
+      return 'map';
+  }
+}
+
+/** How serde names the type it expected. */
+function serdeExpected(expected: string): string {
+  return { string: 'a string', boolean: 'a boolean', number: 'a number', object: 'a map' }[expected] ?? expected;
+}

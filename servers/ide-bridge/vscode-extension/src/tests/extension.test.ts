@@ -1,0 +1,154 @@
+/**
+ * The extension itself (`extension.ts`) under a stand-in `vscode` module: activation serves the
+ * folder with the settings, publishes the discovery file, shows every write, asks with
+ * `confirmWrites`, copies the client config, restarts on a setting change, falls back to a free
+ * port, refuses a bad token, and cleans up on deactivation.
+ */
+
+import assert from 'node:assert/strict';
+import { promises as fs } from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { test, TestContext } from 'node:test';
+
+import { Code, discoverySupported } from '../core';
+import { extensionContext, installFakeVscode, settings, changeSettings, ui, Uri, vscode } from './fakeVscode';
+import { RpcClient, tempDir, writeTree } from './helpers';
+
+installFakeVscode();
+const extension = require('../extension') as typeof import('../extension');
+
+/** A fresh editor: one folder, these settings, a private discovery directory. */
+async function editor(t: TestContext, config: Record<string, unknown>): Promise<{ folder: string; xdg: string }> {
+  const folder = await tempDir(t);
+  await writeTree(folder, { 'a.txt': 'A' });
+  const xdg = await tempDir(t, 'ide-bridge-xdg-');
+  process.env.XDG_RUNTIME_DIR = xdg;
+  for (const key of Object.keys(settings)) {
+    delete settings[key];
+  }
+  Object.assign(settings, config);
+  Object.assign(ui, { messages: [], output: [], opened: [], clipboard: '', answer: () => undefined, onMessage: undefined });
+  vscode.workspace.workspaceFolders = [{ uri: Uri.file(folder), name: 'ws', index: 0 }];
+  t.after(() => extension.deactivate());
+  return { folder, xdg };
+}
+
+/** The port and token the Output channel shows. */
+function served(): { port: number; token?: string } {
+  const serving = [...ui.output].reverse().find((line) => /serving .* on ws:\/\/127\.0\.0\.1:\d+/.test(line));
+  assert.ok(serving, `not serving:\n${ui.output.join('\n')}`);
+  const port = Number(/:(\d+)$/.exec(serving)?.[1]);
+  const token = [...ui.output].reverse().find((line) => line.includes('token: '))?.split('token: ')[1]?.split(' ')[0];
+  return { port, token };
+}
+
+/** Resolves at the next message the extension shows. */
+function nextMessage(): Promise<void> {
+  return new Promise((resolve) => (ui.onMessage = resolve));
+}
+
+test('activation serves the folder, advertises it, and shows every write', async (t) => {
+  const { folder, xdg } = await editor(t, { port: 0 });
+  await extension.activate(extensionContext() as never);
+  const { port, token } = served();
+  assert.match(token ?? '', /^[0-9a-f]{32}$/, 'an empty token setting generates one, shown in the Output channel');
+
+  const discovery = path.join(xdg, 'ide-bridge', `${port}.json`);
+  if (discoverySupported()) {
+    assert.deepEqual(JSON.parse(await fs.readFile(discovery, 'utf8')), {
+      port,
+      pid: process.pid,
+      workspaceFolders: [folder],
+      token,
+    });
+  }
+
+  const client = await RpcClient.connect(t, `ws://127.0.0.1:${port}`, { token });
+  const info = await client.call('host/info');
+  assert.equal(info.name, 'mcp-suite.ide-bridge');
+  assert.equal(info.version, '0.1.0');
+  assert.equal(info.maxFileSize, 102400);
+  assert.equal(info.readOnly, false);
+  assert.equal((await client.call('fs/read', { path: 'a.txt' })).content, 'A');
+
+  ui.answer = (_text, items) => (items.includes('Open') ? 'Open' : undefined);
+  const shown = nextMessage();
+  assert.deepEqual(await client.call('fs/write', { path: 'notes/b.txt', content: 'hello' }), { bytes: 5, created: true });
+  await shown;
+  assert.deepEqual(ui.messages.at(-1), {
+    kind: 'info',
+    text: 'MCP client created notes/b.txt (5 bytes).',
+    modal: false,
+    items: ['Open'],
+  });
+  assert.equal(await fs.readFile(path.join(folder, 'notes/b.txt'), 'utf8'), 'hello');
+
+  await vscode.commands.executeCommand('antigravity.mcp.copyClientConfig');
+  assert.deepEqual(JSON.parse(ui.clipboard), {
+    mcpServers: {
+      'ide-bridge': {
+        command: 'mcp-server-ide-bridge',
+        args: ['--url', `ws://127.0.0.1:${port}`],
+        env: { IDE_BRIDGE_TOKEN: token },
+      },
+    },
+  });
+
+  await extension.deactivate();
+  assert.equal((await client.closed).code, 1001);
+  await assert.rejects(fs.stat(discovery), 'the discovery file is removed on deactivation');
+  await assert.rejects(RpcClient.connect(t, `ws://127.0.0.1:${port}`, { token }));
+});
+
+test('confirmWrites asks in a modal: Deny writes nothing, Allow writes', async (t) => {
+  const { folder } = await editor(t, { port: 0, confirmWrites: true, token: 'my-configured-token', maxFileSize: 10 });
+  await extension.activate(extensionContext() as never);
+  const { port, token } = served();
+  assert.equal(token, undefined, 'a configured token is not printed');
+  const client = await RpcClient.connect(t, `ws://127.0.0.1:${port}`, { token: 'my-configured-token' });
+  assert.equal((await client.call('host/info')).maxFileSize, 10);
+
+  ui.answer = (_text, items) => (items.includes('Deny') ? 'Deny' : undefined);
+  const denied = await client.request('fs/write', { path: 'a.txt', content: 'changed' });
+  assert.equal(denied.error?.code, Code.ACCESS_DENIED);
+  const question = ui.messages.find((m) => m.modal);
+  assert.deepEqual(question && { ...question, text: undefined }, { kind: 'warning', text: undefined, modal: true, items: ['Allow', 'Deny'] });
+  assert.match(question?.text ?? '', /overwrite a\.txt \(7 bytes\)/);
+  assert.equal(await fs.readFile(path.join(folder, 'a.txt'), 'utf8'), 'A');
+
+  ui.answer = (_text, items) => (items.includes('Allow') ? 'Allow' : undefined);
+  assert.deepEqual(await client.call('fs/write', { path: 'a.txt', content: 'changed' }), { bytes: 7, created: false });
+  assert.equal(await fs.readFile(path.join(folder, 'a.txt'), 'utf8'), 'changed');
+  assert.ok(ui.messages.some((m) => m.text === 'MCP client wrote a.txt (7 bytes).'));
+});
+
+test('a busy port falls back to a free one; settings changes restart; a bad token does not start', async (t) => {
+  const busy = net.createServer();
+  await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => busy.close(() => resolve())));
+  const busyPort = (busy.address() as net.AddressInfo).port;
+
+  await editor(t, { port: busyPort, token: 'tok' });
+  await extension.activate(extensionContext() as never);
+  const { port } = served();
+  assert.notEqual(port, busyPort);
+  assert.ok(ui.messages.some((m) => m.kind === 'warning' && m.text.includes(`port ${busyPort} is in use`)));
+  const client = await RpcClient.connect(t, `ws://127.0.0.1:${port}`, { token: 'tok' });
+  assert.equal((await client.call('host/info')).readOnly, false);
+
+  changeSettings({ readOnly: true, port: 0 });
+  await vscode.commands.executeCommand('antigravity.mcp.restart');
+  assert.equal((await client.closed).code, 1001, 'the old server closed its connections');
+  const restarted = served();
+  const again = await RpcClient.connect(t, `ws://127.0.0.1:${restarted.port}`, { token: 'tok' });
+  assert.equal((await again.call('host/info')).readOnly, true);
+  assert.equal((await again.request('fs/write', { path: 'x.txt', content: 'x' })).error?.code, Code.READ_ONLY);
+
+  changeSettings({ token: 'has a space' });
+  await vscode.commands.executeCommand('antigravity.mcp.restart');
+  assert.ok(ui.messages.some((m) => m.kind === 'error' && m.text.includes('antigravity.mcp.token cannot be used')));
+  await vscode.commands.executeCommand('antigravity.mcp.copyClientConfig');
+  assert.equal(ui.clipboard, '', 'nothing is running, so there is no config to copy');
+  await assert.rejects(RpcClient.connect(t, `ws://127.0.0.1:${restarted.port}`, { token: 'tok' }));
+});

@@ -1,0 +1,155 @@
+/**
+ * A stand-in for the `vscode` module, just enough of the API that `extension.ts` uses, so that
+ * activation, settings, commands, messages and deactivation are tested under plain Node.
+ * `installFakeVscode()` makes `require('vscode')` return it.
+ */
+
+import Module from 'node:module';
+import * as path from 'node:path';
+
+import { FakeVsFs } from './helpers';
+
+/** A `vscode.Uri` of the `file` scheme. */
+export class Uri {
+  private constructor(
+    readonly scheme: string,
+    readonly path: string,
+  ) {}
+
+  static file(fsPath: string): Uri {
+    return new Uri('file', fsPath);
+  }
+
+  static joinPath(base: Uri, ...parts: string[]): Uri {
+    return new Uri(base.scheme, path.posix.join(base.path, ...parts));
+  }
+
+  get fsPath(): string {
+    return this.path;
+  }
+
+  with(change: { path?: string }): Uri {
+    return new Uri(this.scheme, change.path ?? this.path);
+  }
+
+  toString(): string {
+    return `${this.scheme}://${this.path}`;
+  }
+}
+
+type Listener<T> = (event: T) => unknown;
+
+/** An event source, as `vscode.EventEmitter`. */
+class Emitter<T> {
+  private readonly listeners: Listener<T>[] = [];
+  readonly event = (listener: Listener<T>) => {
+    this.listeners.push(listener);
+    return { dispose: () => this.listeners.splice(this.listeners.indexOf(listener), 1) };
+  };
+  fire(event: T): void {
+    for (const listener of [...this.listeners]) {
+      listener(event);
+    }
+  }
+}
+
+/** What the extension showed, and how the (simulated) user answers. */
+export const ui = {
+  messages: [] as { kind: 'info' | 'warning' | 'error'; text: string; modal: boolean; items: string[] }[],
+  /** The button the user clicks, per message; undefined dismisses it. */
+  answer: (_text: string, _items: string[]): string | undefined => undefined,
+  clipboard: '',
+  output: [] as string[],
+  opened: [] as string[],
+  /** Called whenever a message is shown. */
+  onMessage: undefined as undefined | (() => void),
+};
+
+/** The settings `getConfiguration('antigravity.mcp')` reads. */
+export const settings: Record<string, unknown> = {};
+
+const configurationChanged = new Emitter<{ affectsConfiguration(section: string): boolean }>();
+const foldersChanged = new Emitter<unknown>();
+const commands = new Map<string, (...args: unknown[]) => unknown>();
+
+/** Changes settings and tells the extension, as the editor does. */
+export function changeSettings(change: Record<string, unknown>): void {
+  Object.assign(settings, change);
+  configurationChanged.fire({ affectsConfiguration: (section) => section === 'antigravity.mcp' });
+}
+
+function show(kind: 'info' | 'warning' | 'error') {
+  return (text: string, ...rest: unknown[]): Promise<unknown> => {
+    const options = typeof rest[0] === 'object' && rest[0] !== null && !('title' in rest[0]) ? (rest.shift() as { modal?: boolean }) : {};
+    const items = rest.map((item) => (typeof item === 'string' ? item : (item as { title: string }).title));
+    ui.messages.push({ kind, text, modal: options.modal === true, items });
+    ui.onMessage?.();
+    const chosen = ui.answer(text, items);
+    const item = rest.find((i) => (typeof i === 'string' ? i : (i as { title: string }).title) === chosen);
+    return Promise.resolve(item);
+  };
+}
+
+const fakeFs = new FakeVsFs();
+
+/** The module itself. */
+export const vscode = {
+  Uri,
+  env: {
+    remoteName: undefined,
+    clipboard: {
+      writeText: async (text: string) => {
+        ui.clipboard = text;
+      },
+    },
+  },
+  workspace: {
+    workspaceFolders: [] as { uri: Uri; name: string; index: number }[],
+    fs: {
+      stat: (uri: Uri) => fakeFs.stat(uri.fsPath),
+      readDirectory: (uri: Uri) => fakeFs.readDirectory(uri.fsPath),
+      readFile: (uri: Uri) => fakeFs.readFile(uri.fsPath),
+      writeFile: (uri: Uri, content: Uint8Array) => fakeFs.writeFile(uri.fsPath, content),
+      createDirectory: (uri: Uri) => fakeFs.createDirectory(uri.fsPath),
+      delete: (uri: Uri) => fakeFs.delete(uri.fsPath),
+    },
+    getConfiguration: (section: string) => ({
+      get: <T>(key: string, fallback: T): T => (section === 'antigravity.mcp' && key in settings ? (settings[key] as T) : fallback),
+    }),
+    onDidChangeConfiguration: configurationChanged.event,
+    onDidChangeWorkspaceFolders: foldersChanged.event,
+  },
+  window: {
+    createOutputChannel: () => {
+      const line = (level: string) => (message: string) => ui.output.push(`${level}: ${message}`);
+      return { info: line('info'), warn: line('warn'), error: line('error'), show: () => undefined, dispose: () => undefined };
+    },
+    showInformationMessage: show('info'),
+    showWarningMessage: show('warning'),
+    showErrorMessage: show('error'),
+    showTextDocument: async (uri: Uri) => {
+      ui.opened.push(uri.fsPath);
+    },
+  },
+  commands: {
+    registerCommand: (name: string, run: (...args: unknown[]) => unknown) => {
+      commands.set(name, run);
+      return { dispose: () => commands.delete(name) };
+    },
+    executeCommand: async (name: string, ...args: unknown[]) => commands.get(name)?.(...args),
+  },
+};
+
+/** Makes `require('vscode')` return {@link vscode}. */
+export function installFakeVscode(): void {
+  const mod = Module as unknown as { _load: (request: string, ...rest: unknown[]) => unknown };
+  const load = mod._load;
+  mod._load = function (request: string, ...rest: unknown[]) {
+    return request === 'vscode' ? vscode : load.call(this, request, ...rest);
+  };
+}
+
+/** An `ExtensionContext` with what `activate` uses. */
+export function extensionContext(): { subscriptions: { dispose(): unknown }[]; extension: { id: string; packageJSON: unknown } } {
+  return { subscriptions: [], extension: { id: 'mcp-suite.ide-bridge', packageJSON: { version: '0.1.0' } } };
+}

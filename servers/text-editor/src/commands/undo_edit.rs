@@ -1,0 +1,79 @@
+//! `undo_edit`: reverts the last edit of a file made through this server, one level per call
+//! (up to `--undo-depth`). Undoing a `create` deletes the file. If the file was changed by
+//! someone else since that edit, nothing is written and the answer is `CONFLICT`.
+
+use mcp_shared::ErrorCode;
+
+use crate::{
+    document,
+    editor::{Editor, Reply, Target, history_key},
+    error::EditError,
+    history::Change,
+    lines::Normalized,
+    render,
+};
+
+impl Editor {
+    pub(crate) fn undo_edit(&self, t: &Target<'_>) -> Result<Reply, EditError> {
+        self.validate(t)?;
+        let key = history_key(t.path);
+        let Some(record) = self.history().pop(&key) else {
+            return Err(EditError::new(ErrorCode::NotFound, format!("No edit history found for {}.", t.shown)));
+        };
+        let result = (|| {
+            let file = self.open_locked(t)?;
+            let current = read_all(t, &file)?;
+            if !record.matches(&current) {
+                return Err(EditError::new(
+                    ErrorCode::Conflict,
+                    format!(
+                        "No edit was undone: {} was changed by someone else since the last edit made with this tool, and undoing it would overwrite those changes. View the file and edit it directly instead.",
+                        t.shown
+                    ),
+                ));
+            }
+            match &record.change {
+                Change::Created => {
+                    drop(file);
+                    t.sandbox.remove_file(t.path).map_err(|e| t.sandbox_error(e))?;
+                    Ok(Reply::text(format!(
+                        "Last edit to {0} undone successfully. {0} had been created by that edit, so it has been deleted.",
+                        t.shown
+                    )))
+                }
+                Change::Splice { .. } => {
+                    let before = record.reverse(&current).ok_or_else(|| {
+                        EditError::new(
+                            ErrorCode::InternalError,
+                            "The undo record does not fit the file; nothing was changed.",
+                        )
+                    })?;
+                    t.sandbox.write_atomic(t.path, &before, &self.write_options()).map_err(|e| t.sandbox_error(e))?;
+                    drop(file);
+                    let text = match document::decode(before) {
+                        Ok(doc) => doc.text,
+                        Err(_) => String::new(),
+                    };
+                    let norm = Normalized::new(&text);
+                    let shown = render::cat_n(norm.as_str(), t.shown, 1, self.limits.max_output_chars);
+                    Ok(Reply::text(format!("Last edit to {} undone successfully. {shown}", t.shown)))
+                }
+            }
+        })();
+        if result.is_err() {
+            self.history().restore(&key, record);
+        }
+        result
+    }
+}
+
+/// The whole content of an opened file.
+fn read_all(t: &Target<'_>, file: &std::fs::File) -> Result<Vec<u8>, EditError> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    let mut reader = file;
+    reader.read_to_end(&mut bytes).map_err(|e| {
+        t.sandbox_error(mcp_shared::sandbox::SandboxError::Io { path: t.shown.to_owned(), kind: e.kind(), source: e })
+    })?;
+    Ok(bytes)
+}

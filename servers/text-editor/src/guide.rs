@@ -1,0 +1,247 @@
+//! The guide of spec 000 §7.1 (the system-prompt section that teaches a coding agent the tool
+//! and the git workflow around it), offered as the MCP prompt `text_editor_guide`, and its
+//! short form, the server's `instructions`.
+//!
+//! The text is the spec's, with the tool name and the workspace root of this server in place
+//! of `text_editor` and `/workspace/project`.
+
+use std::sync::Arc;
+
+use mcp_shared::{
+    ServerExtension,
+    reexports::rmcp::{
+        ErrorData as McpError, RoleServer,
+        model::{GetPromptResult, JsonObject, Prompt, PromptMessage, Role},
+        service::Peer,
+    },
+};
+
+use crate::workspace::Workspace;
+
+/// The name of the prompt.
+pub const PROMPT_NAME: &str = "text_editor_guide";
+
+/// What `prompts/list` says about the prompt.
+pub const PROMPT_DESCRIPTION: &str = "How to use the text editor tool and the git workflow around it: the system-prompt section for a coding agent (spec 000, section 7.1).";
+
+/// The guide, with `{tool}` and `{root}` to fill in.
+const GUIDE: &str = r##"## Text Editor Tool
+
+You have access to a text editor tool (`{tool}`) for viewing, creating, and editing files in the project workspace.
+
+### Available Commands
+
+#### 1. view - View file or directory contents
+
+View the content of a file or list directory contents.
+
+**Parameters:**
+- `command`: "view" (required)
+- `path`: File or directory path (required)
+- `view_range`: [start_line, end_line] - Optional line range for files
+
+**Example:**
+```json
+{"command": "view", "path": "{root}/src/main.py", "view_range": [1, 50]}
+```
+
+#### 2. create - Create a new file
+
+Create a new file with specified content. The file must not already exist.
+
+**Parameters:**
+- `command`: "create" (required)
+- `path`: Path for the new file (required)
+- `file_text`: Content for the new file (required)
+
+**Example:**
+```json
+{"command": "create", "path": "{root}/src/utils.py", "file_text": "def helper():\n    pass\n"}
+```
+
+#### 3. str_replace - Replace text in a file
+
+Replace a specific string in a file. The old_str must match exactly one location in the file.
+
+**Parameters:**
+- `command`: "str_replace" (required)
+- `path`: File path (required)
+- `old_str`: Exact string to replace (required)
+- `new_str`: Replacement string (required)
+
+**Important:**
+- The `old_str` must match EXACTLY one or more consecutive lines
+- Include enough context to make the match unique
+- Preserve leading/trailing whitespace exactly
+
+**Example:**
+```json
+{"command": "str_replace", "path": "{root}/src/main.py", "old_str": "def old():\n    pass", "new_str": "def new():\n    return True"}
+```
+
+#### 4. insert - Insert text at a specific line
+
+Insert new text at the specified line number.
+
+**Parameters:**
+- `command`: "insert" (required)
+- `path`: File path (required)
+- `insert_line`: Line number to insert at (required)
+- `new_str`: Text to insert (required)
+
+**Example:**
+```json
+{"command": "insert", "path": "{root}/src/main.py", "insert_line": 5, "new_str": "# New comment\n"}
+```
+
+#### 5. undo_edit - Undo the last edit
+
+Revert the most recent edit to a file.
+
+**Parameters:**
+- `command`: "undo_edit" (required)
+- `path`: File path (required)
+
+**Example:**
+```json
+{"command": "undo_edit", "path": "{root}/src/main.py"}
+```
+
+### Best Practices
+
+- **Before editing**: Always use `view` to understand the current file structure
+- **Precise matching**: For `str_replace`, include enough surrounding context to ensure unique matching
+- **Incremental edits**: Make small, focused changes rather than replacing large blocks
+- **Verify changes**: After editing, use `view` to confirm the changes were applied correctly
+
+## Git Workflow
+
+After making file changes with the text editor, you must commit and push your changes using git commands.
+
+### Standard Workflow
+
+1. **Check status**: Review what files have been modified
+   ```bash
+   git status
+   git diff
+   ```
+
+2. **Stage changes**: Add modified files to staging
+   ```bash
+   git add <modified_files>
+   # or for all changes
+   git add .
+   ```
+
+3. **Commit changes**: Create a commit with a descriptive message
+   ```bash
+   git commit -m "feat: description of changes"
+   ```
+
+4. **Push changes**: Push to the remote branch
+   ```bash
+   git push origin <branch_name>
+   ```
+
+### Handling Push Conflicts
+
+If push fails due to remote changes:
+
+1. **Pull with rebase**:
+   ```bash
+   git pull --rebase origin <branch_name>
+   ```
+
+2. **If conflicts occur**, resolve them using the text editor, then:
+   ```bash
+   git add <resolved_files>
+   git rebase --continue
+   ```
+
+3. **Push again**:
+   ```bash
+   git push origin <branch_name>
+   ```
+
+### Important Notes
+
+- Always commit and push your changes before completing the task
+- Use meaningful commit messages that describe the changes
+- If you encounter authentication errors, report them in your response
+- The working directory is `{root}/`
+"##;
+
+/// The §7.1 guide for a server whose tool is `tool` and whose first root is `root`.
+pub fn guide(tool: &str, root: &str) -> String {
+    GUIDE.replace("{tool}", tool).replace("{root}", root.trim_end_matches('/'))
+}
+
+/// The server's `instructions`: the guide, shortened.
+pub fn instructions(tool: &str, roots: &[String]) -> String {
+    let first = roots.first().map_or(".", String::as_str);
+    format!(
+        "Claude's text editor tool as an MCP server. `{tool}` views, creates and edits text files inside {roots}: \
+         `view` shows a file with line numbers (`view_range` [start, end] for part of it; -1 = to the end) or lists a directory two levels deep; \
+         `create` makes a new file (never overwrites); \
+         `str_replace` replaces `old_str`, which must match exactly one place (whitespace included; add surrounding lines to make it unique); \
+         `insert` adds `new_str` after line `insert_line` (0 = top); \
+         `undo_edit` reverts the last edit of a file. \
+         Paths are absolute paths inside the root(s), or relative to {first}. \
+         View a file before editing it and check the snippet after each edit. \
+         The prompt `{PROMPT_NAME}` has the full guide, with the git workflow.",
+        roots = roots.join(", ")
+    )
+}
+
+/// The prompt, and the client-roots hooks.
+pub struct Extension {
+    workspace: Arc<Workspace>,
+    guide: String,
+}
+
+impl Extension {
+    /// The extension of a server whose tool is `tool`, working in `workspace`.
+    pub fn new(workspace: Arc<Workspace>, tool: &str) -> Extension {
+        let root = workspace.configured().roots().first().map(|p| p.display().to_string()).unwrap_or_default();
+        Extension { guide: guide(tool, &root), workspace }
+    }
+}
+
+impl ServerExtension for Extension {
+    fn prompts(&self) -> Vec<Prompt> {
+        vec![Prompt::new(PROMPT_NAME, Some(PROMPT_DESCRIPTION), None)]
+    }
+
+    fn get_prompt(&self, name: &str, _arguments: Option<JsonObject>) -> Result<GetPromptResult, McpError> {
+        if name != PROMPT_NAME {
+            return Err(McpError::invalid_params(
+                format!("Unknown prompt `{name}`. The only prompt is `{PROMPT_NAME}`."),
+                None,
+            ));
+        }
+        Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, self.guide.clone())])
+            .with_description(PROMPT_DESCRIPTION))
+    }
+
+    fn on_roots_list_changed(&self, peer: Peer<RoleServer>) {
+        tracing::debug!("the client's roots changed; they will be fetched again");
+        self.workspace.invalidate(&peer);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_guide_names_the_tool_and_the_root() {
+        let text = guide("str_replace_based_edit_tool", "/w/proj/");
+        assert!(text.starts_with("## Text Editor Tool\n"));
+        assert!(text.contains("(`str_replace_based_edit_tool`)"));
+        assert!(text.contains("\"path\": \"/w/proj/src/main.py\""));
+        assert!(text.contains("The working directory is `/w/proj/`"));
+        assert!(!text.contains("{root}") && !text.contains("{tool}"));
+        let short = instructions("text_editor", &["/w/proj".into()]);
+        assert!(short.contains("text_editor_guide") && short.contains("/w/proj"));
+    }
+}

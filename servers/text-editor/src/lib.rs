@@ -1,0 +1,92 @@
+//! `mcp-server-text-editor`: Claude's text editor tool (`view`, `create`, `str_replace`,
+//! `insert`, `undo_edit`) as an MCP server — exact, confined, lossless and fast.
+//!
+//! - Results are byte-compatible with Anthropic's reference implementation ([`render`]).
+//! - Every path stays inside the configured roots, narrowed by the client's MCP roots
+//!   ([`workspace`], on the shared sandbox).
+//! - Files keep their encoding, byte-order mark, line endings, final newline and permissions
+//!   ([`document`], [`lines`]); writes are atomic and, unless `--no-fsync`, durable.
+//! - Multi-level undo per file that refuses to clobber changes made by others ([`history`]).
+//! - Views stream, so a range of a huge file costs a few chunks of memory
+//!   ([`commands::view`]).
+//!
+//! `main.rs` parses flags and calls [`server`].
+
+use std::{path::PathBuf, sync::Arc};
+
+use mcp_shared::{
+    McpServer, RegistryError, ServerIdentity, ToolRegistry,
+    sandbox::{Sandbox, SandboxError},
+};
+
+pub mod commands;
+pub mod document;
+pub mod editor;
+pub mod error;
+pub mod fuzzy;
+pub mod guide;
+pub mod history;
+pub mod lines;
+pub mod locks;
+pub mod render;
+pub mod tools;
+pub mod workspace;
+
+pub use editor::{Command, Editor, Limits, Reply, Request};
+pub use error::EditError;
+pub use workspace::Workspace;
+
+/// The binary's name, announced in `initialize`.
+pub const NAME: &str = "mcp-server-text-editor";
+
+/// The tool's default name.
+pub const DEFAULT_TOOL_NAME: &str = "text_editor";
+
+/// Everything the flags configure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// The directories the editor may work in (at least one).
+    pub roots: Vec<PathBuf>,
+    /// The tool's name.
+    pub tool_name: String,
+    /// The editor's limits.
+    pub limits: Limits,
+}
+
+/// Why the server could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// A root is missing or not a directory.
+    #[error("invalid --root: {0}")]
+    Root(#[from] SandboxError),
+    /// The tool name is not valid.
+    #[error("invalid --tool-name: {0}")]
+    Registry(#[from] RegistryError),
+}
+
+/// Who the server is, for `initialize`.
+pub fn identity(config: &Config, workspace: &Workspace) -> ServerIdentity {
+    let roots: Vec<String> = workspace.configured().roots().iter().map(|p| p.display().to_string()).collect();
+    ServerIdentity {
+        name: NAME.to_owned(),
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        title: Some("Text editor (Claude's text editor tool)".to_owned()),
+        instructions: guide::instructions(&config.tool_name, &roots),
+    }
+}
+
+/// The server's tools: the one text editor tool.
+pub fn registry(config: &Config, workspace: Arc<Workspace>) -> Result<ToolRegistry, RegistryError> {
+    let editor = Arc::new(Editor::new(config.limits.clone()));
+    let mut registry = ToolRegistry::new();
+    registry.register(tools::text_editor::TextEditor::new(config.tool_name.clone(), editor, workspace))?;
+    Ok(registry)
+}
+
+/// The whole server: identity, registry, the guide prompt and the client-roots hooks.
+pub fn server(config: &Config) -> Result<McpServer, SetupError> {
+    let workspace = Arc::new(Workspace::new(Sandbox::new(&config.roots)?));
+    let registry = registry(config, Arc::clone(&workspace))?;
+    let extension = guide::Extension::new(Arc::clone(&workspace), &config.tool_name);
+    Ok(McpServer::new(identity(config, &workspace), registry).with_extension(Arc::new(extension)))
+}

@@ -1,0 +1,69 @@
+//! `mcp-server-text-editor`: parses flags and serves the text editor tool.
+
+use std::path::PathBuf;
+
+use clap::Parser;
+use mcp_server_text_editor::{Config, DEFAULT_TOOL_NAME, Limits, NAME};
+use mcp_shared::{TransportArgs, logging};
+
+/// Claude's text editor tool (view, create, str_replace, insert, undo_edit) as an MCP server,
+/// confined to its root directories.
+#[derive(Debug, Parser)]
+#[command(name = "mcp-server-text-editor", version, about)]
+struct Cli {
+    /// A directory the editor may work in; repeat for several. Every path must stay inside one.
+    /// Default: the current directory.
+    #[arg(long = "root", value_name = "DIR")]
+    roots: Vec<PathBuf>,
+
+    /// The tool's name, e.g. `str_replace_based_edit_tool` or `str_replace_editor`.
+    #[arg(long, value_name = "NAME", default_value = DEFAULT_TOOL_NAME)]
+    tool_name: String,
+
+    /// Results are cut after this many characters of file content (Claude's `max_characters`);
+    /// 0 for no limit.
+    #[arg(long, value_name = "N", default_value_t = 16_000)]
+    max_output_chars: usize,
+
+    /// The largest file edited, or viewed without `view_range`, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 64 * 1024 * 1024)]
+    max_file_size: u64,
+
+    /// How many edits of each file `undo_edit` can revert.
+    #[arg(long, value_name = "N", default_value_t = 32)]
+    undo_depth: usize,
+
+    /// Do not fsync written files and their directories: faster, but an edit may be lost on a
+    /// power failure (never torn: writes stay atomic).
+    #[arg(long)]
+    no_fsync: bool,
+
+    #[command(flatten)]
+    transport: TransportArgs,
+}
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    logging::init();
+    logging::banner_if_terminal(&logging::Banner {
+        name: NAME,
+        version: env!("CARGO_PKG_VERSION"),
+        summary: "Claude's text editor tool as an MCP server (tool: text_editor; prompt: text_editor_guide)",
+        example_args: "--root /path/to/project",
+    });
+    let roots = if cli.roots.is_empty() { vec![std::env::current_dir()?] } else { cli.roots };
+    let config = Config {
+        roots,
+        tool_name: cli.tool_name,
+        limits: Limits {
+            max_output_chars: cli.max_output_chars,
+            max_file_size: cli.max_file_size,
+            undo_depth: cli.undo_depth,
+            fsync: !cli.no_fsync,
+        },
+    };
+    let server = mcp_server_text_editor::server(&config)?;
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().max_blocking_threads(64).build()?;
+    runtime.block_on(mcp_shared::serve(server, &cli.transport))?;
+    Ok(())
+}

@@ -1,0 +1,3 @@
+//! The server's one tool.
+
+pub mod text_editor;

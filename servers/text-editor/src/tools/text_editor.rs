@@ -1,0 +1,201 @@
+//! The `text_editor` tool (name configurable with `--tool-name`): its input schema (bhouston's
+//! `mcp-server-text-editor`, so existing clients and prompts work, plus `insert_text`), its
+//! description, and the dispatch to the [`Editor`] on a blocking thread, one call per file at a
+//! time.
+
+use std::{borrow::Cow, sync::Arc};
+
+use mcp_shared::{
+    ContentItem, ErrorCode, Tool, ToolContext, ToolOutput,
+    reexports::rmcp::model::ToolAnnotations,
+    sandbox::{Sandbox, SandboxPath},
+};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::{
+    editor::{self, Command, Editor, Request},
+    error::EditError,
+    locks::FileLocks,
+    workspace::Workspace,
+};
+
+/// The tool's input. Unknown fields are ignored; `null` counts as absent.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+pub struct TextEditorInput {
+    /// The commands to run. Allowed options are: `view`, `create`, `str_replace`, `insert`, `undo_edit`.
+    #[garde(skip)]
+    #[schemars(extend("enum" = ["view", "create", "str_replace", "insert", "undo_edit"]))]
+    pub command: String,
+    /// Absolute path to file or directory, e.g. `/repo/file.py` or `/repo`. It must lie inside the server's root(s); a relative path is taken relative to the first root.
+    #[garde(skip)]
+    pub path: String,
+    /// Required parameter of `create` command, with the content of the file to be created.
+    #[garde(skip)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub file_text: Option<String>,
+    /// Required parameter of `insert` command. The `new_str` will be inserted AFTER the line `insert_line` of `path`.
+    #[garde(skip)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "i64")]
+    pub insert_line: Option<Value>,
+    /// Optional parameter of `str_replace` command containing the new string (if not given, no string will be added). Required parameter of `insert` command containing the string to insert.
+    #[garde(skip)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub new_str: Option<String>,
+    /// Alias of `new_str` for the `insert` command (the name newer Claude models use).
+    #[garde(skip)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub insert_text: Option<String>,
+    /// Required parameter of `str_replace` command containing the string in `path` to replace.
+    #[garde(skip)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub old_str: Option<String>,
+    /// Optional parameter of `view` command when `path` points to a file. If none is given, the full file is shown. If provided, the file will be shown in the indicated line number range, e.g. [11, 12] will show lines 11 and 12. Indexing at 1 to start. Setting `[start_line, -1]` shows all lines from `start_line` to the end of the file.
+    #[garde(skip)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "[i64; 2]")]
+    pub view_range: Option<Value>,
+    /// The reason you are using the text editor (max 80 chars). Optional; accepted and ignored.
+    #[garde(skip)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub description: Option<String>,
+}
+
+/// The tool's description, as Anthropic's and SWE-agent's `str_replace_editor` word it.
+pub const DESCRIPTION: &str = "Custom editing tool for viewing, creating and editing files
+* State is persistent across command calls and discussions with the user
+* If `path` is a file, `view` displays the result of applying `cat -n`. If `path` is a directory, `view` lists non-hidden files and directories up to 2 levels deep
+* The `create` command cannot be used if the specified `path` already exists as a file
+* If a `command` generates a long output, it will be truncated and marked with `<response clipped>`
+* The `undo_edit` command will revert the last edit made to the file at `path`
+
+Notes for using the `str_replace` command:
+* The `old_str` parameter should match EXACTLY one or more consecutive lines from the original file. Be mindful of whitespaces!
+* If the `old_str` parameter is not unique in the file, the replacement will not be performed. Make sure to include enough context in `old_str` to make it unique
+* The `new_str` parameter should contain the edited lines that should replace the `old_str`
+
+Paths must lie inside the server's root(s). Files keep their encoding (UTF-8, UTF-16, Shift_JIS, EUC-JP, Latin-1, ...), line endings and final newline; binary files are refused.";
+
+/// The tool.
+pub struct TextEditor {
+    name: String,
+    editor: Arc<Editor>,
+    workspace: Arc<Workspace>,
+    locks: Arc<FileLocks>,
+}
+
+impl TextEditor {
+    /// The tool named `name`, editing with `editor` inside `workspace`.
+    pub fn new(name: impl Into<String>, editor: Arc<Editor>, workspace: Arc<Workspace>) -> TextEditor {
+        TextEditor { name: name.into(), editor, workspace, locks: Arc::new(FileLocks::new()) }
+    }
+
+    async fn call(&self, input: TextEditorInput, ctx: &ToolContext) -> Result<editor::Reply, EditError> {
+        let Some(command) = Command::parse(&input.command) else {
+            let allowed: Vec<&str> = Command::ALL.iter().map(|c| c.as_str()).collect();
+            return Err(EditError::new(
+                ErrorCode::UnknownAction,
+                format!(
+                    "Unrecognized command {}. The allowed commands for the {} tool are: {}",
+                    input.command,
+                    self.name,
+                    allowed.join(", ")
+                ),
+            ));
+        };
+        let sandbox = self.workspace.sandbox(ctx.peer()).await?;
+        let path = editor::resolve(&sandbox, &input.path, command)?;
+        let request = Request {
+            file_text: input.file_text,
+            view_range: input.view_range,
+            old_str: input.old_str,
+            new_str: match command {
+                Command::Insert => input.new_str.or(input.insert_text),
+                _ => input.new_str,
+            },
+            insert_line: input.insert_line,
+        };
+        let guard = self.locks.lock(&editor::history_key(&path)).await;
+        // Small files are done right here (a thread hand-off costs more than the work);
+        // large ones, directories, and files another process holds, on a blocking thread.
+        if small_job(&sandbox, &path, command, &request)
+            && let Some(result) = self.editor.try_execute(&sandbox, command, &path, request.clone())
+        {
+            return result;
+        }
+        let editor = Arc::clone(&self.editor);
+        let work = tokio::task::spawn_blocking(move || {
+            let _guard = guard;
+            editor.execute(&sandbox, command, &path, request)
+        });
+        match work.await {
+            Ok(result) => result,
+            Err(error) => {
+                tracing::error!(%error, "editor task failed");
+                Err(EditError::new(
+                    ErrorCode::InternalError,
+                    "The command failed unexpectedly; nothing more was changed. The server logged the details; retry.",
+                ))
+            }
+        }
+    }
+}
+
+/// Files up to this size are edited on the runtime's thread.
+const INLINE_MAX_BYTES: u64 = 256 * 1024;
+
+/// Whether a call is quick enough to run on the runtime's thread: a file (or a path that does
+/// not exist) of at most [`INLINE_MAX_BYTES`], with small new text.
+fn small_job(sandbox: &Sandbox, path: &SandboxPath, command: Command, request: &Request) -> bool {
+    let text_len = [&request.file_text, &request.new_str, &request.old_str]
+        .iter()
+        .map(|s| s.as_ref().map_or(0, String::len) as u64)
+        .sum::<u64>();
+    if text_len > INLINE_MAX_BYTES {
+        return false;
+    }
+    match sandbox.metadata(path) {
+        Ok(md) => md.is_file && md.len <= INLINE_MAX_BYTES,
+        Err(_) => command != Command::View || request.view_range.is_none(),
+    }
+}
+
+impl Tool for TextEditor {
+    type Params = TextEditorInput;
+
+    fn name(&self) -> Cow<'static, str> {
+        self.name.clone().into()
+    }
+
+    fn description(&self) -> Cow<'static, str> {
+        DESCRIPTION.into()
+    }
+
+    fn annotations(&self) -> ToolAnnotations {
+        ToolAnnotations::with_title("Text editor")
+            .read_only(false)
+            .destructive(true)
+            .idempotent(false)
+            .open_world(false)
+    }
+
+    async fn run(&self, input: TextEditorInput, ctx: ToolContext) -> ToolOutput {
+        match self.call(input, &ctx).await {
+            Ok(reply) => {
+                let mut content = vec![ContentItem::Text { text: reply.text }];
+                if let Some(note) = reply.note {
+                    content.push(ContentItem::Text { text: note });
+                }
+                ToolOutput { content }
+            }
+            Err(error) => error.into_output(),
+        }
+    }
+}

@@ -1,0 +1,63 @@
+//! A whole session through the real binary, as a coding agent would drive it, and a server
+//! killed in the middle of writing.
+
+use serde_json::json;
+
+use super::{Server, spawn_on};
+
+#[test]
+fn an_agent_session() {
+    let mut s = Server::start();
+    s.write("README.md", "# demo\n");
+    s.write(".gitignore", "build/\n");
+    s.write("build/out.o", "junk");
+
+    let listing = s.view("");
+    assert!(listing.contains("/README.md\n") && !listing.contains("build"), "{listing}");
+
+    let main = s.path("src/main.py");
+    s.ok(json!({"command": "create", "path": main, "file_text": "def main():\n    print('hello')\n\n\nif __name__ == '__main__':\n    main()\n"}));
+    let text = s.ok(json!({"command": "view", "path": main, "view_range": [1, 2]}));
+    assert!(text.ends_with("     1\tdef main():\n     2\t    print('hello')\n"), "{text}");
+
+    s.ok(json!({"command": "str_replace", "path": main, "old_str": "    print('hello')", "new_str": "    name = 'world'\n    print(f'hello {name}')"}));
+    s.ok(json!({"command": "insert", "path": main, "insert_line": 0, "new_str": "import sys\n"}));
+    assert_eq!(
+        s.read_string("src/main.py"),
+        "import sys\n\ndef main():\n    name = 'world'\n    print(f'hello {name}')\n\n\nif __name__ == '__main__':\n    main()\n"
+    );
+    // a mistake, and its undo
+    s.ok(json!({"command": "str_replace", "path": main, "old_str": "import sys\n\n", "new_str": ""}));
+    s.ok(json!({"command": "undo_edit", "path": main}));
+    assert!(s.read_string("src/main.py").starts_with("import sys\n\ndef main"));
+    // a bad call in the middle changes nothing and the session goes on
+    s.err(json!({"command": "str_replace", "path": main, "old_str": "def nope", "new_str": "x"}), "NO_MATCH");
+    let text = s.view("src/main.py");
+    assert!(text.contains("     1\timport sys\n"));
+    let status = s.client.wait().unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn a_server_killed_mid_write_leaves_the_old_or_the_new_file_never_a_torn_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let line = "0123456789abcdefghijklmnopqrstuvwxyz\n";
+    let old: String = line.repeat(600_000);
+    std::fs::write(root.join("big.txt"), &old).unwrap();
+    let new = old.replacen("0123456789", "REPLACED!!", 1);
+    for attempt in 0..3 {
+        std::fs::write(root.join("big.txt"), &old).unwrap();
+        let mut client = spawn_on(&root, &[]);
+        let path = root.join("big.txt").display().to_string();
+        let args = json!({"name": "text_editor", "arguments": {"command": "str_replace", "path": path, "old_str": "0123456789abc", "new_str": "REPLACED!!abc"}});
+        client.send_request("tools/call", args).unwrap();
+        client.kill().unwrap();
+        let after = std::fs::read_to_string(root.join("big.txt")).unwrap();
+        assert!(after == old || after == new, "torn file after kill -9 (attempt {attempt})");
+    }
+    // no temporary file is ever listed
+    let mut client = spawn_on(&root, &[]);
+    let listing = client.call_tool("text_editor", json!({"command": "view", "path": root})).unwrap();
+    assert!(!mcp_tests::text_of(&listing).contains("mcp-tmp"), "{listing}");
+}

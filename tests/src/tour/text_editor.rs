@@ -1,0 +1,139 @@
+//! Tour of `mcp-server-text-editor`: Claude's text editor tool on a temporary project — a
+//! directory view, a file view with a range, create, str_replace (with its snippet), insert,
+//! undo, the guide prompt, and the errors a model meets (no match, a path outside the root).
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use serde_json::json;
+
+use super::Tour;
+use crate::result::{is_error, text_of};
+
+/// The server's binary (and `serverInfo.name`).
+pub const BINARY: &str = "mcp-server-text-editor";
+
+/// The tool's name.
+const TOOL: &str = "text_editor";
+
+/// A temporary directory removed on drop (the tour has no tempfile crate).
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> Result<TempDir> {
+        let nanos =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+        let dir = std::env::temp_dir().join(format!("mcp-tour-text-editor-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(dir.join("src")).with_context(|| format!("cannot create {}", dir.display()))?;
+        Ok(TempDir(dir.canonicalize()?))
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs the text-editor section.
+pub fn run(t: &mut Tour) -> Result<()> {
+    let dir = TempDir::new()?;
+    let root = dir.0.display().to_string();
+    std::fs::write(dir.0.join("src/app.py"), "def greet(name):\n    return 'hello ' + name\n")?;
+    std::fs::write(dir.0.join(".gitignore"), "build/\n")?;
+    std::fs::create_dir_all(dir.0.join("build"))?;
+
+    let mut c = t.spawn(BINARY, &["--root", &root])?;
+    t.initialize(&mut c, BINARY)?;
+    t.tools_list(&mut c, &[TOOL])?;
+
+    let r = t.call(
+        &mut c,
+        "view the project (two levels, .gitignore honoured)",
+        TOOL,
+        json!({"command": "view", "path": root}),
+    )?;
+    let text = text_of(&r);
+    t.check(
+        "the listing shows src/app.py and hides build/",
+        text.contains("/src/app.py\n") && !text.contains("build"),
+        &format!("a listing with src/app.py and without build/; got {text:?}"),
+    );
+
+    let app = format!("{root}/src/app.py");
+    let r =
+        t.call(&mut c, "view a file, lines 1-2", TOOL, json!({"command": "view", "path": app, "view_range": [1, 2]}))?;
+    let text = text_of(&r);
+    t.check(
+        "cat -n output",
+        text.ends_with("     1\tdef greet(name):\n     2\t    return 'hello ' + name\n"),
+        &format!("numbered lines; got {text:?}"),
+    );
+
+    let r = t.call(
+        &mut c,
+        "str_replace: one exact, unique match",
+        TOOL,
+        json!({"command": "str_replace", "path": app, "old_str": "'hello ' + name", "new_str": "f'hello {name}'"}),
+    )?;
+    let text = text_of(&r);
+    t.check(
+        "the result shows a snippet of the edit",
+        !is_error(&r) && text.contains("has been edited") && text.contains("    return f'hello {name}'"),
+        &format!("an edited snippet; got {text:?}"),
+    );
+
+    let r = t.call(
+        &mut c,
+        "insert after line 0 (Claude 4 models send insert_text)",
+        TOOL,
+        json!({"command": "insert", "path": app, "insert_line": 0, "insert_text": "\"\"\"Greetings.\"\"\""}),
+    )?;
+    t.check("insert succeeds", !is_error(&r), &format!("a success; got {}", text_of(&r)));
+
+    let r =
+        t.call(&mut c, "undo_edit: back to before the insert", TOOL, json!({"command": "undo_edit", "path": app}))?;
+    let on_disk = std::fs::read_to_string(dir.0.join("src/app.py"))?;
+    t.check(
+        "undo restored the file",
+        !is_error(&r) && on_disk == "def greet(name):\n    return f'hello {name}'\n",
+        &format!("the file before the insert; got {on_disk:?}"),
+    );
+
+    let r = t.call(
+        &mut c,
+        "create a new file (parents are made)",
+        TOOL,
+        json!({"command": "create", "path": format!("{root}/tests/test_app.py"), "file_text": "from src.app import greet\n"}),
+    )?;
+    t.check("create succeeds", text_of(&r).starts_with("File created successfully at: "), &text_of(&r));
+
+    let r = t.call(
+        &mut c,
+        "bad call: old_str that is not in the file",
+        TOOL,
+        json!({"command": "str_replace", "path": app, "old_str": "def greet(nom):", "new_str": "x"}),
+    )?;
+    t.expect_error("no match is NO_MATCH, pointing at the similar line", &r, "NO_MATCH");
+
+    let r = t.call(
+        &mut c,
+        "bad call: a path outside the root",
+        TOOL,
+        json!({"command": "view", "path": format!("{root}/../../etc/passwd")}),
+    )?;
+    t.expect_error("`..` out of the root is OUTSIDE_ROOT", &r, "OUTSIDE_ROOT");
+
+    t.step("prompts/get text_editor_guide (the system-prompt section of spec 000 §7.1)");
+    let response = t.request(&mut c, "prompts/get", json!({"name": "text_editor_guide"}))?;
+    let guide = response.pointer("/result/messages/0/content/text").and_then(|v| v.as_str()).unwrap_or("");
+    t.check(
+        "the guide is served",
+        guide.starts_with("## Text Editor Tool"),
+        "a guide starting with ## Text Editor Tool",
+    );
+
+    let status = c.wait()?;
+    t.check("exits cleanly when stdin closes", status.success(), &format!("exit status 0; got {status}"));
+    Ok(())
+}
