@@ -10,15 +10,25 @@ import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { TestContext } from 'node:test';
 
-/** The workspace's `target/debug`, from the compiled test (`out/tests/`) of the extension folder. */
-const TARGET_DEBUG = path.resolve(__dirname, '..', '..', '..', '..', '..', 'target', 'debug');
+/** The repository root, from the compiled test (`out/tests/`) of the extension folder. */
+const REPO_ROOT = path.resolve(__dirname, '..', '..', '..', '..', '..');
+
+/**
+ * Cargo's `debug` directory: `$CARGO_TARGET_DIR/debug` when that is set (relative to the
+ * repository root, as cargo reads it there), else the workspace's `target/debug`.
+ */
+export function targetDebugDir(env: NodeJS.ProcessEnv = process.env): string {
+  const custom = env.CARGO_TARGET_DIR;
+  const target = custom !== undefined && custom !== '' ? path.resolve(REPO_ROOT, custom) : path.join(REPO_ROOT, 'target');
+  return path.join(target, 'debug');
+}
 
 /**
  * The path of a Rust binary of the workspace, or a failure that says how to build it: a
  * cross-language test must never pass without the other side.
  */
 export function rustBinary(name: string, crate = 'mcp-server-ide-bridge'): string {
-  const file = path.join(TARGET_DEBUG, process.platform === 'win32' ? `${name}.exe` : name);
+  const file = path.join(targetDebugDir(), process.platform === 'win32' ? `${name}.exe` : name);
   assert.ok(
     existsSync(file),
     `the Rust binary ${file} does not exist: build it with \`cargo build -p ${crate}\` at the repository root ` +
