@@ -37,3 +37,32 @@ fn bad_input_gets_the_spec_codes_with_actionable_messages() {
         assert!(text_of(result).contains(mention), "{args}: {}", text_of(result));
     }
 }
+
+#[test]
+fn arguments_that_are_not_an_object_are_invalid_input_and_bad_params_are_invalid_params() {
+    let mut client = started(&[]);
+    for (arguments, kind) in
+        [(json!("x=1"), "a string"), (json!([1, 2]), "an array"), (json!(3), "a number"), (json!(true), "a boolean")]
+    {
+        let response = client.request("tools/call", json!({"name": "hoge", "arguments": arguments})).unwrap();
+        let result = &response["result"];
+        assert!(is_error(result), "{arguments}: {response}");
+        assert_eq!(error_code(result).as_deref(), Some("INVALID_INPUT"), "{arguments}: {result}");
+        assert!(text_of(result).contains(kind) && text_of(result).contains("object"), "{}", text_of(result));
+    }
+    // An unknown tool stays the JSON-RPC error, whatever its arguments.
+    let response = client.request("tools/call", json!({"name": "nope", "arguments": "x"})).unwrap();
+    assert_eq!(response["error"]["code"], json!(-32602), "{response}");
+    assert!(response["error"]["message"].as_str().unwrap().contains("hoge"), "{response}");
+    // No tool name: invalid params (not "method not found"), naming the tools.
+    for params in [json!({"arguments": {}}), json!({"name": 7})] {
+        let response = client.request("tools/call", params.clone()).unwrap();
+        assert_eq!(response["error"]["code"], json!(-32602), "{params}: {response}");
+        assert!(response["error"]["message"].as_str().unwrap().contains("hoge"), "{response}");
+    }
+    let response = client.request("prompts/get", json!({"name": 5})).unwrap();
+    assert_eq!(response["error"]["code"], json!(-32602), "{response}");
+    // Still serving.
+    let result = client.call_tool("hoge", json!({"action": "calc", "args": {"x": 2, "y": 3}})).unwrap();
+    assert_eq!(structured(&result), Some(json!({"value": 5})));
+}
