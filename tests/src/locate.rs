@@ -1,9 +1,9 @@
 //! Finding the workspace's server binaries, for the tour and the benchmark.
 //!
 //! A binary is looked for next to the running executable (`target/<profile>/`, or its parent
-//! when the executable is a test in `target/<profile>/deps/`). When it is missing and the
-//! program was started by cargo (`CARGO` is set, as `cargo run` does), the workspace's binaries
-//! are built once in the same profile, and the binary is looked for again.
+//! when the executable is a test in `target/<profile>/deps/`). When the program was started by
+//! cargo (`CARGO` is set, as `cargo run` does), the workspace's binaries are first built once in
+//! the same profile, so that a binary is never older than its source.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -47,24 +47,22 @@ fn existing(dir: &Path, name: &str) -> Option<PathBuf> {
 /// Which builds were tried already (by `--bin` name; `""` for the whole workspace).
 static BUILT: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
-/// Finds the server binary `name` (e.g. `mcp-server-sample-tool`) next to the running executable;
-/// when it is missing and `CARGO` is set, builds the workspace's binaries once in the profile of
-/// the running executable (falling back to building only that binary, should another crate of
-/// the workspace not compile), then looks again.
+/// Finds the server binary `name` (e.g. `mcp-server-sample-tool`) next to the running executable.
+/// When `CARGO` is set (`cargo run`), first builds the workspace's binaries once in the profile of
+/// the running executable, so none is stale (falling back to building only that binary, should
+/// another crate of the workspace not compile).
 ///
 /// Test executables never build (cargo holds the build directory's lock while tests run): they
 /// get an error when the binary is missing.
 pub fn find_server_binary(name: &str) -> Result<PathBuf> {
     let dir = binary_dir()?;
-    if let Some(p) = existing(&dir, name) {
-        return Ok(p);
-    }
-    let Some(cargo) = std::env::var_os("CARGO") else {
-        bail!("no binary `{name}` in {} (build it with `cargo build --bins`)", dir.display());
+    let cargo = std::env::var_os("CARGO").filter(|_| !running_from_deps());
+    let Some(cargo) = cargo else {
+        return existing(&dir, name)
+            .with_context(|| format!("no binary `{name}` in {} (build it with `cargo build --bins`)", dir.display()));
     };
-    if running_from_deps() {
-        bail!("no binary `{name}` in {} (build it with `cargo build --bins`)", dir.display());
-    }
+    // Started by `cargo run`: build the workspace's binaries once even when they exist, so that
+    // the tour and the benchmark never run a binary older than the source (a no-op when fresh).
     for target in ["", name] {
         let first_time = match BUILT.lock() {
             Ok(mut built) if !built.iter().any(|b| b == target) => {
