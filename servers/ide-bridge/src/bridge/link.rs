@@ -5,7 +5,9 @@
 //! may come in any order. A writer task sends queued frames (batched into one flush) and the
 //! keep-alive pings. When the connection ends, every waiter is told at once ([`Link::closed`]).
 //! A request abandoned by its caller (timeout, MCP cancellation, the tool's task aborted) sends
-//! `$/cancelRequest` from a drop guard.
+//! `$/cancelRequest` from a drop guard. At most [`MAX_IN_FLIGHT`] requests are on the wire at
+//! once (a host refuses more on one connection with -32010); the excess waits its turn here, in
+//! order, within its own timeout, so an MCP client may have any number of calls in flight.
 
 use std::{
     collections::HashMap,
@@ -17,12 +19,12 @@ use futures::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio::{
     net::TcpStream,
-    sync::{mpsc, oneshot},
+    sync::{Semaphore, mpsc, oneshot},
 };
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, tungstenite::Message};
 use tokio_util::sync::CancellationToken;
 
-use crate::protocol::{self, HostInfo, METHOD_CANCEL, WireError};
+use crate::protocol::{self, HostInfo, MAX_IN_FLIGHT, METHOD_CANCEL, WireError};
 
 /// How often the bridge pings the host; a host silent for two intervals is dropped.
 pub const PING_INTERVAL: Duration = Duration::from_secs(15);
@@ -53,6 +55,8 @@ pub struct Link {
     url: String,
     out: mpsc::UnboundedSender<Message>,
     pending: Mutex<HashMap<u64, Waiter>>,
+    /// One permit per request on the wire; closed when the connection ends.
+    slots: Semaphore,
     closed: CancellationToken,
     info: OnceLock<HostInfo>,
     discovered_folders: Vec<String>,
@@ -71,6 +75,7 @@ impl Link {
             url,
             out,
             pending: Mutex::new(HashMap::new()),
+            slots: Semaphore::new(MAX_IN_FLIGHT),
             closed: CancellationToken::new(),
             info: OnceLock::new(),
             discovered_folders,
@@ -140,11 +145,13 @@ impl Link {
                 }
             }
             closed.cancel();
-            if let Some(link) = reader.upgrade()
-                && let Ok(mut pending) = link.pending.lock()
-            {
-                // Dropping the senders wakes every waiter with `Lost`.
-                pending.clear();
+            if let Some(link) = reader.upgrade() {
+                // Requests waiting for a slot were never sent: they end with `Lost` too.
+                link.slots.close();
+                if let Ok(mut pending) = link.pending.lock() {
+                    // Dropping the senders wakes every waiter with `Lost`.
+                    pending.clear();
+                }
             }
         });
         link
@@ -169,6 +176,7 @@ impl Link {
     pub fn close(&self) {
         let _ = self.out.send(Message::Close(None));
         self.closed.cancel();
+        self.slots.close();
     }
 
     /// What `host/info` said, if the host implements it.
@@ -216,7 +224,8 @@ impl Link {
         let _ = waiter.send(outcome);
     }
 
-    /// Sends request `id` and waits at most `timeout` for its answer.
+    /// Sends request `id` and waits at most `timeout` for its answer (and, before that, for one
+    /// of the [`MAX_IN_FLIGHT`] slots).
     pub async fn request(
         &self,
         id: u64,
@@ -231,6 +240,12 @@ impl Link {
         {
             return Err(RequestError::TooLarge { bytes: text.len(), max });
         }
+        let deadline = tokio::time::Instant::now() + timeout;
+        let _slot = match tokio::time::timeout_at(deadline, self.slots.acquire()).await {
+            Ok(Ok(slot)) => slot,
+            Ok(Err(_)) => return Err(RequestError::Lost),
+            Err(_) => return Err(RequestError::Timeout(timeout)),
+        };
         let (tx, rx) = oneshot::channel();
         match self.pending.lock() {
             Ok(mut pending) => {
@@ -244,7 +259,7 @@ impl Link {
             self.forget(id);
             return Err(RequestError::Lost);
         }
-        let outcome = tokio::time::timeout(timeout, rx).await;
+        let outcome = tokio::time::timeout_at(deadline, rx).await;
         match outcome {
             Ok(Ok(answer)) => {
                 guard.armed = false;

@@ -95,3 +95,29 @@ fn a_raw_client_gets_every_answer_under_its_own_id() {
         }
     });
 }
+
+#[test]
+fn more_requests_in_flight_than_the_hosts_per_connection_cap_all_succeed_through_one_bridge() {
+    // The host answers requests beyond MAX_IN_FLIGHT on one connection with -32010; the bridge
+    // must queue its own excess instead of passing that refusal on to the MCP client.
+    let n = mcp_server_ide_bridge::protocol::MAX_IN_FLIGHT + 200;
+    let env = Env::new();
+    let files: Vec<(String, String)> = (0..n).map(|i| (format!("f{i:03}.txt"), format!("file {i}\n"))).collect();
+    let refs: Vec<(&str, &str)> = files.iter().map(|(p, c)| (p.as_str(), c.as_str())).collect();
+    let ws = env.workspace("ws", &refs);
+    let _host = env.host(&ws, &[]);
+    let mut bridge = env.bridge(&ws, &[]);
+    let ids: Vec<(u64, &String)> = files
+        .iter()
+        .map(|(path, content)| {
+            let params = json!({"name": "read_file", "arguments": {"path": path}});
+            (bridge.send_request("tools/call", params).unwrap(), content)
+        })
+        .collect();
+    for (id, content) in ids {
+        let response = bridge.wait_response(id).unwrap();
+        let result = &response["result"];
+        assert!(!is_error(result), "{response}");
+        assert_eq!(&text_of(result), content);
+    }
+}
