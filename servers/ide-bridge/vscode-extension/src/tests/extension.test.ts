@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { test, TestContext } from 'node:test';
 
 import { Code, discoverySupported } from '../core';
-import { extensionContext, installFakeVscode, settings, changeSettings, ui, Uri, vscode } from './fakeVscode';
+import { extensionContext, installFakeVscode, registeredCommands, settings, changeSettings, ui, Uri, vscode } from './fakeVscode';
 import { RpcClient, tempDir, writeTree } from './helpers';
 
 installFakeVscode();
@@ -151,4 +151,53 @@ test('a busy port falls back to a free one; settings changes restart; a bad toke
   await vscode.commands.executeCommand('antigravity.mcp.copyClientConfig');
   assert.equal(ui.clipboard, '', 'nothing is running, so there is no config to copy');
   await assert.rejects(RpcClient.connect(t, `ws://127.0.0.1:${restarted.port}`, { token: 'tok' }));
+});
+
+test('package.json declares the settings of spec 003 with their defaults, and activation registers every declared command', async (t) => {
+  const manifest = JSON.parse(await fs.readFile(path.resolve(__dirname, '..', '..', 'package.json'), 'utf8'));
+  assert.deepEqual(manifest.activationEvents, ['onStartupFinished'], 'activated on startup');
+  const properties = manifest.contributes.configuration.properties as Record<string, { type: string; default: unknown }>;
+  const declared = Object.fromEntries(Object.entries(properties).map(([key, p]) => [key, [p.type, p.default]]));
+  assert.deepEqual(declared, {
+    'antigravity.mcp.port': ['number', 8888],
+    'antigravity.mcp.token': ['string', ''],
+    'antigravity.mcp.readOnly': ['boolean', false],
+    'antigravity.mcp.maxFileSize': ['number', 102400],
+    'antigravity.mcp.confirmWrites': ['boolean', false],
+  });
+  const commands = (manifest.contributes.commands as { command: string }[]).map((c) => c.command).sort();
+  assert.deepEqual(commands, ['antigravity.mcp.copyClientConfig', 'antigravity.mcp.restart', 'antigravity.mcp.showToken']);
+
+  await editor(t, { port: 0 });
+  await extension.activate(extensionContext() as never);
+  for (const command of commands) {
+    assert.ok(registeredCommands().includes(command), `${command} is declared but not registered`);
+  }
+  await assert.rejects(vscode.commands.executeCommand('antigravity.mcp.noSuchCommand'), /not found/);
+});
+
+test('"Show Token" shows where the server listens and copies the token or the client config', async (t) => {
+  await editor(t, { port: 0 });
+  await extension.activate(extensionContext() as never);
+  const { port, token } = served();
+  assert.ok(token);
+
+  ui.answer = (_text, items) => (items.includes('Copy Token') ? 'Copy Token' : undefined);
+  await vscode.commands.executeCommand('antigravity.mcp.showToken');
+  const shown = ui.messages.at(-1);
+  assert.equal(shown?.kind, 'info');
+  assert.match(shown?.text ?? '', new RegExp(`ws://127\\.0\\.0\\.1:${port}`));
+  assert.ok(!(shown?.text ?? '').includes(token), 'the token is not put in a notification');
+  assert.equal(ui.clipboard, token);
+  assert.ok(ui.output.some((line) => line.includes(`token: ${token}`)), 'the token is in the Output channel');
+
+  ui.answer = (_text, items) => (items.includes('Copy Client Config') ? 'Copy Client Config' : undefined);
+  await vscode.commands.executeCommand('antigravity.mcp.showToken');
+  assert.equal(JSON.parse(ui.clipboard).mcpServers['ide-bridge'].env.IDE_BRIDGE_TOKEN, token);
+
+  await extension.deactivate();
+  ui.clipboard = '';
+  await vscode.commands.executeCommand('antigravity.mcp.showToken');
+  assert.equal(ui.messages.at(-1)?.kind, 'warning', 'not running: says so');
+  assert.equal(ui.clipboard, '');
 });

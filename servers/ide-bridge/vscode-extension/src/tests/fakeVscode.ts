@@ -72,6 +72,11 @@ const configurationChanged = new Emitter<{ affectsConfiguration(section: string)
 const foldersChanged = new Emitter<unknown>();
 const commands = new Map<string, (...args: unknown[]) => unknown>();
 
+/** The names of the commands registered (and not disposed) so far. */
+export function registeredCommands(): string[] {
+  return [...commands.keys()].sort();
+}
+
 /** Changes settings and tells the extension, as the editor does. */
 export function changeSettings(change: Record<string, unknown>): void {
   Object.assign(settings, change);
@@ -136,7 +141,14 @@ export const vscode = {
       commands.set(name, run);
       return { dispose: () => commands.delete(name) };
     },
-    executeCommand: async (name: string, ...args: unknown[]) => commands.get(name)?.(...args),
+    executeCommand: async (name: string, ...args: unknown[]) => {
+      const run = commands.get(name);
+      if (run === undefined) {
+        // As the editor does: a command nobody registered is an error, not a silent no-op.
+        throw new Error(`command '${name}' not found`);
+      }
+      return run(...args);
+    },
   },
 };
 
