@@ -135,6 +135,50 @@ fn line_column(bytes: &[u8], at: usize) -> (usize, usize) {
     (line, column)
 }
 
+/// The canonical form of the absolute path `path` the way POSIX `realpath` would give it if
+/// every missing component were a plain directory (Python's non-strict `os.path.realpath`):
+/// symlinks of the components that exist are resolved, `.` is dropped and `..` removes the
+/// component before it, whether that one exists or not.
+fn lenient_realpath(path: &Path) -> std::io::Result<PathBuf> {
+    use std::path::Component;
+    let mut resolved = PathBuf::from("/");
+    // Components still to walk, the next one last.
+    let mut pending: Vec<std::ffi::OsString> = Vec::new();
+    let push = |pending: &mut Vec<std::ffi::OsString>, p: &Path| {
+        for c in p.components().rev() {
+            match c {
+                Component::Normal(name) => pending.push(name.to_owned()),
+                Component::ParentDir => pending.push("..".into()),
+                Component::CurDir | Component::RootDir | Component::Prefix(_) => {}
+            }
+        }
+    };
+    push(&mut pending, path);
+    let mut links = 0;
+    while let Some(name) = pending.pop() {
+        if name == ".." {
+            resolved.pop();
+            continue;
+        }
+        let next = resolved.join(&name);
+        match std::fs::symlink_metadata(&next) {
+            Ok(md) if md.file_type().is_symlink() => {
+                links += 1;
+                if links > 40 {
+                    return Err(std::io::Error::from(std::io::ErrorKind::NotFound));
+                }
+                let target = std::fs::read_link(&next)?;
+                if target.is_absolute() {
+                    resolved = PathBuf::from("/");
+                }
+                push(&mut pending, &target);
+            }
+            _ => resolved = next,
+        }
+    }
+    Ok(resolved)
+}
+
 /// Reads the manuscript `source` (a `FILE:` prefix stripped; a relative path resolved against
 /// `base`, the server's working directory).
 pub fn read_manuscript(base: &Path, source: &str) -> Result<Manuscript, SourceError> {
@@ -147,7 +191,15 @@ pub fn read_manuscript(base: &Path, source: &str) -> Result<Manuscript, SourceEr
     }
     let given = Path::new(shown);
     let joined: PathBuf = if given.is_absolute() { given.to_path_buf() } else { base.join(given) };
-    let canonical = std::fs::canonicalize(&joined).map_err(|e| io_error(e, shown))?;
+    let canonical = match std::fs::canonicalize(&joined) {
+        Ok(canonical) => canonical,
+        // `a/../seed.md` where `a` does not exist (or is a file): the kernel refuses the path,
+        // but it names `seed.md` all the same, as Python's `os.path.realpath` says.
+        Err(e) if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) => {
+            lenient_realpath(&joined).map_err(|e| io_error(e, shown))?
+        }
+        Err(e) => return Err(io_error(e, shown)),
+    };
     // Non-blocking, so that a FIFO passed as the manuscript is refused, not waited on.
     let mut file = {
         use std::os::unix::fs::OpenOptionsExt;
@@ -212,7 +264,12 @@ mod tests {
         let prefixed = read_manuscript(dir.path(), "FILE:seed.md").unwrap();
         let linked = read_manuscript(dir.path(), "link.md").unwrap();
         let absolute = read_manuscript(Path::new("/"), dir.path().join("seed.md").to_str().unwrap()).unwrap();
-        for m in [&dotted, &prefixed, &linked, &absolute] {
+        // Through a directory that does not exist, or a file: still `seed.md` (as realpath says).
+        let ghost = read_manuscript(dir.path(), "./ghost/../seed.md").unwrap();
+        let through_file = read_manuscript(dir.path(), "seed.md/../seed.md").unwrap();
+        let through_link = read_manuscript(dir.path(), "link.md/../../ghost/../seed.md");
+        assert!(matches!(through_link, Err(SourceError::NotFound { .. })), "{through_link:?}");
+        for m in [&dotted, &prefixed, &linked, &absolute, &ghost, &through_file] {
             assert_eq!(m.source_id, plain.source_id);
         }
         assert_eq!(plain.stem.as_deref(), Some("seed"));

@@ -177,9 +177,13 @@ pub fn refused(client: &mut StdioClient, args: Value) -> (String, String) {
     (code, text_of(&result))
 }
 
-/// The `source_id` the server must give the manuscript at `path`.
+/// The `source_id` the server must give the manuscript at `path`, computed here from the rule
+/// (not with the server's code): the first 16 hex digits of SHA-256 over the canonical path.
 pub fn id_of(path: &str) -> String {
-    mcp_server_draft_post::source::source_id(&std::fs::canonicalize(path).unwrap())
+    use sha2::Digest;
+    let canonical = std::fs::canonicalize(path).unwrap();
+    let digest = sha2::Sha256::digest(canonical.to_str().unwrap().as_bytes());
+    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
 
 /// `{"source": path, ...}`.

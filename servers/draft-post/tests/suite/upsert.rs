@@ -53,9 +53,17 @@ fn any_spelling_of_the_path_is_the_same_manuscript_and_a_new_server_finds_it() {
     std::os::unix::fs::symlink(fx.root().join("drafts/seed.md"), fx.root().join("link.md")).unwrap();
     let mut c = fx.server();
     assert_eq!(posted(&mut c, src(&seed))["action"], "created");
-    for spelling in
-        ["drafts/seed.md", "./drafts/a/../seed.md", "FILE:drafts/seed.md", "link.md", &format!("FILE:{seed}")]
-    {
+    for spelling in [
+        "drafts/seed.md",
+        "./drafts/a/../seed.md",
+        "FILE:drafts/seed.md",
+        "link.md",
+        &format!("FILE:{seed}"),
+        // `..` after a directory that does not exist, or after a file, as `os.path.realpath` reads it.
+        "./drafts/ghost/../seed.md",
+        "drafts/seed.md/../seed.md",
+        "FILE:./drafts//./seed.md",
+    ] {
         let result = posted(&mut c, src(spelling));
         assert_eq!(result["action"], "unchanged", "{spelling}");
         assert_eq!(result["source_id"], id_of(&seed), "{spelling}");
