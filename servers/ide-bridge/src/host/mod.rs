@@ -18,10 +18,13 @@ use std::{
     time::Duration,
 };
 
-use tokio::net::{TcpListener, TcpStream};
+use tokio::{
+    io::AsyncWriteExt,
+    net::{TcpListener, TcpStream},
+};
 use tokio_tungstenite::tungstenite::{
     handshake::server::{ErrorResponse, Request, Response},
-    http::{StatusCode, header},
+    http::{HeaderMap, StatusCode, header},
     protocol::WebSocketConfig,
 };
 use tokio_util::sync::CancellationToken;
@@ -174,6 +177,10 @@ async fn connection(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>, sh
     let over_limit = shared.connections.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS;
     let counted = Counted(Arc::clone(&shared));
     let policy = shared.policy.clone();
+    let mut stream = stream;
+    if plain_http_refused(&mut stream, &policy, peer).await {
+        return;
+    }
     let callback = move |request: &Request, response: Response| -> Result<Response, ErrorResponse> {
         if over_limit {
             let refusal = Refusal { status: StatusCode::SERVICE_UNAVAILABLE, reason: "too many connections" };
@@ -210,6 +217,78 @@ async fn connection(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>, sh
     drop(counted);
 }
 
+/// Answers a plain HTTP request (one that is not a WebSocket upgrade) itself, which tungstenite
+/// would drop without a word: the same checks as an upgrade (403 / 401), and 426 Upgrade Required
+/// when they pass. Only looks at the request head already received (a peek, nothing consumed);
+/// an upgrade, or a head still incomplete, is left to the WebSocket handshake. Returns whether
+/// the connection is done (answered here, or silent for the whole handshake time).
+async fn plain_http_refused(stream: &mut TcpStream, policy: &Policy, peer: SocketAddr) -> bool {
+    let mut buf = [0u8; 8192];
+    let n = match tokio::time::timeout(HANDSHAKE_TIMEOUT, stream.peek(&mut buf)).await {
+        Ok(Ok(n)) => n,
+        // Silent for the whole handshake time, or gone: nothing to answer.
+        Ok(Err(_)) | Err(_) => {
+            tracing::debug!(%peer, "a connection sent no request");
+            return true;
+        }
+    };
+    let Some(head) = buf.get(..n).and_then(request_head) else { return false };
+    let is_upgrade = head
+        .get_all(header::UPGRADE)
+        .iter()
+        .any(|v| v.to_str().is_ok_and(|v| v.to_ascii_lowercase().contains("websocket")));
+    if is_upgrade {
+        return false;
+    }
+    let refusal = policy.check(&head).err().unwrap_or(Refusal {
+        status: StatusCode::UPGRADE_REQUIRED,
+        reason: "this is the ide-bridge WebSocket endpoint: connect with a WebSocket client (mcp-server-ide-bridge)",
+    });
+    tracing::warn!(%peer, status = refusal.status.as_u16(), "refused a plain HTTP request: {}", refusal.reason);
+    let response = error_response(&refusal);
+    let mut text = format!(
+        "HTTP/1.1 {} {}\r\n",
+        response.status().as_u16(),
+        response.status().canonical_reason().unwrap_or("Error")
+    );
+    for (name, value) in response.headers() {
+        if let Ok(value) = value.to_str() {
+            text.push_str(&format!("{name}: {value}\r\n"));
+        }
+    }
+    if refusal.status == StatusCode::UPGRADE_REQUIRED {
+        text.push_str("upgrade: websocket\r\n");
+    }
+    text.push_str("\r\n");
+    text.push_str(response.body().as_deref().unwrap_or_default());
+    let _ = tokio::time::timeout(HANDSHAKE_TIMEOUT, async {
+        let _ = stream.write_all(text.as_bytes()).await;
+        let _ = stream.shutdown().await;
+    })
+    .await;
+    true
+}
+
+/// The headers of a complete HTTP request head (up to the empty line), or `None` if `bytes` does
+/// not hold one yet or it is not HTTP.
+fn request_head(bytes: &[u8]) -> Option<HeaderMap> {
+    let end = bytes.windows(4).position(|w| w == b"\r\n\r\n")?;
+    let text = std::str::from_utf8(bytes.get(..end)?).ok()?;
+    let mut lines = text.split("\r\n");
+    let request_line = lines.next()?;
+    if !request_line.ends_with("HTTP/1.1") && !request_line.ends_with("HTTP/1.0") {
+        return None;
+    }
+    let mut headers = HeaderMap::new();
+    for line in lines {
+        let (name, value) = line.split_once(':')?;
+        let name = header::HeaderName::from_bytes(name.trim().as_bytes()).ok()?;
+        let value = header::HeaderValue::from_str(value.trim()).ok()?;
+        headers.append(name, value);
+    }
+    Some(headers)
+}
+
 /// The HTTP response of a refused upgrade: the status, a plain-text reason, and for 401 a
 /// `WWW-Authenticate` challenge.
 fn error_response(refusal: &Refusal) -> ErrorResponse {
@@ -226,4 +305,21 @@ fn error_response(refusal: &Refusal) -> ErrorResponse {
         headers.insert(header::WWW_AUTHENTICATE, header::HeaderValue::from_static("Bearer realm=\"ide-bridge\""));
     }
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_heads_are_parsed_only_when_complete() {
+        let head = b"GET / HTTP/1.1\r\nHost: 127.0.0.1:1\r\nAuthorization: Bearer t\r\nX-A: 1\r\nx-a: 2\r\n\r\nbody";
+        let headers = request_head(head).unwrap();
+        assert_eq!(headers.get(header::HOST).unwrap(), "127.0.0.1:1");
+        assert_eq!(headers.get(header::AUTHORIZATION).unwrap(), "Bearer t");
+        assert_eq!(headers.get_all("x-a").iter().count(), 2, "duplicates are kept for the policy to refuse");
+        assert!(request_head(b"GET / HTTP/1.1\r\nHost: 127.0.0.1:1\r\n").is_none(), "incomplete");
+        assert!(request_head(b"\x16\x03\x01 not http\r\n\r\n").is_none());
+        assert!(request_head(b"GET / HTTP/1.1\r\nno colon here\r\n\r\n").is_none());
+    }
 }

@@ -129,3 +129,43 @@ fn a_generated_token_is_128_bits_and_printed_once() {
     let other = env.host_without_token(&ws, &[]);
     assert_ne!(host.token, other.token);
 }
+
+/// Sends `request` as raw bytes and returns the status line and the whole answer.
+fn raw_http(port: u16, request: &str) -> (String, String) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream.set_read_timeout(Some(super::WAIT)).unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    (answer.lines().next().unwrap_or_default().to_owned(), answer)
+}
+
+#[test]
+fn plain_http_requests_get_the_same_refusals_and_426_with_the_token() {
+    let env = Env::new();
+    let ws = env.workspace("ws", &[("a.txt", "A")]);
+    let host = env.host(&ws, &[]);
+    let port = host.port;
+    let get = |extra: &str| format!("GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{extra}\r\n");
+    let (status, answer) = raw_http(port, &get(""));
+    assert_eq!(status, "HTTP/1.1 401 Unauthorized", "{answer}");
+    assert!(answer.to_ascii_lowercase().contains("www-authenticate: bearer"), "{answer}");
+    let (status, _) = raw_http(port, &get("Authorization: Bearer wrong\r\n"));
+    assert_eq!(status, "HTTP/1.1 401 Unauthorized");
+    let (status, _) =
+        raw_http(port, &get(&format!("Authorization: Bearer {TOKEN}\r\nOrigin: https://evil.example\r\n")));
+    assert_eq!(status, "HTTP/1.1 403 Forbidden");
+    let (status, answer) = raw_http(port, &format!("GET / HTTP/1.1\r\nHost: evil.example:{port}\r\n\r\n"));
+    assert_eq!(status, "HTTP/1.1 403 Forbidden", "{answer}");
+    let (status, answer) = raw_http(port, &get(&format!("Authorization: Bearer {TOKEN}\r\n")));
+    assert_eq!(status, "HTTP/1.1 426 Upgrade Required", "{answer}");
+    assert!(!answer.contains("\"content\""), "no file was served over plain HTTP");
+    // Upgrades still go through the WebSocket handshake and its checks.
+    rt().block_on(async {
+        assert_eq!(refused_status(ws_connect(port, &[]).await), 401);
+        let right = format!("Bearer {TOKEN}");
+        let mut session = ws_connect(port, &[("Authorization", &right)]).await.unwrap();
+        assert_eq!(ws_call(&mut session, 1, "fs/read", json!({"path": "a.txt"})).await["result"]["content"], "A");
+    });
+}

@@ -114,11 +114,18 @@ export class BridgeHost {
     const policy: Policy = { port, token: options.token, allowedOrigins: options.allowedOrigins ?? [] };
 
     const server = http.createServer((request, res) => {
-      // Plain HTTP: nothing to see, but the same Host/Origin rules (no page learns anything).
+      // Plain HTTP: nothing to see, but the same checks as an upgrade (403, 401), as
+      // ide-bridge-host answers; 426 when they pass.
       const refusal = checkUpgrade(policy, request);
       const [status, text] =
-        refusal?.status === 403 ? [403, refusal.reason] : [426, 'this is the WebSocket endpoint of the IDE bridge'];
-      res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
+        refusal !== undefined ? [refusal.status, refusal.reason] : [426, 'this is the WebSocket endpoint of the IDE bridge'];
+      const headers: Record<string, string> = { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' };
+      if (status === 401) {
+        headers['WWW-Authenticate'] = 'Bearer realm="ide-bridge"';
+      } else if (status === 426) {
+        headers.Upgrade = 'websocket';
+      }
+      res.writeHead(status, headers);
       res.end(`${text}\n`);
     });
     server.headersTimeout = HANDSHAKE_TIMEOUT_MS;

@@ -4,6 +4,7 @@
  */
 
 import assert from 'node:assert/strict';
+import * as http from 'node:http';
 import { test } from 'node:test';
 
 import { bearerToken, constantTimeEqual, generateToken, isLoopbackHost, tokenProblem } from '../core';
@@ -99,4 +100,30 @@ test('the Origin allow-list is empty by default', async (t) => {
   const { port } = await startHost(t, await tempDir(t));
   const outcome = await rawUpgrade(port, { Host: `127.0.0.1:${port}`, Authorization: `Bearer ${TOKEN}`, Origin: 'http://127.0.0.1' });
   assert.equal(outcome.status, 403);
+});
+
+/** A plain HTTP GET (no upgrade) with `headers`: its status and headers. */
+function plainGet(port: number, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders }> {
+  return new Promise((resolve, reject) => {
+    const request = http.get({ host: '127.0.0.1', port, path: '/', headers, agent: false }, (response) => {
+      response.resume();
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers }));
+    });
+    request.on('error', reject);
+  });
+}
+
+test('plain HTTP requests get the same refusals as upgrades, and 426 when they pass (as ide-bridge-host)', async (t) => {
+  const { port, host } = await startHost(t, await tempDir(t));
+  const okHost = `127.0.0.1:${port}`;
+  const missing = await plainGet(port, { Host: okHost });
+  assert.equal(missing.status, 401);
+  assert.match(String(missing.headers['www-authenticate']), /^Bearer /);
+  assert.equal((await plainGet(port, { Host: okHost, Authorization: 'Bearer wrong' })).status, 401);
+  assert.equal((await plainGet(port, { Host: okHost, Authorization: `Bearer ${TOKEN}`, Origin: 'https://evil.example' })).status, 403);
+  assert.equal((await plainGet(port, { Host: `evil.example:${port}`, Authorization: `Bearer ${TOKEN}` })).status, 403);
+  const right = await plainGet(port, { Host: okHost, Authorization: `Bearer ${TOKEN}` });
+  assert.equal(right.status, 426);
+  assert.equal(right.headers.upgrade, 'websocket');
+  assert.equal(host.connections, 0, 'no session');
 });
