@@ -189,11 +189,13 @@ impl Tool for TextEditor {
     async fn run(&self, input: TextEditorInput, ctx: ToolContext) -> ToolOutput {
         match self.call(input, &ctx).await {
             Ok(reply) => {
-                let mut content = vec![ContentItem::Text { text: reply.text }];
-                if let Some(note) = reply.note {
-                    content.push(ContentItem::Text { text: note });
-                }
-                ToolOutput { content }
+                // One text block: clients that read only the first block still see the note
+                // (it follows the reference's text, which stays a byte-exact prefix).
+                let text = match reply.note {
+                    Some(note) => format!("{}\n{note}", reply.text),
+                    None => reply.text,
+                };
+                ToolOutput { content: vec![ContentItem::Text { text }] }
             }
             Err(error) => error.into_output(),
         }

@@ -13,6 +13,7 @@ mod large;
 mod outputs;
 mod properties;
 mod protocol;
+mod reference;
 mod roots;
 mod session;
 mod undo;

@@ -50,7 +50,7 @@ fn a_server_killed_mid_write_leaves_the_old_or_the_new_file_never_a_torn_one() {
         std::fs::write(root.join("big.txt"), &old).unwrap();
         let mut client = spawn_on(&root, &[]);
         let path = root.join("big.txt").display().to_string();
-        let args = json!({"name": "text_editor", "arguments": {"command": "str_replace", "path": path, "old_str": "0123456789abc", "new_str": "REPLACED!!abc"}});
+        let args = json!({"name": "text_editor", "arguments": {"command": "str_replace", "path": path, "old_str": "UNIQUE MARKER", "new_str": "REPLACED!!"}});
         client.send_request("tools/call", args).unwrap();
         client.kill().unwrap();
         let after = std::fs::read_to_string(root.join("big.txt")).unwrap();
