@@ -47,8 +47,9 @@ if [[ "${NO_BUILD:-0}" != 1 ]]; then
   say "building ($PROFILE): mcp-server-ide-bridge, mcp-server-text-editor, mcp-bench, mcp-baseline"
   profile_flag=()
   [[ "$PROFILE" == release ]] && profile_flag=(--release)
-  (cd "$ROOT" && cargo build "${profile_flag[@]}" -p mcp-server-ide-bridge -p mcp-server-text-editor \
-    -p mcp-tests --bin mcp-bench --bin mcp-baseline)
+  # Two invocations: `--bin` would narrow the first one to those binaries of every package.
+  (cd "$ROOT" && cargo build "${profile_flag[@]}" -p mcp-server-ide-bridge -p mcp-server-text-editor --bins \
+    && cargo build "${profile_flag[@]}" -p mcp-tests --bin mcp-bench --bin mcp-baseline)
 fi
 for b in ide-bridge-host mcp-server-ide-bridge mcp-server-text-editor mcp-bench mcp-baseline; do
   [[ -x "$BIN/$b" ]] || { echo "bench.sh: $BIN/$b is missing (run without NO_BUILD=1)" >&2; exit 1; }

@@ -161,6 +161,27 @@ test('the bridge finds the Node host through its discovery file', { ...GUARD, sk
   assert.ok(listed.structuredContent.files.includes('src/main.ts'));
 });
 
+test('more calls in flight than the Node host takes on one connection all succeed through the Rust bridge', GUARD, async (t) => {
+  const bridgeBinary = rustBinary('mcp-server-ide-bridge');
+  const root = await tempDir(t);
+  const count = 256 + 100; // the core answers more than 256 on one connection with -32010
+  const files: Record<string, string> = {};
+  for (let i = 0; i < count; i++) {
+    files[`f${i}.txt`] = `file ${i}\n`;
+  }
+  await writeTree(root, files);
+  const { url, host } = await startHost(t, root);
+  const mcp = await McpClient.start(t, bridgeBinary, ['--url', url, '--token', TOKEN], await bridgeEnv(t));
+  const replies = await Promise.all(
+    Object.keys(files).map((file) => mcp.request('tools/call', { name: 'read_file', arguments: { path: file } })),
+  );
+  replies.forEach((reply, i) => {
+    assert.ok(reply.result && !reply.result.isError, JSON.stringify(reply));
+    assert.equal(reply.result.content[0].text, `file ${i}\n`);
+  });
+  assert.equal(host.connections, 1);
+});
+
 /** Starts the Rust `ide-bridge-host` on a free port; resolves with its port once it listens. */
 async function rustHost(t: TestContext, root: string, args: string[]): Promise<number> {
   const binary = rustBinary('ide-bridge-host');
