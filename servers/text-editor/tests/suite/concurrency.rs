@@ -59,6 +59,29 @@ fn different_files_proceed_side_by_side() {
 }
 
 #[test]
+fn a_file_locked_by_another_process_waits_while_other_files_go_on() {
+    let mut s = Server::start();
+    s.write("a.txt", content(3));
+    s.write("b.txt", content(3));
+    let (a, b) = (s.path("a.txt"), s.path("b.txt"));
+    // Another process (this test) holds the editors' advisory lock on a.txt.
+    let held = std::fs::File::open(s.root.join("a.txt")).unwrap();
+    rustix::fs::flock(&held, rustix::fs::FlockOperation::LockExclusive).unwrap();
+    let pending = s.client.send_request("tools/call", replace_call(&a, 1, "a")).unwrap();
+    // b.txt is edited while the call on a.txt waits for the lock (were calls not independent,
+    // this would hang until the client's timeout)...
+    let response = s.client.call_tool(TOOL, replace_call(&b, 1, "b")["arguments"].clone()).unwrap();
+    assert!(!mcp_tests::is_error(&response), "{response}");
+    assert_eq!(s.read_string("b.txt"), content(3).replace("marker 001", "b 001"));
+    // ...and a.txt has not been written under the lock.
+    assert_eq!(s.read_string("a.txt"), content(3));
+    drop(held);
+    let response = s.client.wait_response(pending).unwrap();
+    assert!(!mcp_tests::is_error(&response["result"]), "{response}");
+    assert_eq!(s.read_string("a.txt"), content(3).replace("marker 001", "a 001"));
+}
+
+#[test]
 fn two_processes_editing_one_file_lose_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();

@@ -40,24 +40,54 @@ fn an_agent_session() {
 
 #[test]
 fn a_server_killed_mid_write_leaves_the_old_or_the_new_file_never_a_torn_one() {
+    use std::os::unix::fs::MetadataExt as _;
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     let line = "0123456789abcdefghijklmnopqrstuvwxyz\n";
     let old: String = line.repeat(600_000);
-    std::fs::write(root.join("big.txt"), &old).unwrap();
     let new = old.replacen("0123456789", "REPLACED!!", 1);
-    for attempt in 0..3 {
+    let temp_exists = |root: &std::path::Path| {
+        std::fs::read_dir(root).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().contains(".mcp-tmp-"))
+    };
+    let mut caught_mid_write = 0;
+    for attempt in 0..10 {
         std::fs::write(root.join("big.txt"), &old).unwrap();
+        for e in std::fs::read_dir(&root).unwrap() {
+            let e = e.unwrap();
+            if e.file_name().to_string_lossy().contains(".mcp-tmp-") {
+                std::fs::remove_file(e.path()).unwrap();
+            }
+        }
+        let inode = std::fs::metadata(root.join("big.txt")).unwrap().ino();
         let mut client = spawn_on(&root, &[]);
         let path = root.join("big.txt").display().to_string();
         let args = json!({"name": "text_editor", "arguments": {"command": "str_replace", "path": path, "old_str": "UNIQUE MARKER", "new_str": "REPLACED!!"}});
         client.send_request("tools/call", args).unwrap();
+        // Kill -9 while the temporary file is being written (or, if that window was missed,
+        // as soon as the rename is seen).
+        loop {
+            if temp_exists(&root) {
+                caught_mid_write += 1;
+                break;
+            }
+            if std::fs::metadata(root.join("big.txt")).unwrap().ino() != inode {
+                break;
+            }
+            std::thread::yield_now();
+        }
         client.kill().unwrap();
         let after = std::fs::read_to_string(root.join("big.txt")).unwrap();
         assert!(after == old || after == new, "torn file after kill -9 (attempt {attempt})");
+        if caught_mid_write >= 3 {
+            break;
+        }
     }
-    // no temporary file is ever listed
+    assert!(caught_mid_write > 0, "the kill never landed during a write");
+    // a leftover temporary file is never listed, and the file is still readable
     let mut client = spawn_on(&root, &[]);
     let listing = client.call_tool("text_editor", json!({"command": "view", "path": root})).unwrap();
     assert!(!mcp_tests::text_of(&listing).contains("mcp-tmp"), "{listing}");
+    let path = root.join("big.txt").display().to_string();
+    let r = client.call_tool("text_editor", json!({"command": "view", "path": path, "view_range": [1, 1]})).unwrap();
+    assert!(!mcp_tests::is_error(&r), "{r}");
 }
