@@ -7,7 +7,7 @@
 //! listed and its articles `stat`ed again, and a file that is missing, unreadable, of another
 //! version or of another `projects/` directory is ignored.
 
-use std::collections::BTreeMap;
+use std::{collections::BTreeMap, fmt::Write as _};
 
 use crate::view::Stamp;
 
@@ -130,6 +130,10 @@ const MAGIC: &str = "draft-post-index";
 
 /// Escapes `\\`, tab, line feed and carriage return, so that a field is one tab-free line.
 fn escape(text: &str, out: &mut String) {
+    if !text.bytes().any(|b| matches!(b, b'\\' | b'\t' | b'\n' | b'\r')) {
+        out.push_str(text);
+        return;
+    }
     for c in text.chars() {
         match c {
             '\\' => out.push_str("\\\\"),
@@ -186,7 +190,9 @@ fn parse_opt(field: &str) -> Option<Option<String>> {
 fn push_seen(seen: Option<&Seen>, out: &mut String) {
     match seen {
         None => out.push('-'),
-        Some(s) => out.push_str(&format!("{} {} {} {}", s.stamp.mtime_ns, s.stamp.len, s.stamp.ino, s.at)),
+        Some(s) => {
+            let _ = write!(out, "{} {} {} {}", s.stamp.mtime_ns, s.stamp.len, s.stamp.ino, s.at);
+        }
     }
 }
 
@@ -240,7 +246,7 @@ pub fn to_disk(index: &Index, projects_ino: u64) -> Vec<u8> {
                     lines += 1;
                     out.push_str("A ");
                     escape(dir, &mut out);
-                    out.push_str(&format!("\t{}\t", entry.number));
+                    let _ = write!(out, "\t{}\t", entry.number);
                     push_seen(Some(seen), &mut out);
                     out.push('\t');
                     push_opt(source_id.as_deref(), &mut out);
@@ -252,7 +258,7 @@ pub fn to_disk(index: &Index, projects_ino: u64) -> Vec<u8> {
                     lines += 1;
                     out.push_str("L ");
                     escape(dir, &mut out);
-                    out.push_str(&format!("\t{}\n", entry.number));
+                    let _ = writeln!(out, "\t{}", entry.number);
                 }
                 _ => {}
             }

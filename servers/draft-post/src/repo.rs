@@ -30,7 +30,7 @@
 //! differs), so no number is ever skipped over.
 
 use std::{
-    collections::{BTreeMap, BTreeSet},
+    collections::BTreeSet,
     io,
     path::{Path, PathBuf},
     sync::{Mutex, MutexGuard},
@@ -306,14 +306,17 @@ fn describe_read_error(error: &io::Error) -> String {
 
 /// Reads the state of one article from the start of its file.
 fn classify(head: &view::Head, seen_at: i128) -> ArticleState {
-    let bytes = head.bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(&head.bytes);
+    classify_bytes(&head.bytes, head.complete, head.stamp, seen_at)
+}
+
+/// [`classify`] of the first bytes of an article, `complete` when they are the whole file.
+fn classify_bytes(bytes: &[u8], complete: bool, stamp: Stamp, seen_at: i128) -> ArticleState {
+    let bytes = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(bytes);
     match frontmatter::locate(bytes) {
-        Located::None => {
-            ArticleState::Ok { seen: Seen { stamp: head.stamp, at: seen_at }, source_id: None, title: None }
-        }
+        Located::None => ArticleState::Ok { seen: Seen { stamp, at: seen_at }, source_id: None, title: None },
         Located::Unclosed => ArticleState::Bad {
-            stamp: Some(head.stamp),
-            problem: if head.complete {
+            stamp: Some(stamp),
+            problem: if complete {
                 "line 1, column 1: its frontmatter is never closed (no second `---` line)".to_owned()
             } else {
                 format!(
@@ -324,19 +327,15 @@ fn classify(head: &view::Head, seen_at: i128) -> ArticleState {
             hint: None,
         },
         Located::Found { yaml_start, yaml_end, .. } => match std::str::from_utf8(&bytes[yaml_start..yaml_end]) {
-            Err(_) => ArticleState::Bad {
-                stamp: Some(head.stamp),
-                problem: "its frontmatter is not UTF-8".to_owned(),
-                hint: None,
-            },
+            Err(_) => {
+                ArticleState::Bad { stamp: Some(stamp), problem: "its frontmatter is not UTF-8".to_owned(), hint: None }
+            }
             Ok(yaml) => match frontmatter::read_meta(yaml, 2) {
-                Ok(meta) => ArticleState::Ok {
-                    seen: Seen { stamp: head.stamp, at: seen_at },
-                    source_id: meta.source_id,
-                    title: meta.title,
-                },
+                Ok(meta) => {
+                    ArticleState::Ok { seen: Seen { stamp, at: seen_at }, source_id: meta.source_id, title: meta.title }
+                }
                 Err(e) => ArticleState::Bad {
-                    stamp: Some(head.stamp),
+                    stamp: Some(stamp),
                     problem: format!("malformed frontmatter at {e}"),
                     hint: frontmatter::source_id_hint(yaml),
                 },
@@ -357,6 +356,97 @@ fn load(projects: &Dir, project: &str, dir: &str) -> ArticleState {
             ArticleState::Bad { stamp: None, problem: describe_read_error(&e), hint: None }
         }
     }
+}
+
+/// The most articles one task of a scan reads (one open of their project directory each).
+const LOAD_UNIT: usize = 256;
+
+/// Reads the state of the articles `dirs` of `project` (`projects/<project>/<dir>/article.md`):
+/// the project directory is opened once and each article beneath it, into one buffer.
+fn load_unit(projects: &Dir, project: &str, dirs: &[String]) -> Vec<ArticleState> {
+    let Ok(project_dir) = view::open_dir(projects, project) else {
+        // Gone or unreadable meanwhile: each article says why.
+        return dirs.iter().map(|dir| load(projects, project, dir)).collect();
+    };
+    let mut buf = Vec::new();
+    let mut rel = String::with_capacity(64);
+    // Taken before anything is read: an earlier moment only makes the "racy" rule stricter.
+    let seen_at = now_ns();
+    dirs.iter()
+        .map(|dir| {
+            rel.clear();
+            rel.push_str(dir);
+            rel.push('/');
+            rel.push_str(ARTICLE);
+            match view::read_head_into(&project_dir, Path::new(&rel), &mut buf) {
+                Ok((filled, complete, stamp)) => classify_bytes(&buf[..filled], complete, stamp, seen_at),
+                Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => {
+                    ArticleState::Missing
+                }
+                Err(e) => {
+                    tracing::debug!(error = %e, project, dir, "cannot read an article");
+                    ArticleState::Bad { stamp: None, problem: describe_read_error(&e), hint: None }
+                }
+            }
+        })
+        .collect()
+}
+
+/// The states of the articles `jobs` (project, dir), in the order of `jobs`, read by project on
+/// several threads.
+fn load_all(projects: &Dir, jobs: &[(String, String)]) -> Vec<ArticleState> {
+    // Units of consecutive jobs of one project (jobs come grouped by project).
+    let mut units: Vec<(&str, Vec<String>)> = Vec::new();
+    for (project, dir) in jobs {
+        match units.last_mut() {
+            Some((p, dirs)) if *p == project.as_str() && dirs.len() < LOAD_UNIT => dirs.push(dir.clone()),
+            _ => units.push((project.as_str(), vec![dir.clone()])),
+        }
+    }
+    let states: Vec<Vec<ArticleState>> = if jobs.len() < PARALLEL_MIN {
+        units.iter().map(|(p, dirs)| load_unit(projects, p, dirs)).collect()
+    } else {
+        par_queue(&units, |(p, dirs)| load_unit(projects, p, dirs))
+    };
+    states.into_iter().flatten().collect()
+}
+
+/// `f` over `items` on several threads that each take the next item when done (items of
+/// uneven cost balance out); the results in the order of `items`.
+fn par_queue<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(2, 8).min(items.len().max(1));
+    let next = AtomicUsize::new(0);
+    let (f, next) = (&f, &next);
+    let mut slots: Vec<Option<R>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(move || {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(item) = items.get(i) else { break };
+                        done.push((i, f(item)));
+                    }
+                    done
+                })
+            })
+            .collect();
+        let mut slots: Vec<Option<R>> = (0..items.len()).map(|_| None).collect();
+        for handle in handles {
+            match handle.join() {
+                Ok(done) => {
+                    for (i, r) in done {
+                        slots[i] = Some(r);
+                    }
+                }
+                // A worker's panic is the caller's (the server turns it into INTERNAL_ERROR).
+                Err(payload) => std::panic::resume_unwind(payload),
+            }
+        }
+        slots
+    });
+    slots.drain(..).flatten().collect()
 }
 
 /// `f` over `items`, on several threads when there are at least [`PARALLEL_MIN`] of them.
@@ -517,24 +607,30 @@ impl Repo {
         let mut relisted: BTreeSet<String> = BTreeSet::new();
         for ((name, stamp), listing) in relist.into_iter().zip(listings) {
             let listing = listing.map_err(|e| scan_failure(&e, &format!("{}/{name}", view::PROJECTS)))?;
-            let mut numbered: BTreeMap<String, (u32, Kind)> = BTreeMap::new();
-            for (entry, kind) in listing {
-                if kind == Kind::Other {
-                    continue;
-                }
-                if let Some((number, _)) = parse_dir_name(&entry) {
-                    numbered.insert(entry, (number, kind));
-                }
-            }
+            let mut numbered: Vec<(String, u32, Kind)> = listing
+                .into_iter()
+                .filter(|(_, kind)| *kind != Kind::Other)
+                .filter_map(|(entry, kind)| parse_dir_name(&entry).map(|(n, _)| n).map(|n| (entry, n, kind)))
+                .collect();
+            // Names in a directory are unique: sorted, they build the map in bulk.
+            numbered.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            let fresh = |number: u32, kind: Kind| Entry {
+                number,
+                state: if kind == Kind::Symlink { ArticleState::Link } else { ArticleState::Unread },
+            };
             let project = index.projects.entry(name.clone()).or_default();
-            project.entries.retain(|entry, e| {
-                numbered.get(entry).is_some_and(|(_, kind)| (*kind == Kind::Symlink) == (e.state == ArticleState::Link))
-            });
-            for (entry, (number, kind)) in numbered {
-                project.entries.entry(entry).or_insert_with(|| Entry {
-                    number,
-                    state: if kind == Kind::Symlink { ArticleState::Link } else { ArticleState::Unread },
+            if project.entries.is_empty() {
+                project.entries =
+                    numbered.into_iter().map(|(entry, number, kind)| (entry, fresh(number, kind))).collect();
+            } else {
+                project.entries.retain(|entry, e| {
+                    numbered
+                        .binary_search_by(|(n, _, _)| n.as_str().cmp(entry))
+                        .is_ok_and(|i| (numbered[i].2 == Kind::Symlink) == (e.state == ArticleState::Link))
                 });
+                for (entry, number, kind) in numbered {
+                    project.entries.entry(entry).or_insert_with(|| fresh(number, kind));
+                }
             }
             project.seen = Some(Seen { stamp, at });
             relisted.insert(name);
@@ -576,7 +672,7 @@ impl Repo {
         }
         let listed = started.elapsed();
         let loaded = jobs.len();
-        let states = par_map(&jobs, |(p, d)| load(&projects, p, d));
+        let states = load_all(&projects, &jobs);
         for ((project, dir), state) in jobs.into_iter().zip(states) {
             if let Some(entry) = index.projects.get_mut(&project).and_then(|p| p.entries.get_mut(&dir)) {
                 entry.state = state;
@@ -1114,6 +1210,53 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert!(matches!(classify(&head("---\ntitle: x\n"), 5), ArticleState::Bad { .. }));
+    }
+
+    #[test]
+    fn the_grouped_parallel_scan_reads_what_one_article_at_a_time_reads() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut jobs = Vec::new();
+        // More articles than a unit holds in one project, a small project, and a project whose
+        // jobs come in two runs; missing, malformed and directory-shaped articles among them.
+        for (project, count) in [("big", 2 * LOAD_UNIT + 7), ("small", 5)] {
+            for n in 1..=count {
+                let dir = format!("{n:03}-a");
+                let path = tmp.path().join(format!("projects/{project}/{dir}"));
+                std::fs::create_dir_all(&path).unwrap();
+                match n % 50 {
+                    7 => {}
+                    8 => std::fs::write(path.join(ARTICLE), "---\ntitle: [\n---\n").unwrap(),
+                    9 => std::fs::create_dir(path.join(ARTICLE)).unwrap(),
+                    _ => std::fs::write(
+                        path.join(ARTICLE),
+                        format!("---\ntitle: T{n}\nsource_id: {n:016x}\n---\nbody {n}\n"),
+                    )
+                    .unwrap(),
+                }
+                jobs.push((project.to_owned(), dir));
+            }
+        }
+        jobs.push(("big".to_owned(), "001-a".to_owned()));
+        jobs.push(("gone".to_owned(), "01-x".to_owned()));
+        let view = View::open(tmp.path()).unwrap();
+        let (projects, _) = view.projects().unwrap().unwrap();
+        let grouped = load_all(&projects, &jobs);
+        assert_eq!(grouped.len(), jobs.len());
+        let strip = |state: ArticleState| match state {
+            ArticleState::Ok { seen, source_id, title } => (Some(seen.stamp), source_id, title, String::new()),
+            ArticleState::Bad { stamp, problem, hint } => (stamp, hint, None, problem),
+            other => (None, None, None, format!("{other:?}")),
+        };
+        for ((project, dir), state) in jobs.iter().zip(grouped) {
+            assert_eq!(strip(state), strip(load(&projects, project, dir)), "{project}/{dir}");
+        }
+    }
+
+    #[test]
+    fn par_queue_keeps_the_order() {
+        let items: Vec<usize> = (0..1000).collect();
+        assert_eq!(par_queue(&items, |i| i * 2), items.iter().map(|i| i * 2).collect::<Vec<_>>());
+        assert!(par_queue(&[] as &[usize], |i| *i).is_empty());
     }
 
     #[test]

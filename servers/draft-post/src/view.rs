@@ -158,7 +158,20 @@ fn open_nonblocking(dir: &Dir, rel: &Path) -> io::Result<cap_std::fs::File> {
 /// Reads the start of the file `rel` beneath `dir`: until its frontmatter is closed, the file
 /// ends, or [`MAX_FRONTMATTER_BYTES`] are read.
 pub fn read_head(dir: &Dir, rel: impl AsRef<Path>) -> io::Result<Head> {
-    let mut file = open_nonblocking(dir, rel.as_ref())?;
+    let mut buf = Vec::new();
+    let (filled, complete, stamp) = read_head_into(dir, rel.as_ref(), &mut buf)?;
+    buf.truncate(filled);
+    Ok(Head { bytes: buf, complete, stamp })
+}
+
+/// [`read_head`] into `buf`, a buffer reused from file to file (a scan reads thousands): the
+/// bytes read are `buf[..filled]`; returns `(filled, complete, stamp)`. `buf` only grows, so
+/// it is allocated and zeroed once per scan, not once per file. Three system calls for a
+/// usual article: the open beneath `dir`, a `statx` (for the stamp, and to refuse anything
+/// but a regular file before reading), one `read` (the size is known, so no second `read` to
+/// see the end), and the close.
+pub fn read_head_into(dir: &Dir, rel: &Path, buf: &mut Vec<u8>) -> io::Result<(usize, bool, Stamp)> {
+    let mut file = open_nonblocking(dir, rel)?;
     let md = file.metadata()?;
     if md.is_dir() {
         return Err(io::Error::from(io::ErrorKind::IsADirectory));
@@ -167,35 +180,39 @@ pub fn read_head(dir: &Dir, rel: impl AsRef<Path>) -> io::Result<Head> {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"));
     }
     let stamp = Stamp::of(&md);
-    // `stat` gave the size: once that much is read the file is whole, without another `read`
-    // to see its end (one `read` for a usual article).
     let len = usize::try_from(md.len()).unwrap_or(usize::MAX);
-    let mut bytes: Vec<u8> = Vec::new();
     let mut filled = 0;
     let mut want = FIRST_READ;
     loop {
-        bytes.resize(want, 0);
+        if buf.len() < want {
+            buf.resize(want, 0);
+        }
         let mut eof = false;
         while filled < want {
             if filled >= len {
                 eof = true;
                 break;
             }
-            let n = file.read(&mut bytes[filled..want])?;
+            let n = file.read(&mut buf[filled..want])?;
             if n == 0 {
                 eof = true;
                 break;
             }
             filled += n;
         }
-        bytes.truncate(filled);
-        let body = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(&bytes);
+        let bytes = &buf[..filled];
+        let body = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(bytes);
         let closed = !matches!(frontmatter::locate(body), Located::Unclosed);
         if closed || eof || want >= MAX_FRONTMATTER_BYTES {
-            return Ok(Head { bytes, complete: eof, stamp });
+            return Ok((filled, eof, stamp));
         }
         want = (want * 4).min(MAX_FRONTMATTER_BYTES);
     }
+}
+
+/// Opens the directory `rel` beneath `dir` (the kernel refuses any path leaving `dir`).
+pub fn open_dir(dir: &Dir, rel: impl AsRef<Path>) -> io::Result<Dir> {
+    dir.open_dir(rel.as_ref())
 }
 
 /// The whole regular file `rel` beneath `dir`, if it has at most `max` bytes.
