@@ -56,6 +56,13 @@ fn main() -> anyhow::Result<()> {
         summary: "the files of your IDE's workspace over MCP (tools: list_files, read_file, write_file)",
         example_args: "",
     });
+    if cli.request_timeout > cli.transport.tool_timeout {
+        tracing::warn!(
+            "--request-timeout {} s is longer than --tool-timeout {} s, which cuts every tool call first; raise --tool-timeout too",
+            cli.request_timeout,
+            cli.transport.tool_timeout
+        );
+    }
     let target = match &cli.url {
         Some(url) => {
             let uri: Uri =

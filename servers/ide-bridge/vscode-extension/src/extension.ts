@@ -57,7 +57,15 @@ interface Running {
   published?: Published;
   token: string;
   folders: string[];
+  confirmWrites: boolean;
 }
+
+/**
+ * How long a bridge waits for a write the user must confirm, in seconds: its per-request timeout
+ * (`--request-timeout`, 20 s by default) and the per-call timeout of every tool (`--tool-timeout`,
+ * 30 s) would otherwise cancel a write the user answers later.
+ */
+export const CONFIRM_TIMEOUT_SECS = 300;
 
 /** Starts, stops and restarts the host as settings and folders change. */
 class Controller implements vscode.Disposable {
@@ -182,7 +190,7 @@ class Controller implements vscode.Disposable {
         this.output.warn(`no discovery file (bridges then need --url and --token): ${String(error)}`);
       }
     }
-    this.running = { host, published, token, folders };
+    this.running = { host, published, token, folders, confirmWrites: settings.confirmWrites };
     this.output.info(`serving ${folders.join(', ')} on ws://127.0.0.1:${host.port}`);
     if (generated) {
       this.output.info(`token: ${token} (generated for this session; set antigravity.mcp.token to choose one)`);
@@ -218,7 +226,14 @@ class Controller implements vscode.Disposable {
       mcpServers: {
         'ide-bridge': {
           command: 'mcp-server-ide-bridge',
-          args: ['--url', `ws://127.0.0.1:${running.host.port}`],
+          args: [
+            '--url',
+            `ws://127.0.0.1:${running.host.port}`,
+            // Time for the user to answer the Allow/Deny question of each write.
+            ...(running.confirmWrites
+              ? ['--request-timeout', String(CONFIRM_TIMEOUT_SECS), '--tool-timeout', String(CONFIRM_TIMEOUT_SECS + 10)]
+              : []),
+          ],
           env: { [TOKEN_ENV]: running.token },
         },
       },

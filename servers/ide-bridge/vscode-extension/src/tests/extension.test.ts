@@ -117,6 +117,13 @@ test('confirmWrites asks in a modal: Deny writes nothing, Allow writes', async (
   assert.match(question?.text ?? '', /overwrite a\.txt \(7 bytes\)/);
   assert.equal(await fs.readFile(path.join(folder, 'a.txt'), 'utf8'), 'A');
 
+  await vscode.commands.executeCommand('antigravity.mcp.copyClientConfig');
+  assert.deepEqual(
+    JSON.parse(ui.clipboard).mcpServers['ide-bridge'].args,
+    ['--url', `ws://127.0.0.1:${port}`, '--request-timeout', '300', '--tool-timeout', '310'],
+    'the bridge waits long enough for the user to answer',
+  );
+
   ui.answer = (_text, items) => (items.includes('Allow') ? 'Allow' : undefined);
   assert.deepEqual(await client.call('fs/write', { path: 'a.txt', content: 'changed' }), { bytes: 7, created: false });
   assert.equal(await fs.readFile(path.join(folder, 'a.txt'), 'utf8'), 'changed');
