@@ -172,12 +172,11 @@ impl Drop for Counted {
 
 // tungstenite's callback returns `Result<Response, ErrorResponse>`; its size is not ours to choose.
 #[allow(clippy::result_large_err)]
-async fn connection(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>, shutdown: CancellationToken) {
+async fn connection(mut stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>, shutdown: CancellationToken) {
     let _ = stream.set_nodelay(true);
     let over_limit = shared.connections.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS;
     let counted = Counted(Arc::clone(&shared));
     let policy = shared.policy.clone();
-    let mut stream = stream;
     if plain_http_refused(&mut stream, &policy, peer).await {
         return;
     }
