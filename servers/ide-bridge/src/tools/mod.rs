@@ -23,7 +23,14 @@ pub(crate) async fn call<T: serde::de::DeserializeOwned>(
     serde_json::from_value(value).map_err(|e| BridgeError::Protocol(format!("{method}: {e}")).to_output(op))
 }
 
-/// `path` as the host takes it (absolute paths inside the workspace made relative).
+/// `path` as the host takes it: a `file:///` URI (as `resources/list` gives them, or spec 003's
+/// absolute form) read as the resource of that URI, and absolute paths inside the workspace made
+/// relative. Anything else goes as it is, so the host's refusal names what the caller sent.
 pub(crate) fn host_path(bridge: &Bridge, path: &str) -> String {
-    crate::paths::to_host_path(&bridge.workspace_folders(), path)
+    let folders = bridge.workspace_folders();
+    let path = match crate::paths::parse_file_uri(path, &folders) {
+        Ok(decoded) => decoded,
+        Err(_) => path.to_owned(),
+    };
+    crate::paths::to_host_path(&folders, &path)
 }

@@ -29,6 +29,9 @@ fn escapes_are_access_denied_and_change_nothing() {
         "link-to-outside/dir/x.txt",
         absolute_outside.as_str(),
         "/etc/passwd",
+        "file:///../outside/secret.txt",
+        "file:///..%2Foutside%2Fsecret.txt",
+        "file:///link-to-secret.txt",
     ] {
         let read = bridge.call_tool("read_file", json!({"path": path})).unwrap();
         assert_eq!(code(&read), "ACCESS_DENIED", "read {path}: {read}");

@@ -65,6 +65,11 @@ fn read_file_returns_the_text_exactly() {
     assert_eq!(text_of(&bridge.call_tool("read_file", json!({"path": "./src/a.txt"})).unwrap()), text);
     let absolute = ws.join("src/a.txt").display().to_string();
     assert_eq!(text_of(&bridge.call_tool("read_file", json!({"path": absolute})).unwrap()), text);
+    // The URIs of resources/list, and spec 003's absolute file URIs, work as paths too.
+    for uri in ["file:///src/a.txt".to_owned(), "file:///src%2Fa.txt".to_owned(), format!("file://{absolute}")] {
+        let result = bridge.call_tool("read_file", json!({"path": uri})).unwrap();
+        assert_eq!(text_of(&result), text, "{uri}: {result}");
+    }
     assert_eq!(text_of(&bridge.call_tool("read_file", json!({"path": "empty.txt"})).unwrap()), "");
 }
 
