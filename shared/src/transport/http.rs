@@ -49,12 +49,17 @@ pub fn allowed_origins(addr: SocketAddr) -> Vec<String> {
     origins
 }
 
-/// Constant-time comparison of two byte strings (the length is not secret).
+/// Constant-time comparison of a presented token `a` with the secret `b`.
 pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
+    // The time depends on `a`'s length only (the presented token, which the caller knows): every
+    // byte of `a` is compared with `b`, cycled, and a length mismatch is folded into the result
+    // instead of returning early, so neither `b`'s content nor its length leaks.
+    if b.is_empty() {
+        return a.is_empty();
     }
-    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    let length_differs = u8::from(a.len() != b.len());
+    let diff = a.iter().zip(b.iter().cycle()).fold(length_differs, |acc, (x, y)| acc | (x ^ y));
+    std::hint::black_box(diff) == 0
 }
 
 async fn require_token(State(token): State<Arc<Option<String>>>, request: Request, next: Next) -> Response {
@@ -173,5 +178,9 @@ mod tests {
         assert!(constant_time_eq(b"abc", b"abc"));
         assert!(!constant_time_eq(b"abc", b"abd"));
         assert!(!constant_time_eq(b"abc", b"abcd"));
+        assert!(!constant_time_eq(b"abcabc", b"abc"), "a repeated secret is not the secret");
+        assert!(!constant_time_eq(b"", b"abc"));
+        assert!(!constant_time_eq(b"abc", b""));
+        assert!(constant_time_eq(b"", b""));
     }
 }
