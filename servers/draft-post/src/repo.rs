@@ -751,6 +751,37 @@ impl Repo {
         holders
     }
 
+    /// The articles carrying `id`, or the `CONFLICT` when there are several, or when the
+    /// manuscript's own article is malformed.
+    fn unique_holder(index: &Index, id: &str) -> Result<Holders, Failure> {
+        let holders = Self::holders(index, id);
+        if holders.ok.len() > 1 {
+            let dirs: Vec<String> = holders.ok.iter().map(|(p, d)| format!("{}/{p}/{d}", view::PROJECTS)).collect();
+            return Err(Failure::new(
+                ErrorCode::Conflict,
+                format!(
+                    "{} directories carry source_id {id} (this manuscript's): {}. One was probably copied by \
+                     hand. Remove the copies (or their `source_id` line), keeping the one to update, then call \
+                     draft_post again; nothing was written.",
+                    dirs.len(),
+                    dirs.join(" and ")
+                ),
+            ));
+        }
+        if let Some((p, d, problem)) = holders.bad.first() {
+            return Err(Failure::new(
+                ErrorCode::Conflict,
+                format!(
+                    "The article of this manuscript (source_id {id}), {}/{p}/{d}/{ARTICLE}, has {problem}. It \
+                     is never rewritten while malformed: fix its frontmatter by hand (or remove it), then call \
+                     draft_post again; nothing was written.",
+                    view::PROJECTS
+                ),
+            ));
+        }
+        Ok(holders)
+    }
+
     /// Warnings for malformed articles (and, with `missing`, directories without an article).
     fn warnings(index: &Index, missing: bool, only_project: Option<&str>) -> Vec<String> {
         let mut out = Vec::new();
@@ -807,6 +838,13 @@ impl Repo {
         // Everything from the look-up to the write happens under the repository's lock.
         let projects_path = self.resolve(view::PROJECTS)?;
         let lock_path = projects_path.join(LOCK_FILE).map_err(|e| sandbox_failure(&e, "lock the repository"))?;
+        if !self.sandbox.exists(&lock_path).unwrap_or(true) {
+            // No draft_post has locked this repository yet: look before creating the lock file,
+            // so that a call refused for a conflict leaves the repository exactly as it was.
+            let mut index = self.index();
+            self.refresh(&mut index, Depth::Fast)?;
+            Self::unique_holder(&index, &id)?;
+        }
         let lock = match self.sandbox.open_lock_file(&lock_path) {
             Ok(file) => file,
             Err(SandboxError::NotFound { .. } | SandboxError::NotADirectory { .. }) => {
@@ -826,7 +864,10 @@ impl Repo {
         })?;
         let mut index = self.index();
         let result = self.upsert(&mut index, request, &id, &text, meta.title.clone(), &new_slug, cancelled);
-        self.save_index(&mut index);
+        // A refused call writes nothing, not even the cache.
+        if result.is_ok() {
+            self.save_index(&mut index);
+        }
         drop(index);
         drop(lock);
         result
@@ -846,31 +887,7 @@ impl Repo {
         let mut projects = self.refresh(index, Depth::Fast)?;
         let mut verified = false;
         for _ in 0..CLAIM_ATTEMPTS {
-            let holders = Self::holders(index, id);
-            if holders.ok.len() > 1 {
-                let dirs: Vec<String> = holders.ok.iter().map(|(p, d)| format!("{}/{p}/{d}", view::PROJECTS)).collect();
-                return Err(Failure::new(
-                    ErrorCode::Conflict,
-                    format!(
-                        "{} directories carry source_id {id} (this manuscript's): {}. One was probably copied by \
-                         hand. Remove the copies (or their `source_id` line), keeping the one to update, then call \
-                         draft_post again; nothing was written.",
-                        dirs.len(),
-                        dirs.join(" and ")
-                    ),
-                ));
-            }
-            if let Some((p, d, problem)) = holders.bad.first() {
-                return Err(Failure::new(
-                    ErrorCode::Conflict,
-                    format!(
-                        "The article of this manuscript (source_id {id}), {}/{p}/{d}/{ARTICLE}, has {problem}. It \
-                         is never rewritten while malformed: fix its frontmatter by hand (or remove it), then call \
-                         draft_post again; nothing was written.",
-                        view::PROJECTS
-                    ),
-                ));
-            }
+            let holders = Self::unique_holder(index, id)?;
             if let Some((project, dir)) = holders.ok.into_iter().next() {
                 let rel = format!("{}/{project}/{dir}/{ARTICLE}", view::PROJECTS);
                 let path = self.resolve(&rel)?;

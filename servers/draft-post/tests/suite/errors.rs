@@ -175,3 +175,52 @@ fn the_server_keeps_serving_after_errors() {
     }
     assert_eq!(posted(&mut c, src(&seed))["action"], "created");
 }
+
+/// Every entry under `root`, hidden ones and the server's own files included.
+fn raw_tree(root: &std::path::Path) -> Vec<(String, Option<Vec<u8>>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let rel = path.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                stack.push(path);
+                out.push((rel, None));
+            } else {
+                out.push((rel, Some(std::fs::read(&path).unwrap())));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_conflict_in_a_repository_made_by_hand_writes_nothing_at_all() {
+    // Articles written by hand (no server has run here: no lock file, no saved index yet),
+    // enough of them that a scan would save its index, and two carrying the same source_id.
+    let fx = Fixture::new();
+    let seed = fx.draft("seed.md", "---\ntitle: Seed\n---\nbody\n");
+    for i in 1..=100 {
+        fx.put(&format!("projects/2025-12/{i:02}-a{i}/article.md"), &format!("---\ntitle: A{i}\n---\nx\n"));
+    }
+    let article = format!("---\ntitle: Seed\nsource_id: {}\n---\nold\n", id_of(&seed));
+    fx.put("projects/2025-12/101-seed/article.md", &article);
+    fx.put("projects/2026-01/07-seed-copy/article.md", &article);
+    let before = raw_tree(&fx.repo());
+    let mut c = fx.server();
+    let (code, message) = refused(&mut c, src(&seed));
+    assert_eq!(code, "CONFLICT");
+    assert!(
+        message.contains("projects/2025-12/101-seed") && message.contains("projects/2026-01/07-seed-copy"),
+        "{message}"
+    );
+    // Still nothing written on a second refusal, nor by a second server.
+    refused(&mut c, src(&seed));
+    c.wait().unwrap();
+    let mut c = fx.server();
+    refused(&mut c, src(&seed));
+    c.wait().unwrap();
+    assert_eq!(raw_tree(&fx.repo()), before, "not even a lock file or a saved index");
+}
