@@ -179,6 +179,24 @@ fn lenient_realpath(path: &Path) -> std::io::Result<PathBuf> {
     Ok(resolved)
 }
 
+/// Whether `file` lives on a kernel pseudo file system (`/proc`, `/sys`): such files look
+/// regular but are views of the system (`/proc/self/environ` is the server's environment), never
+/// a manuscript, and must not be copied into the repository.
+fn is_pseudo_file(file: &std::fs::File) -> bool {
+    const PROC_SUPER_MAGIC: u64 = 0x9fa0;
+    const SYSFS_MAGIC: u64 = 0x6265_6572;
+    const DEBUGFS_MAGIC: u64 = 0x6462_6720;
+    const SECURITYFS_MAGIC: u64 = 0x7363_6673;
+    match rustix::fs::fstatfs(file) {
+        #[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
+        Ok(fs) => {
+            let kind = fs.f_type as u64;
+            matches!(kind, PROC_SUPER_MAGIC | SYSFS_MAGIC | DEBUGFS_MAGIC | SECURITYFS_MAGIC)
+        }
+        Err(_) => false,
+    }
+}
+
 /// Reads the manuscript `source` (a `FILE:` prefix stripped; a relative path resolved against
 /// `base`, the server's working directory).
 pub fn read_manuscript(base: &Path, source: &str) -> Result<Manuscript, SourceError> {
@@ -213,7 +231,7 @@ pub fn read_manuscript(base: &Path, source: &str) -> Result<Manuscript, SourceEr
     if metadata.is_dir() {
         return Err(SourceError::IsADirectory { shown: shown.to_owned() });
     }
-    if !metadata.is_file() {
+    if !metadata.is_file() || is_pseudo_file(&file) {
         return Err(SourceError::NotAFile { shown: shown.to_owned() });
     }
     if metadata.len() > MAX_MANUSCRIPT_BYTES {
@@ -286,6 +304,13 @@ mod tests {
         assert!(matches!(read_manuscript(dir.path(), "."), Err(SourceError::IsADirectory { .. })));
         assert!(std::process::Command::new("mkfifo").arg(dir.path().join("fifo.md")).status().unwrap().success());
         assert!(matches!(read_manuscript(dir.path(), "fifo.md"), Err(SourceError::NotAFile { .. })));
+        // Regular-looking views of the system are not manuscripts.
+        for pseudo in ["/proc/self/environ", "/proc/self/status", "/sys/kernel/mm/transparent_hugepage/enabled"] {
+            if Path::new(pseudo).exists() {
+                let got = read_manuscript(dir.path(), pseudo);
+                assert!(matches!(got, Err(SourceError::NotAFile { .. })), "{pseudo}: {got:?}");
+            }
+        }
         match read_manuscript(dir.path(), "latin1.md") {
             Err(SourceError::NotUtf8 { line, column, .. }) => assert_eq!((line, column), (2, 4)),
             other => panic!("{other:?}"),
