@@ -504,6 +504,14 @@ impl Sandbox {
         Ok(out)
     }
 
+    /// A capability handle on the directory `p` (symlinks resolved and checked as for every
+    /// operation), for a server that reads a large tree itself: every open through the handle
+    /// stays beneath it (`openat2(RESOLVE_BENEATH)` on Linux), so nothing outside the sandbox
+    /// can be reached through it either.
+    pub fn open_dir_handle(&self, p: &SandboxPath) -> Result<Dir, SandboxError> {
+        Ok(self.open_real_dir(p)?.1)
+    }
+
     /// Creates (mode 0644 less the umask) or opens a file for reading and
     /// writing, to lock it with `File::lock`. The parent must exist.
     pub fn open_lock_file(&self, p: &SandboxPath) -> Result<std::fs::File, SandboxError> {

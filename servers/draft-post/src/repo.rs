@@ -524,8 +524,11 @@ impl Repo {
         let shown = config.repo.display().to_string();
         let sandbox =
             Sandbox::new([&config.repo]).map_err(|source| OpenError::Sandbox { path: shown.clone(), source })?;
-        let root = sandbox.roots().first().cloned().unwrap_or_else(|| config.repo.clone());
-        let view = View::open(&root).map_err(|source| OpenError::Io { path: shown, source })?;
+        let view = sandbox
+            .resolve_rel(".")
+            .and_then(|root| sandbox.open_dir_handle(&root))
+            .map(View::from_dir)
+            .map_err(|source| OpenError::Sandbox { path: shown, source })?;
         Ok(Repo {
             sandbox,
             view,

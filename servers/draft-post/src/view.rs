@@ -3,7 +3,8 @@
 //! Writes go through the shared [`mcp_shared::sandbox::Sandbox`]. Its reads resolve every
 //! path component by component (several system calls per component), which is right for one
 //! file and too slow for ten thousand. This view opens `projects/` once per scan through a
-//! `cap_std` directory handle of the repository and reads each `NN-slug/article.md` beneath
+//! `cap_std` directory handle of the repository, which the shared sandbox opens
+//! ([`mcp_shared::sandbox::Sandbox::open_dir_handle`]), and reads each `NN-slug/article.md` beneath
 //! it with one `openat2(RESOLVE_BENEATH)`: the kernel refuses any path (`..`, an absolute or
 //! escaping symlink) that would leave the handle, so nothing outside the repository is ever
 //! read. It can list, stat and read, and remove an empty directory (a crash leftover); nothing
@@ -92,7 +93,14 @@ pub struct View {
 }
 
 impl View {
-    /// A view of the repository at `root` (its canonical path).
+    /// A view through `root`, the repository's directory handle from the shared sandbox
+    /// ([`mcp_shared::sandbox::Sandbox::open_dir_handle`]).
+    pub fn from_dir(root: Dir) -> View {
+        View { root }
+    }
+
+    /// A view of the repository at `root` (tests: a temp dir, without a sandbox).
+    #[cfg(test)]
     pub fn open(root: &Path) -> io::Result<View> {
         Ok(View { root: Dir::open_ambient_dir(root, cap_std::ambient_authority())? })
     }

@@ -180,6 +180,30 @@ fn sandbox_symlink_to_outside_dir_is_refused() {
 }
 
 #[test]
+fn sandbox_dir_handle_is_confined() {
+    let f = fx();
+    fs::create_dir(f.root.join("sub")).unwrap();
+    fs::write(f.root.join("sub/a.txt"), "A").unwrap();
+    symlink(f.base.join("outside"), f.root.join("d")).unwrap();
+    symlink("../outside/secret.txt", f.root.join("sub/link")).unwrap();
+    let root = f.sb.open_dir_handle(&f.sb.resolve(".").unwrap()).unwrap();
+    assert_eq!(root.read_to_string("sub/a.txt").unwrap(), "A");
+    // Nothing outside is reachable through the handle: `..`, absolute paths, symlinks out.
+    assert!(root.read_to_string("../outside/secret.txt").is_err());
+    assert!(root.read_to_string(s(&f.base.join("outside/secret.txt"))).is_err());
+    assert!(root.read_to_string("d/secret.txt").is_err());
+    assert!(root.read_to_string("sub/link").is_err());
+    // A directory symlinked out is refused before any handle exists.
+    assert!(is_outside(f.sb.open_dir_handle(&f.sb.resolve("d").unwrap())));
+    let sub = f.sb.open_dir_handle(&f.sb.resolve("sub").unwrap()).unwrap();
+    assert!(sub.read_to_string("../../outside/secret.txt").is_err());
+    assert!(matches!(
+        f.sb.open_dir_handle(&f.sb.resolve("sub/a.txt").unwrap()),
+        Err(SandboxError::NotADirectory { .. })
+    ));
+}
+
+#[test]
 fn sandbox_dangling_symlinks() {
     let f = fx();
     symlink(f.base.join("outside/missing"), f.root.join("out_abs")).unwrap();
