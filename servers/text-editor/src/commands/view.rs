@@ -5,7 +5,7 @@
 //! needs (and counting lines to the end only when the range must be checked against the
 //! length), in a few chunks of memory.
 
-use std::io::Read;
+use std::io::{Read, Seek as _};
 
 use mcp_shared::sandbox::{Metadata, WalkOptions};
 use serde_json::Value;
@@ -88,24 +88,32 @@ impl Editor {
         }
         let file = t.sandbox.open_read(t.path).map_err(|e| t.sandbox_error(e))?;
         let range = range.unwrap_or(Range { start: 1, end: -1 });
-        let content = self.read_range(t, file, range)?;
+        let content = self.read_range(t, file, range, md.len)?;
         Ok(Reply::text(render::cat_n(&content, t.shown, to_usize(range.start), self.limits.max_output_chars)))
     }
 
     /// The lines of `range` joined by `\n` (as the reference's `"\n".join(lines[a:b])`), read
     /// no further than needed; the errors of an invalid range, worded as the reference's.
-    fn read_range(&self, t: &Target<'_>, file: std::fs::File, range: Range) -> Result<String, EditError> {
+    /// (`len`: the file's size.)
+    fn read_range(&self, t: &Target<'_>, file: std::fs::File, range: Range, len: u64) -> Result<String, EditError> {
         let mut lines = LineScan::new(range, self.limits.max_output_chars);
         let mut reader = file;
         let mut buf = vec![0u8; CHUNK];
         let mut filled = read_full(&mut reader, &mut buf).map_err(|e| io_error(t, e))?;
         let mut eof = filled < CHUNK;
         let format = document::sniff(&buf[..filled], eof).map_err(|e| not_text(t.shown, &e))?;
+        // UTF-8 judged from the start of the file only: the rest may prove it wrong.
+        let provisional = !eof && format == document::Format::UTF8;
         let mut decoder = StreamDecoder::new(format);
         let mut piece = String::new();
         let mut first_piece = true;
         loop {
-            decoder.decode(&buf[..filled], eof, &mut piece).map_err(|e| not_text(t.shown, &e))?;
+            if let Err(e) = decoder.decode(&buf[..filled], eof, &mut piece) {
+                if provisional {
+                    return self.read_range_whole(t, reader, range, len);
+                }
+                return Err(not_text(t.shown, &e));
+            }
             if first_piece {
                 if document::looks_binary(&piece) {
                     return Err(not_text(t.shown, &document::NotText::Binary));
@@ -120,6 +128,28 @@ impl Editor {
             eof = filled < CHUNK;
         }
         lines.finish(eof)
+    }
+
+    /// [`Editor::read_range`] for a file that looked like UTF-8 at its start but is not: the
+    /// whole file decoded as an edit decodes it (e.g. Latin-1 whose first accented letter
+    /// comes late), so that view and edits agree. Files over `--max-file-size` stay refused.
+    fn read_range_whole(
+        &self,
+        t: &Target<'_>,
+        mut file: std::fs::File,
+        range: Range,
+        len: u64,
+    ) -> Result<String, EditError> {
+        if len > self.limits.max_file_size {
+            return Err(not_text(t.shown, &document::NotText::Binary));
+        }
+        file.seek(std::io::SeekFrom::Start(0)).map_err(|e| io_error(t, e))?;
+        let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+        file.take(self.limits.max_file_size).read_to_end(&mut bytes).map_err(|e| io_error(t, e))?;
+        let doc = document::decode(bytes).map_err(|e| not_text(t.shown, &e))?;
+        let mut lines = LineScan::new(range, self.limits.max_output_chars);
+        lines.feed(&doc.text, true);
+        lines.finish(true)
     }
 }
 

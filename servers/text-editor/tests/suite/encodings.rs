@@ -118,3 +118,29 @@ fn characters_the_encoding_cannot_hold_are_refused() {
     assert!(msg.contains("Shift_JIS"), "{msg}");
     assert_eq!(s.read("sjis.txt"), bytes);
 }
+
+#[test]
+fn a_latin1_file_whose_first_accent_comes_late_is_viewed_as_it_is_edited() {
+    let mut s = Server::start();
+    // 110 KB of ASCII (more than the first chunk a view reads), then Latin-1
+    let mut bytes = "ascii line\n".repeat(10_000).into_bytes();
+    bytes.extend_from_slice(b"caf\xE9 cr\xE8me\nend\n");
+    s.write("late.txt", &bytes);
+    let path = s.path("late.txt");
+    let text = s.ok(json!({"command": "view", "path": path, "view_range": [10_001, -1]}));
+    assert_eq!(
+        text,
+        format!("Here's the result of running `cat -n` on {path}:\n{}\n", numbered(&["café crème", "end", ""], 10_001))
+    );
+    let text = s.ok(json!({"command": "view", "path": path, "view_range": [1, 1]}));
+    assert!(text.ends_with("     1\tascii line\n"), "{text}");
+    s.ok(json!({"command": "str_replace", "path": path, "old_str": "café", "new_str": "thé"}));
+    let mut expected = "ascii line\n".repeat(10_000).into_bytes();
+    expected.extend_from_slice(b"th\xE9 cr\xE8me\nend\n");
+    assert_eq!(s.read("late.txt"), expected);
+    // over --max-file-size it cannot be decoded whole: refused, never shown wrongly
+    let mut s = Server::with_args(&["--max-file-size", "50000"]);
+    s.write("late.txt", &bytes);
+    let path = s.path("late.txt");
+    s.err(json!({"command": "view", "path": path, "view_range": [10_001, -1]}), "BINARY_FILE");
+}

@@ -44,8 +44,8 @@ fn a_server_killed_mid_write_leaves_the_old_or_the_new_file_never_a_torn_one() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     let line = "0123456789abcdefghijklmnopqrstuvwxyz\n";
-    let old: String = line.repeat(600_000);
-    let new = old.replacen("0123456789", "REPLACED!!", 1);
+    let old: String = format!("UNIQUE MARKER\n{}", line.repeat(600_000));
+    let new = old.replacen("UNIQUE MARKER", "REPLACED!!", 1);
     let temp_exists = |root: &std::path::Path| {
         std::fs::read_dir(root).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().contains(".mcp-tmp-"))
     };
@@ -71,6 +71,11 @@ fn a_server_killed_mid_write_leaves_the_old_or_the_new_file_never_a_torn_one() {
                 break;
             }
             if std::fs::metadata(root.join("big.txt")).unwrap().ino() != inode {
+                break;
+            }
+            // (a response means the call is over: it must have succeeded)
+            if let Some(response) = client.try_read_message(std::time::Duration::ZERO).unwrap() {
+                assert!(!mcp_tests::is_error(&response["result"]), "{response}");
                 break;
             }
             std::thread::yield_now();
