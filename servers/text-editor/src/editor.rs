@@ -4,7 +4,10 @@
 //! (see [`crate::locks`]); tests call it directly. Each command lives in its own file under
 //! [`crate::commands`].
 
-use std::{path::Path, sync::Mutex};
+use std::{
+    path::Path,
+    sync::{Mutex, atomic::AtomicBool},
+};
 
 use mcp_shared::{
     ErrorCode,
@@ -134,7 +137,23 @@ impl Editor {
         path: &SandboxPath,
         request: Request,
     ) -> Result<Reply, EditError> {
-        let target = Target { sandbox, path, shown: path.display(), command, blocking: true };
+        let target = Target { sandbox, path, shown: path.display(), command, blocking: true, abandoned: None };
+        self.dispatch(&target, request)
+    }
+
+    /// Like [`Editor::execute`], but writes nothing once `abandoned` is set (the caller gave
+    /// up: the call timed out or was cancelled while this one waited, e.g. for another
+    /// process's lock), so that a call reported as stopped never changes the file afterwards.
+    pub fn execute_unless_abandoned(
+        &self,
+        sandbox: &Sandbox,
+        command: Command,
+        path: &SandboxPath,
+        request: Request,
+        abandoned: &AtomicBool,
+    ) -> Result<Reply, EditError> {
+        let target =
+            Target { sandbox, path, shown: path.display(), command, blocking: true, abandoned: Some(abandoned) };
         self.dispatch(&target, request)
     }
 
@@ -148,7 +167,7 @@ impl Editor {
         path: &SandboxPath,
         request: Request,
     ) -> Option<Result<Reply, EditError>> {
-        let target = Target { sandbox, path, shown: path.display(), command, blocking: false };
+        let target = Target { sandbox, path, shown: path.display(), command, blocking: false, abandoned: None };
         match self.dispatch(&target, request) {
             Err(e) if is_would_block(&e) => None,
             other => Some(other),
@@ -316,6 +335,7 @@ impl Editor {
             let change = history::diff(&old_bytes, &new_bytes);
             (new_bytes, change)
         };
+        t.still_wanted()?;
         t.sandbox.write_atomic(t.path, &new_bytes, &self.write_options()).map_err(|e| t.sandbox_error(e))?;
         let record = Record::new(change, &new_bytes);
         self.history().push(&history_key(t.path), record);
@@ -335,6 +355,8 @@ pub(crate) struct Target<'a> {
     pub shown: &'a str,
     pub command: Command,
     pub blocking: bool,
+    /// Set when the caller gave up on the call: then nothing may be written.
+    pub abandoned: Option<&'a AtomicBool>,
 }
 
 /// The marker of [`Editor::try_execute`]'s "would block" (never shown to a caller).
@@ -349,6 +371,17 @@ fn is_would_block(e: &EditError) -> bool {
 }
 
 impl Target<'_> {
+    /// An error if the caller gave up on the call (checked before every write).
+    pub fn still_wanted(&self) -> Result<(), EditError> {
+        match self.abandoned {
+            Some(flag) if flag.load(std::sync::atomic::Ordering::SeqCst) => Err(EditError::new(
+                ErrorCode::Cancelled,
+                format!("The call on {} was stopped before it changed anything; nothing was changed.", self.shown),
+            )),
+            _ => Ok(()),
+        }
+    }
+
     pub fn sandbox_error(&self, e: mcp_shared::sandbox::SandboxError) -> EditError {
         EditError::from_sandbox(e, self.shown, self.command)
     }

@@ -25,6 +25,7 @@ impl Editor {
             ));
         }
         let options = WriteOptions { create_parents: true, create_new: true, ..self.write_options() };
+        t.still_wanted()?;
         t.sandbox.write_atomic(t.path, text.as_bytes(), &options).map_err(|e| t.sandbox_error(e))?;
         self.history().push(&history_key(t.path), Record::new(Change::Created, text.as_bytes()));
         Ok(Reply::text(format!("File created successfully at: {}", t.shown)))

@@ -35,6 +35,7 @@ impl Editor {
             match &record.change {
                 Change::Created => {
                     drop(file);
+                    t.still_wanted()?;
                     t.sandbox.remove_file(t.path).map_err(|e| t.sandbox_error(e))?;
                     Ok(Reply::text(format!(
                         "Last edit to {0} undone successfully. {0} had been created by that edit, so it has been deleted.",
@@ -48,6 +49,7 @@ impl Editor {
                             "The undo record does not fit the file; nothing was changed.",
                         )
                     })?;
+                    t.still_wanted()?;
                     t.sandbox.write_atomic(t.path, &before, &self.write_options()).map_err(|e| t.sandbox_error(e))?;
                     drop(file);
                     let text = match document::decode(before) {

@@ -3,7 +3,13 @@
 //! description, and the dispatch to the [`Editor`] on a blocking thread, one call per file at a
 //! time.
 
-use std::{borrow::Cow, sync::Arc};
+use std::{
+    borrow::Cow,
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    },
+};
 
 use mcp_shared::{
     ContentItem, ErrorCode, Tool, ToolContext, ToolOutput,
@@ -131,9 +137,13 @@ impl TextEditor {
             return result;
         }
         let editor = Arc::clone(&self.editor);
+        // Dropped with this future when the call times out or is cancelled: the blocking work
+        // (which cannot be stopped) then writes nothing.
+        let abandoned = AbandonOnDrop(Arc::new(AtomicBool::new(false)));
+        let flag = Arc::clone(&abandoned.0);
         let work = tokio::task::spawn_blocking(move || {
             let _guard = guard;
-            editor.execute(&sandbox, command, &path, request)
+            editor.execute_unless_abandoned(&sandbox, command, &path, request, &flag)
         });
         match work.await {
             Ok(result) => result,
@@ -145,6 +155,15 @@ impl TextEditor {
                 ))
             }
         }
+    }
+}
+
+/// Sets its flag when dropped.
+struct AbandonOnDrop(Arc<AtomicBool>);
+
+impl Drop for AbandonOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
     }
 }
 

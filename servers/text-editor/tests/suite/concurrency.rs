@@ -82,6 +82,28 @@ fn a_file_locked_by_another_process_waits_while_other_files_go_on() {
 }
 
 #[test]
+fn an_edit_that_timed_out_while_waiting_for_a_lock_never_lands_afterwards() {
+    let mut s = Server::with_args(&["--tool-timeout", "1"]);
+    s.write("a.txt", content(3));
+    let a = s.path("a.txt");
+    let held = std::fs::File::open(s.root.join("a.txt")).unwrap();
+    rustix::fs::flock(&held, rustix::fs::FlockOperation::LockExclusive).unwrap();
+    for args in [
+        replace_call(&a, 1, "late")["arguments"].clone(),
+        json!({"command": "insert", "path": a, "insert_line": 0, "new_str": "late"}),
+    ] {
+        let timed_out = s.err(args, "TIMEOUT");
+        assert!(timed_out.contains("timed out"), "{timed_out}");
+    }
+    drop(held);
+    // the view waits for the abandoned calls (same file), which then write nothing
+    let text = s.view("a.txt");
+    assert!(!text.contains("late"), "{text}");
+    assert_eq!(s.read_string("a.txt"), content(3));
+    s.err(json!({"command": "undo_edit", "path": a}), "NOT_FOUND");
+}
+
+#[test]
 fn two_processes_editing_one_file_lose_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
