@@ -294,7 +294,10 @@ impl LineScan {
             let next = memchr::memchr(b'\n', &bytes[from..]).map(|i| from + i);
             let segment = &text[from..next.unwrap_or(text.len())];
             self.content.push_str(segment);
-            self.chars += segment.chars().count();
+            if self.budget != 0 {
+                // Only a budget needs the count (characters, as Python's `len`).
+                self.chars += segment.chars().count();
+            }
             let Some(at) = next else {
                 return;
             };
