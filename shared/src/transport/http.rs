@@ -135,7 +135,21 @@ pub fn router(
         StreamableHttpService::new(move || Ok(server.clone()), Arc::new(LocalSessionManager::default()), config);
     axum::Router::new()
         .nest_service("/mcp", service)
+        .layer(middleware::from_fn(session_deleted_is_ok))
         .layer(middleware::from_fn_with_state(Arc::new(token), require_token))
+}
+
+/// rmcp answers a successful session `DELETE` with 202 Accepted; the Python SDK (and so
+/// mcp-use) logs "Session termination failed: 202" unless it gets 200 or 204. The session is
+/// closed by then, so 204 No Content says exactly what happened.
+async fn session_deleted_is_ok(request: Request, next: Next) -> Response {
+    let is_delete = request.method() == axum::http::Method::DELETE;
+    let mut response = next.run(request).await;
+    if is_delete && response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::NO_CONTENT;
+        *response.body_mut() = axum::body::Body::empty();
+    }
+    response
 }
 
 async fn wait_for_signal() {

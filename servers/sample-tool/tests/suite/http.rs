@@ -105,3 +105,36 @@ fn the_bearer_token_is_required_when_set() {
     let (status, text) = post(&addr, &[("Authorization", "Bearer s3cret")], &initialize_body());
     assert_eq!(status, 200, "{text}");
 }
+
+/// One HTTP/1.1 DELETE of /mcp; returns the status line's code and the whole response.
+fn delete(addr: &str, session: &str) -> (u16, String) {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let request =
+        format!("DELETE /mcp HTTP/1.1\r\nHost: {addr}\r\nMcp-Session-Id: {session}\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut response = String::new();
+    let _ = stream.read_to_string(&mut response);
+    let status = response.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    (status, response)
+}
+
+#[test]
+fn a_deleted_session_is_204_and_gone() {
+    let (_server, addr) = http_server(&[]);
+    let (status, text) = post(&addr, &[], &initialize_body());
+    assert_eq!(status, 200, "{text}");
+    let session = text
+        .lines()
+        .find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.eq_ignore_ascii_case("mcp-session-id").then(|| v.trim().to_owned())
+        })
+        .unwrap();
+    // 204, not rmcp's 202: the Python SDK (mcp-use) logs a failure for anything but 200/204.
+    let (status, text) = delete(&addr, &session);
+    assert_eq!(status, 204, "{text}");
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}).to_string();
+    let (status, text) = post(&addr, &[("Mcp-Session-Id", session.as_str())], &ping);
+    assert_eq!(status, 404, "the session is closed: {text}");
+}
