@@ -5,7 +5,9 @@
 //! when `XDG_RUNTIME_DIR` is not set. The directory is private (0700, owned by the user, not a
 //! symlink) and each file is 0600, written atomically (temporary file, fsync, rename), because it
 //! holds the token. A bridge reads the files of live hosts (the pid exists and is the user's, the
-//! file is the user's) and picks the one whose workspace folder contains its directory.
+//! file is the user's) and picks the one whose workspace folder contains its directory; it looks
+//! in its own environment's directory and in the user's other usual ones ([`bridge_dirs`]),
+//! because MCP clients often start it with a trimmed environment.
 //!
 //! These are not workspace paths, so plain `std::fs` is right here (the sandbox is for the
 //! workspace).
@@ -102,6 +104,54 @@ pub fn discovery_dir_from(xdg_runtime_dir: Option<OsString>, temp_dir: &Path, ui
 /// The discovery directory of this process's environment.
 pub fn discovery_dir() -> PathBuf {
     discovery_dir_from(std::env::var_os("XDG_RUNTIME_DIR"), &std::env::temp_dir(), current_uid())
+}
+
+/// Where a bridge looks for hosts, in order, for the given environment. A bridge is started by
+/// an MCP client, which often passes only a few environment variables (the Python SDK, and so
+/// mcp-use, passes `HOME`, `PATH`, `USER`, … but not `XDG_RUNTIME_DIR`), while the host or the
+/// IDE runs in the user's session. So besides the directory of its own environment the bridge
+/// also reads the user's standard runtime directory (`/run/user/<uid>`) and the temp-dir
+/// fallback; only files owned by the user, in directories owned by the user, are ever read.
+pub fn bridge_dirs_from(xdg_runtime_dir: Option<OsString>, temp_dir: &Path, uid: u32) -> Vec<PathBuf> {
+    let own = discovery_dir_from(xdg_runtime_dir.clone(), temp_dir, uid);
+    let xdg_set = xdg_runtime_dir.map(PathBuf::from).is_some_and(|x| x.is_absolute());
+    let mut dirs = vec![own];
+    let mut also = Vec::new();
+    if !xdg_set {
+        also.push(Path::new("/run/user").join(uid.to_string()).join(DIR_NAME));
+    }
+    also.push(temp_dir.join(format!("{DIR_NAME}-{uid}")));
+    for dir in also {
+        if !dirs.contains(&dir) {
+            dirs.push(dir);
+        }
+    }
+    dirs
+}
+
+/// [`bridge_dirs_from`] for this process's environment.
+pub fn bridge_dirs() -> Vec<PathBuf> {
+    bridge_dirs_from(std::env::var_os("XDG_RUNTIME_DIR"), &std::env::temp_dir(), current_uid())
+}
+
+/// The live hosts of every directory of `dirs` ([`live_hosts`]); a directory that is not the
+/// user's own (a symlink, or another user's) is skipped.
+pub fn live_hosts_in(dirs: &[PathBuf]) -> Vec<LiveHost> {
+    let uid = current_uid();
+    let mut hosts: Vec<LiveHost> = Vec::new();
+    for dir in dirs {
+        let Ok(meta) = fs::symlink_metadata(dir) else { continue };
+        if !meta.file_type().is_dir() || meta.uid() != uid {
+            continue;
+        }
+        for host in live_hosts(dir) {
+            // The same host seen twice (two spellings of one directory) counts once.
+            if !hosts.iter().any(|h| h.record.port == host.record.port && h.record.pid == host.record.pid) {
+                hosts.push(host);
+            }
+        }
+    }
+    hosts
 }
 
 /// Creates `dir` (0700) or checks that it is a private directory of this user, tightening its
@@ -276,6 +326,43 @@ mod tests {
             workspace_folders: folders.iter().map(|s| (*s).to_owned()).collect(),
             token: "t".into(),
         }
+    }
+
+    #[test]
+    fn a_bridge_also_looks_where_a_host_of_a_fuller_environment_writes() {
+        let tmp = Path::new("/tmp");
+        // Started without XDG_RUNTIME_DIR (e.g. by the Python SDK): the user's runtime dir too.
+        assert_eq!(
+            bridge_dirs_from(None, tmp, 5),
+            vec![PathBuf::from("/tmp/ide-bridge-5"), PathBuf::from("/run/user/5/ide-bridge")]
+        );
+        assert_eq!(
+            bridge_dirs_from(Some("/run/user/5".into()), tmp, 5),
+            vec![PathBuf::from("/run/user/5/ide-bridge"), PathBuf::from("/tmp/ide-bridge-5")]
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a");
+        let b = dir.path().join("b");
+        ensure_private_dir(&a).unwrap();
+        ensure_private_dir(&b).unwrap();
+        let record = |port: u16| DiscoveryRecord {
+            port,
+            pid: std::process::id(),
+            workspace_folders: vec!["/w".into()],
+            token: "t".into(),
+        };
+        let _one = publish(&a, &record(1)).unwrap();
+        let _two = publish(&b, &record(2)).unwrap();
+        let _again = publish(&b, &record(1)).unwrap();
+        let missing = dir.path().join("missing");
+        let mut ports: Vec<u16> =
+            live_hosts_in(&[a.clone(), missing, b.clone()]).iter().map(|h| h.record.port).collect();
+        ports.sort_unstable();
+        assert_eq!(ports, vec![1, 2], "every directory read, a host seen twice counted once");
+        // A directory that is a symlink is not read.
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&a, &link).unwrap();
+        assert!(live_hosts_in(&[link]).is_empty());
     }
 
     #[test]

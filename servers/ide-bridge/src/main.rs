@@ -88,7 +88,7 @@ fn main() -> anyhow::Result<()> {
     let config = BridgeConfig {
         target,
         token: cli.token.clone().filter(|t| !t.is_empty()),
-        discovery_dir: discovery::discovery_dir(),
+        discovery_dirs: discovery::bridge_dirs(),
         request_timeout: Duration::from_secs_f64(cli.request_timeout),
     };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;

@@ -65,8 +65,8 @@ pub struct BridgeConfig {
     pub target: Target,
     /// The token; without one, the discovery file's is used.
     pub token: Option<String>,
-    /// The discovery directory ([`discovery::discovery_dir`]).
-    pub discovery_dir: PathBuf,
+    /// The discovery directories, in order ([`discovery::bridge_dirs`]).
+    pub discovery_dirs: Vec<PathBuf>,
     /// How long one request may wait for the host's answer.
     pub request_timeout: Duration,
 }
@@ -255,14 +255,14 @@ fn endpoint(config: &BridgeConfig) -> Result<(String, Option<String>, Vec<String
         Target::Url(url) => {
             let port = url.parse::<Uri>().ok().and_then(|u| u.port_u16());
             let discovered = port.and_then(|port| {
-                let hosts = discovery::live_hosts(&config.discovery_dir);
+                let hosts = discovery::live_hosts_in(&config.discovery_dirs);
                 discovery::by_port(&hosts, port).map(|h| h.record.clone())
             });
             let token = config.token.clone().or_else(|| discovered.as_ref().map(|r| r.token.clone()));
             Ok((url.clone(), token, discovered.map(|r| r.workspace_folders).unwrap_or_default()))
         }
         Target::Discover(dir) => {
-            let hosts = discovery::live_hosts(&config.discovery_dir);
+            let hosts = discovery::live_hosts_in(&config.discovery_dirs);
             let host = discovery::choose(&hosts, dir).ok_or(ConnectError::NoHost { live: hosts.len() })?;
             let token = config.token.clone().or_else(|| Some(host.record.token.clone()));
             Ok((host.record.url(), token, host.record.workspace_folders.clone()))

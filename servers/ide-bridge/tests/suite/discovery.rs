@@ -6,7 +6,7 @@ use std::{fs, os::unix::fs::PermissionsExt};
 use mcp_tests::text_of;
 use serde_json::{Value, json};
 
-use super::{Env, code};
+use super::{Env, HostProc, code};
 
 #[test]
 fn the_discovery_file_is_private_complete_and_removed_on_sigterm() {
@@ -101,4 +101,22 @@ fn files_of_dead_hosts_and_foreign_junk_are_ignored() {
     assert!(!killed_file.exists());
     assert_eq!(text_of(&bridge.call_tool("read_file", json!({"path": "a.txt"})).unwrap()), "live");
     drop(live);
+}
+
+#[test]
+fn a_bridge_with_a_trimmed_environment_still_finds_the_host() {
+    // MCP clients often start the bridge with a few variables only, while the host runs with the
+    // user's full session: here the host had no XDG_RUNTIME_DIR (its file is in
+    // $TMPDIR/ide-bridge-<uid>), the bridge has one; it looks in both places.
+    let env = Env::new();
+    let ws = env.workspace("ws", &[("a.txt", "found")]);
+    let tmpdir = env.tmp.path().join("tmpdir");
+    fs::create_dir(&tmpdir).unwrap();
+    let host = HostProc::spawn_without_xdg(&tmpdir, &ws);
+    let uid = rustix::process::getuid().as_raw();
+    assert!(tmpdir.join(format!("ide-bridge-{uid}/{}.json", host.port)).exists());
+    assert!(!env.discovery_dir().exists(), "nothing in the bridge's own directory");
+    let mut bridge = env.bridge_builder(&ws, &[]).env("TMPDIR", &tmpdir).spawn().unwrap();
+    bridge.initialize().unwrap();
+    assert_eq!(text_of(&bridge.call_tool("read_file", json!({"path": "a.txt"})).unwrap()), "found");
 }

@@ -123,21 +123,34 @@ pub struct HostProc {
 
 impl HostProc {
     pub fn spawn(xdg: &Path, root: &Path, args: &[&str]) -> HostProc {
-        HostProc::spawn_with(xdg, root, "0", args)
+        HostProc::spawn_with(Some(xdg), None, root, "0", args)
+    }
+
+    /// A host with the test token started without `XDG_RUNTIME_DIR` and with `TMPDIR=tmpdir`
+    /// (so its discovery file is `tmpdir/ide-bridge-<uid>/<port>.json`).
+    pub fn spawn_without_xdg(tmpdir: &Path, root: &Path) -> HostProc {
+        HostProc::spawn_with(None, Some(tmpdir), root, "0", &["--token", TOKEN])
     }
 
     /// A host with the test token on a given port (to restart one where it was).
     pub fn spawn_on_port(xdg: &Path, root: &Path, port: &str) -> HostProc {
-        HostProc::spawn_with(xdg, root, port, &["--token", TOKEN])
+        HostProc::spawn_with(Some(xdg), None, root, port, &["--token", TOKEN])
     }
 
-    fn spawn_with(xdg: &Path, root: &Path, port: &str, args: &[&str]) -> HostProc {
-        let mut child = Command::new(HOST)
+    fn spawn_with(xdg: Option<&Path>, tmpdir: Option<&Path>, root: &Path, port: &str, args: &[&str]) -> HostProc {
+        let mut command = Command::new(HOST);
+        match xdg {
+            Some(xdg) => command.env("XDG_RUNTIME_DIR", xdg),
+            None => command.env_remove("XDG_RUNTIME_DIR"),
+        };
+        if let Some(tmpdir) = tmpdir {
+            command.env("TMPDIR", tmpdir);
+        }
+        let mut child = command
             .arg("--root")
             .arg(root)
             .args(["--port", port])
             .args(args)
-            .env("XDG_RUNTIME_DIR", xdg)
             .env_remove("IDE_BRIDGE_TOKEN")
             .env("RUST_LOG", "info")
             .stdin(Stdio::null())
