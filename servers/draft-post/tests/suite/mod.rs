@@ -16,6 +16,7 @@ mod listing;
 mod protocol;
 mod safety;
 mod saved_index;
+mod tour;
 mod upsert;
 
 /// The binary under test.

@@ -6,6 +6,7 @@ mod calls;
 mod http;
 mod long_running;
 mod protocol;
+mod tour;
 
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_mcp-server-sample-tool");

@@ -16,6 +16,7 @@ mod protocol;
 mod reference;
 mod roots;
 mod session;
+mod tour;
 mod undo;
 
 /// The binary under test.
