@@ -237,15 +237,22 @@ impl Editor {
     /// (another server on the same tree) wait for this one instead of losing it. The lock is
     /// held until the returned file is dropped, i.e. after the atomic rename. A file replaced
     /// (renamed over) between the open and the lock has no link left: it is opened again.
+    ///
+    /// A blocking call retries for as long as the other process keeps replacing the file: each
+    /// retry follows a real edit of theirs (no spinning), a process with a queue of edits can
+    /// win many times in a row, and the call is bounded by `--tool-timeout` (after which it
+    /// writes nothing). A non-blocking try gives up after a few rounds.
     pub(crate) fn open_locked(&self, t: &Target<'_>) -> Result<std::fs::File, EditError> {
         use std::os::unix::fs::MetadataExt as _;
-        const TRIES: usize = 16;
+        const NON_BLOCKING_TRIES: usize = 16;
         let operation = if t.blocking {
             rustix::fs::FlockOperation::LockExclusive
         } else {
             rustix::fs::FlockOperation::NonBlockingLockExclusive
         };
-        for _ in 0..TRIES {
+        let tries = if t.blocking { usize::MAX } else { NON_BLOCKING_TRIES };
+        for _ in 0..tries {
+            t.still_wanted()?;
             let file = t.sandbox.open_read(t.path).map_err(|e| t.sandbox_error(e))?;
             match rustix::fs::flock(&file, operation) {
                 Ok(()) => {}
