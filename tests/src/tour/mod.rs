@@ -105,6 +105,15 @@ impl Tour {
         &self.failures
     }
 
+    /// Runs one section (`run`) against the binaries in `bin_dir`, its output discarded: the
+    /// number of checks that passed, or every failure. Each server's tests use it to prove that
+    /// its tour section (the README's first command) still passes.
+    pub fn run_quietly(bin_dir: impl Into<PathBuf>, run: fn(&mut Tour) -> Result<()>) -> Result<usize, String> {
+        let mut tour = Tour::new(Box::new(std::io::sink()), false).with_bin_dir(bin_dir);
+        run(&mut tour).map_err(|e| format!("{e:#}"))?;
+        if tour.failures.is_empty() { Ok(tour.passed) } else { Err(tour.failures.join("\n")) }
+    }
+
     /// The sections skipped (their crate is not in the workspace yet).
     pub fn skipped(&self) -> &[String] {
         &self.skipped
