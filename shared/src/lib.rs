@@ -20,7 +20,7 @@ pub use error::ErrorCode;
 pub use output::{ContentItem, OkResult, ToolError, ToolOutput, adapt_content_to_ok_result};
 pub use registry::{RegisteredTool, RegistryError, Tool, ToolContext, ToolRegistry};
 pub use server::{McpServer, NoExtension, ServerExtension, ServerIdentity, ServerSettings};
-pub use transport::{TransportArgs, serve};
+pub use transport::{TransportArgs, serve, serve_blocking};
 
 /// Re-exports of the crates a tool implementation needs, so servers use the same versions.
 pub mod reexports {

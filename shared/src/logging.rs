@@ -20,6 +20,12 @@ pub fn init() {
         .try_init();
 }
 
+/// What every server's `main` does first: [`init`] the logging, then [`banner_if_terminal`].
+pub fn start(banner: &Banner<'_>) {
+    init();
+    banner_if_terminal(banner);
+}
+
 /// What the banner says about a server.
 #[derive(Debug, Clone)]
 pub struct Banner<'a> {

@@ -12,7 +12,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -136,7 +136,7 @@ impl ClientBuilder {
             .spawn(move || read_stdout(stdout, &tx))
             .context("cannot start the stdout reader thread")?;
 
-        let stderr = Arc::new(Mutex::new(Vec::new()));
+        let stderr = Arc::new((Mutex::new(Vec::new()), Condvar::new()));
         let (done_tx, stderr_done) = mpsc::channel();
         let sink = Arc::clone(&stderr);
         thread::Builder::new()
@@ -196,15 +196,19 @@ fn read_stdout(stdout: impl Read, tx: &mpsc::Sender<Incoming>) {
     }
 }
 
-fn copy_stderr(mut pipe: impl Read, sink: &Mutex<Vec<u8>>) {
+/// The server's stderr so far, and a signal for each chunk that arrives.
+type StderrSink = (Mutex<Vec<u8>>, Condvar);
+
+fn copy_stderr(mut pipe: impl Read, sink: &StderrSink) {
     let mut buf = [0u8; 8192];
     loop {
         match pipe.read(&mut buf) {
             Ok(0) | Err(_) => return,
             Ok(n) => {
-                if let Ok(mut s) = sink.lock() {
+                if let Ok(mut s) = sink.0.lock() {
                     s.extend_from_slice(&buf[..n]);
                 }
+                sink.1.notify_all();
             }
         }
     }
@@ -218,7 +222,7 @@ pub struct StdioClient {
     program: String,
     stdin: Option<ChildStdin>,
     messages: Receiver<Incoming>,
-    stderr: Arc<Mutex<Vec<u8>>>,
+    stderr: Arc<StderrSink>,
     stderr_done: Option<Receiver<()>>,
     next_id: u64,
     timeout: Duration,
@@ -437,9 +441,32 @@ impl StdioClient {
 
     /// Everything the server wrote to stderr so far (lossily decoded).
     pub fn stderr_text(&self) -> String {
-        match self.stderr.lock() {
+        match self.stderr.0.lock() {
             Ok(s) => String::from_utf8_lossy(&s).into_owned(),
             Err(_) => String::new(),
+        }
+    }
+
+    /// Waits (up to the client's timeout) until the server's stderr contains `needle`, and
+    /// returns all of it: a log line may arrive after the response that followed it.
+    pub fn wait_for_stderr(&self, needle: &str) -> Result<String> {
+        let deadline = Instant::now() + self.timeout;
+        let (lock, arrived) = &*self.stderr;
+        let mut text = lock.lock().map_err(|_| anyhow!("the stderr buffer is poisoned"))?;
+        loop {
+            let so_far = String::from_utf8_lossy(&text);
+            if so_far.contains(needle) {
+                return Ok(so_far.into_owned());
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                bail!(
+                    "`{needle}` did not appear on the stderr of {} within {:?}:\n{so_far}",
+                    self.program,
+                    self.timeout
+                );
+            }
+            text = arrived.wait_timeout(text, left).map_err(|_| anyhow!("the stderr buffer is poisoned"))?.0;
         }
     }
 

@@ -27,8 +27,7 @@ struct Cli {
 
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
-    logging::init();
-    logging::banner_if_terminal(&logging::Banner {
+    logging::start(&logging::Banner {
         name: mcp_server_draft_post::NAME,
         version: env!("CARGO_PKG_VERSION"),
         summary: "files manuscripts into projects/<project>/NN-slug/article.md, idempotently (tools: draft_post, list_posts)",
@@ -37,7 +36,6 @@ fn main() -> anyhow::Result<()> {
     let config = RepoConfig { repo: cli.repo, base_dir: std::env::current_dir()?, fsync: !cli.no_fsync };
     let registry = mcp_server_draft_post::registry(&config)?;
     let server = McpServer::new(mcp_server_draft_post::identity(), registry);
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    runtime.block_on(mcp_shared::serve(server, &cli.transport))?;
+    mcp_shared::serve_blocking(server, &cli.transport)?;
     Ok(())
 }

@@ -49,8 +49,7 @@ fn parse_seconds(s: &str) -> Result<f64, String> {
 
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
-    logging::init();
-    logging::banner_if_terminal(&logging::Banner {
+    logging::start(&logging::Banner {
         name: mcp_server_ide_bridge::NAME,
         version: env!("CARGO_PKG_VERSION"),
         summary: "the files of your IDE's workspace over MCP (tools: list_files, read_file, write_file)",
@@ -91,8 +90,7 @@ fn main() -> anyhow::Result<()> {
         discovery_dirs: discovery::bridge_dirs(),
         request_timeout: Duration::from_secs_f64(cli.request_timeout),
     };
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    runtime.block_on(async {
+    mcp_shared::transport::runtime()?.block_on(async {
         let bridge = Bridge::start(config);
         let server = mcp_server_ide_bridge::server(bridge.clone())?;
         let served = mcp_shared::serve(server, &cli.transport).await;

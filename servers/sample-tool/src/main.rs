@@ -14,15 +14,13 @@ struct Cli {
 
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
-    logging::init();
-    logging::banner_if_terminal(&logging::Banner {
+    logging::start(&logging::Banner {
         name: mcp_server_sample_tool::NAME,
         version: env!("CARGO_PKG_VERSION"),
         summary: "the template MCP server of mcp-suite (tools: hoge, countdown)",
         example_args: "",
     });
     let server = McpServer::new(mcp_server_sample_tool::identity(), mcp_server_sample_tool::registry()?);
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    runtime.block_on(mcp_shared::serve(server, &cli.transport))?;
+    mcp_shared::serve_blocking(server, &cli.transport)?;
     Ok(())
 }

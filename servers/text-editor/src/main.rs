@@ -44,8 +44,7 @@ struct Cli {
 
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
-    logging::init();
-    logging::banner_if_terminal(&logging::Banner {
+    logging::start(&logging::Banner {
         name: NAME,
         version: env!("CARGO_PKG_VERSION"),
         summary: "Claude's text editor tool as an MCP server (tool: text_editor; prompt: text_editor_guide)",
@@ -63,7 +62,6 @@ fn main() -> anyhow::Result<()> {
         },
     };
     let server = mcp_server_text_editor::server(&config)?;
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().max_blocking_threads(64).build()?;
-    runtime.block_on(mcp_shared::serve(server, &cli.transport))?;
+    mcp_shared::serve_blocking(server, &cli.transport)?;
     Ok(())
 }

@@ -72,6 +72,21 @@ pub enum ServeError {
     Join(String),
 }
 
+/// The runtime every server runs on: one thread for the protocol (a cold start spawns no worker
+/// thread) and at most 64 for blocking file work.
+pub fn runtime() -> Result<tokio::runtime::Runtime, ServeError> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .max_blocking_threads(64)
+        .build()
+        .map_err(|source| ServeError::Io { context: "cannot start the async runtime".into(), source })
+}
+
+/// [`serve`] on a [`runtime`]: what a server's `main` calls once its flags are parsed.
+pub fn serve_blocking(server: McpServer, args: &TransportArgs) -> Result<(), ServeError> {
+    runtime()?.block_on(serve(server, args))
+}
+
 /// Serves `server` on the transport `args` selects, until the client goes away (stdio) or the
 /// process is interrupted (HTTP).
 pub async fn serve(server: McpServer, args: &TransportArgs) -> Result<(), ServeError> {

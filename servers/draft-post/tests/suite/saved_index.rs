@@ -114,6 +114,8 @@ fn the_saved_index_spares_a_new_process_from_reading_every_article() {
     let result = posted(&mut c, src(&late));
     assert_eq!(result["dir"], "projects/p05/77-by-hand", "the directory added meanwhile is found");
     assert_eq!(posted(&mut c, json!({"source": seed, "project": "p00"}))["action"], "unchanged");
+    // Every log line is on stderr once the server has exited.
+    assert!(c.wait().unwrap().success());
     let log = c.stderr_text();
     let loaded: usize = log
         .lines()

@@ -4,7 +4,7 @@
 use std::{
     io::{Read, Write},
     net::TcpStream,
-    time::{Duration, Instant},
+    time::Duration,
 };
 
 use mcp_tests::StdioClient;
@@ -17,18 +17,11 @@ fn http_server(extra: &[&str]) -> (StdioClient, String) {
     let mut args = vec!["--http", "127.0.0.1:0"];
     args.extend_from_slice(extra);
     let client = StdioClient::builder(BIN).args(&args).env("RUST_LOG", "info").spawn().unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let stderr = client.stderr_text();
-        if let Some(start) = stderr.find("http://") {
-            let rest = &stderr[start + "http://".len()..];
-            if let Some(end) = rest.find("/mcp") {
-                return (client, rest[..end].to_owned());
-            }
-        }
-        assert!(Instant::now() < deadline, "no URL on stderr: {stderr}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let stderr = client.wait_for_stderr("/mcp").unwrap();
+    let start = stderr.find("http://").unwrap() + "http://".len();
+    let end = start + stderr[start..].find("/mcp").unwrap();
+    let addr = stderr[start..end].to_owned();
+    (client, addr)
 }
 
 /// One HTTP/1.1 POST to /mcp; returns (status, headers+body text).

@@ -72,7 +72,7 @@ fn malformed_json_is_skipped_and_logged_and_the_server_keeps_serving() {
     client.send_raw("").unwrap();
     let response = client.request("ping", json!({})).unwrap();
     assert_eq!(response["result"], json!({}));
-    assert!(client.stderr_text().contains("not valid JSON"), "stderr: {}", client.stderr_text());
+    client.wait_for_stderr("not valid JSON").unwrap();
 }
 
 #[test]

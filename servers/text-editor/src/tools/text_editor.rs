@@ -28,47 +28,41 @@ use crate::{
 };
 
 /// The tool's input. Unknown fields are ignored; `null` counts as absent.
+// (A doc comment here would become the schema's description.) Each command checks the fields it
+// needs itself, with the reference's messages, so garde validates none.
 #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[garde(allow_unvalidated)]
 pub struct TextEditorInput {
     /// The commands to run. Allowed options are: `view`, `create`, `str_replace`, `insert`, `undo_edit`.
-    #[garde(skip)]
     #[schemars(extend("enum" = ["view", "create", "str_replace", "insert", "undo_edit"]))]
     pub command: String,
     /// Absolute path to file or directory, e.g. `/repo/file.py` or `/repo`. It must lie inside the server's root(s); a relative path is taken relative to the first root.
-    #[garde(skip)]
     pub path: String,
     /// Required parameter of `create` command, with the content of the file to be created.
-    #[garde(skip)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
     pub file_text: Option<String>,
     /// Required parameter of `insert` command. The `new_str` will be inserted AFTER the line `insert_line` of `path`.
-    #[garde(skip)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "i64")]
     pub insert_line: Option<Value>,
     /// Optional parameter of `str_replace` command containing the new string (if not given, no string will be added). Required parameter of `insert` command containing the string to insert.
-    #[garde(skip)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
     pub new_str: Option<String>,
     /// Alias of `new_str` for the `insert` command (the name newer Claude models use).
-    #[garde(skip)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
     pub insert_text: Option<String>,
     /// Required parameter of `str_replace` command containing the string in `path` to replace.
-    #[garde(skip)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
     pub old_str: Option<String>,
     /// Optional parameter of `view` command when `path` points to a file. If none is given, the full file is shown. If provided, the file will be shown in the indicated line number range, e.g. [11, 12] will show lines 11 and 12. Indexing at 1 to start. Setting `[start_line, -1]` shows all lines from `start_line` to the end of the file.
-    #[garde(skip)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "[i64; 2]")]
     pub view_range: Option<Value>,
     /// The reason you are using the text editor (max 80 chars). Optional; accepted and ignored.
-    #[garde(skip)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
     pub description: Option<String>,
