@@ -10,7 +10,7 @@
 //! - [`result`]: helpers to read a `tools/call` result: [`text_of`], [`is_error`], [`structured`].
 //! - [`locate`]: [`find_server_binary`], for the tour and the benchmark.
 //! - [`procfs`]: resident memory of a process (tree) from `/proc`, for the benchmark.
-//! - [`tour`]: the guided tour of every server (`cargo run --release --bin tour`).
+//! - [`tour`]: the guided tour of every server (`cargo run --bin tour`).
 //!
 //! The client is synchronous (std threads, no runtime), so that its own overhead is small and
 //! the same for every server the benchmark measures.

@@ -1,8 +1,9 @@
 //! `tour`: a guided, checked MCP session with every server of the workspace.
 //!
-//! `cargo run --release --bin tour` spawns each server that exists (building it if needed),
+//! `cargo run --bin tour` spawns each server that exists (building it if needed),
 //! prints each request and response, checks each answer, and exits 0 only when every check
-//! passed. Sections live in `mcp_tests::tour` (one module per server).
+//! passed. Sections live in `mcp_tests::tour` (one module per server). It measures nothing, so it
+//! runs on the debug build that `cargo test` shares; `--release` works too.
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
