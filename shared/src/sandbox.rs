@@ -168,6 +168,52 @@ pub struct Metadata {
     pub permissions_mode: u32,
 }
 
+/// What [`Sandbox::resolve_file`] found at a path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResolvedKind {
+    /// Nothing (the rest of the path was taken as written).
+    Missing,
+    /// A regular file.
+    File,
+    /// A directory.
+    Dir,
+    /// Anything else: a FIFO, a socket, a device.
+    Other,
+}
+
+/// A path resolved by [`Sandbox::resolve_file`]: symlinks followed, confined to a root.
+#[derive(Debug, Clone)]
+pub struct ResolvedFile {
+    root: Arc<Path>,
+    rel: PathBuf,
+    canonical: PathBuf,
+    identity: Option<(u64, u64)>,
+    kind: ResolvedKind,
+    display: String,
+}
+
+impl ResolvedFile {
+    /// The root it lies in (canonical).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The path relative to that root, symlink-free (the components the resolution walked).
+    pub fn rel(&self) -> &Path {
+        &self.rel
+    }
+
+    /// The canonical absolute path: the root joined with [`rel`](Self::rel).
+    pub fn canonical(&self) -> &Path {
+        &self.canonical
+    }
+
+    /// What was there when it was resolved.
+    pub fn kind(&self) -> ResolvedKind {
+        self.kind
+    }
+}
+
 /// One entry of [`Sandbox::read_dir`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DirEntry {
@@ -407,6 +453,71 @@ impl Sandbox {
         let md = file.metadata().map_err(|e| self.io(e, shown))?;
         if md.is_dir() {
             return Err(SandboxError::IsADirectory { path: shown.to_owned() });
+        }
+        Ok(file)
+    }
+
+    /// Resolves `p` (symlinks followed, confined as for every operation) without opening it:
+    /// the canonical path it names and what was there at that moment. Pair it with
+    /// [`open_resolved`](Self::open_resolved) to check the real path (its name, its
+    /// components) before anything is read, with no window for a swap in between.
+    pub fn resolve_file(&self, p: &SandboxPath) -> Result<ResolvedFile, SandboxError> {
+        let real = self.real(p, true)?;
+        let root = &self.inner.roots[real.root].canonical;
+        let kind = match &real.md {
+            None => ResolvedKind::Missing,
+            Some(md) if md.is_dir() => ResolvedKind::Dir,
+            Some(md) if md.is_file() => ResolvedKind::File,
+            Some(_) => ResolvedKind::Other,
+        };
+        Ok(ResolvedFile {
+            root: Arc::clone(root),
+            canonical: if real.rel.as_os_str().is_empty() { root.to_path_buf() } else { root.join(&real.rel) },
+            rel: real.rel,
+            identity: real.md.as_ref().map(|md| (md.dev(), md.ino())),
+            kind,
+            display: p.display().to_owned(),
+        })
+    }
+
+    /// Opens for reading the regular file [`resolve_file`](Self::resolve_file) found, and
+    /// proves it is that file: the symlink-free path is opened beneath its root's handle
+    /// without following a symlink as its last component and without blocking (a FIFO put
+    /// there meanwhile is not waited on), and the opened descriptor's device and inode must be
+    /// those seen at resolution. A path swapped for a symlink, or for another file, between
+    /// the two calls is refused ([`SandboxError::InvalidPath`]); read from the returned
+    /// descriptor only.
+    pub fn open_resolved(&self, r: &ResolvedFile) -> Result<std::fs::File, SandboxError> {
+        use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt as _};
+        let shown = r.display.as_str();
+        let changed = || SandboxError::invalid(shown, "it changed while it was being opened; try again");
+        let (root, rel) = self.locate_abs(&r.canonical, false).ok_or_else(|| self.outside(shown))?;
+        let Some(identity) = r.identity.filter(|_| r.kind == ResolvedKind::File) else {
+            return match r.kind {
+                ResolvedKind::Missing => Err(SandboxError::not_found(shown)),
+                ResolvedKind::Dir => Err(SandboxError::IsADirectory { path: shown.to_owned() }),
+                _ => Err(SandboxError::invalid(shown, "not a regular file (a device, socket or FIFO)")),
+            };
+        };
+        let mut options = OpenOptions::new();
+        options.read(true).follow(FollowSymlinks::No);
+        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+        let file = match self.inner.roots[root].dir.open_with(dot(&rel), &options) {
+            Ok(file) => file.into_std(),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(changed()),
+            Err(e) => {
+                return Err(match SandboxError::from_io(e, shown, &self.inner.shown) {
+                    SandboxError::InvalidPath { .. } => changed(),
+                    other => other,
+                });
+            }
+        };
+        let md = file.metadata().map_err(|e| self.io(e, shown))?;
+        {
+            use std::os::unix::fs::MetadataExt as _;
+            if !md.is_file() || (md.dev(), md.ino()) != identity {
+                return Err(changed());
+            }
         }
         Ok(file)
     }

@@ -764,3 +764,55 @@ fn sandbox_is_send_sync_and_cheap_to_clone() {
     let clone = f.sb.clone();
     assert_eq!(clone.roots(), f.sb.roots());
 }
+
+#[test]
+fn sandbox_open_resolved_reads_the_file_that_was_checked_or_nothing() {
+    let f = fx();
+    fs::create_dir(f.root.join(".hidden")).unwrap();
+    fs::write(f.root.join(".hidden/key.md"), "KEY").unwrap();
+    fs::write(f.root.join("seed.md"), "seed").unwrap();
+    fs::write(f.root.join("other.md"), "other").unwrap();
+    fs::create_dir(f.root.join("d")).unwrap();
+    fs::write(f.root.join("d/inner.md"), "inner").unwrap();
+    let read = |r: &ResolvedFile| -> Result<String, SandboxError> {
+        let mut text = String::new();
+        f.sb.open_resolved(r)?.read_to_string(&mut text).unwrap();
+        Ok(text)
+    };
+    // Through a symlink inside: the canonical path is the target's.
+    symlink("seed.md", f.root.join("link.md")).unwrap();
+    let r = f.sb.resolve_file(&f.sb.resolve("link.md").unwrap()).unwrap();
+    assert_eq!(r.canonical(), f.root.join("seed.md"));
+    assert_eq!(r.rel(), Path::new("seed.md"));
+    assert_eq!(r.kind(), ResolvedKind::File);
+    assert_eq!(read(&r).unwrap(), "seed");
+
+    // Swapped for a symlink (inside, to a hidden file) between the check and the open.
+    let r = f.sb.resolve_file(&f.sb.resolve("seed.md").unwrap()).unwrap();
+    fs::remove_file(f.root.join("seed.md")).unwrap();
+    symlink(".hidden/key.md", f.root.join("seed.md")).unwrap();
+    assert!(matches!(read(&r), Err(SandboxError::InvalidPath { .. })));
+    // Swapped for another file.
+    let r = f.sb.resolve_file(&f.sb.resolve("other.md").unwrap()).unwrap();
+    fs::rename(f.root.join(".hidden/key.md"), f.root.join("other.md")).unwrap();
+    assert!(matches!(read(&r), Err(SandboxError::InvalidPath { .. })));
+    // A directory on the way swapped for a symlink to another one holding the same name.
+    fs::create_dir(f.root.join(".hidden/d")).unwrap();
+    fs::write(f.root.join(".hidden/d/inner.md"), "KEY").unwrap();
+    let r = f.sb.resolve_file(&f.sb.resolve("d/inner.md").unwrap()).unwrap();
+    fs::rename(f.root.join("d"), f.root.join("d-old")).unwrap();
+    symlink(".hidden/d", f.root.join("d")).unwrap();
+    assert!(matches!(read(&r), Err(SandboxError::InvalidPath { .. })));
+    // Swapped for a FIFO: refused at once, not waited on.
+    fs::write(f.root.join("fifo.md"), "x").unwrap();
+    let r = f.sb.resolve_file(&f.sb.resolve("fifo.md").unwrap()).unwrap();
+    fs::remove_file(f.root.join("fifo.md")).unwrap();
+    assert!(std::process::Command::new("mkfifo").arg(f.root.join("fifo.md")).status().unwrap().success());
+    assert!(matches!(read(&r), Err(SandboxError::InvalidPath { .. })));
+    // Escapes are refused at resolution, whether the target exists or not.
+    symlink(f.base.join("outside/secret.txt"), f.root.join("out.md")).unwrap();
+    assert!(is_outside(f.sb.resolve_file(&f.sb.resolve("out.md").unwrap())));
+    let missing = f.sb.resolve_file(&f.sb.resolve("nope/x.md").unwrap()).unwrap();
+    assert_eq!(missing.kind(), ResolvedKind::Missing);
+    assert!(matches!(read(&missing), Err(SandboxError::NotFound { .. })));
+}
