@@ -7,6 +7,7 @@
 //! - [`transport`]: stdio and Streamable HTTP, behind one flattened clap [`TransportArgs`].
 //! - [`sandbox`]: confined, symlink-safe, atomic file access under one or more roots.
 //! - [`logging`]: tracing to stderr and the terminal banner.
+//! - [`workspace`]: the default workspace when a server's directory flag is absent.
 
 pub mod error;
 pub mod logging;
@@ -15,6 +16,7 @@ pub mod registry;
 pub mod sandbox;
 pub mod server;
 pub mod transport;
+pub mod workspace;
 
 pub use error::ErrorCode;
 pub use output::{ContentItem, OkResult, ToolError, ToolOutput, adapt_content_to_ok_result};
