@@ -13,7 +13,7 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::error::ErrorCode;
+use crate::{error::ErrorCode, sandbox::SandboxError};
 
 /// What a tool returns: an ordered list of content items (spec 004's formal result shape).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -22,13 +22,56 @@ pub struct ToolOutput {
     pub content: Vec<ContentItem>,
 }
 
-/// The error payload of [`ContentItem::Error`]: spec 004's `{ message, code }`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// THE failure type of every tool of every server: a code and a message a model can act on.
+///
+/// It is the payload of [`ContentItem::Error`] (spec 004's `{ message, code }`), so a tool's
+/// internals can return `Result<_, ToolError>` all the way up and `?` a [`SandboxError`] (see the
+/// `From` impl below) without a second failure struct per crate.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[error("{message}")]
 pub struct ToolError {
     /// What went wrong, written for a model that will retry: the thing, the value, the next step.
     pub message: String,
     /// The machine-readable code.
     pub code: ErrorCode,
+}
+
+impl ToolError {
+    /// A failure with `code` and `message`.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> ToolError {
+        ToolError { message: message.into(), code }
+    }
+
+    /// An `INVALID_ARGS` failure (the message should name the field and what it takes).
+    pub fn invalid_args(message: impl Into<String>) -> ToolError {
+        ToolError::new(ErrorCode::InvalidArgs, message)
+    }
+
+    /// The failure as a tool result.
+    pub fn into_output(self) -> ToolOutput {
+        ToolOutput { content: vec![ContentItem::Error { error: self }] }
+    }
+}
+
+impl From<ToolError> for ToolOutput {
+    fn from(error: ToolError) -> Self {
+        error.into_output()
+    }
+}
+
+/// A sandbox failure as a tool failure: the typed code of [`SandboxError::code`] and the
+/// sandbox's own message, which names only the path the caller sent (never where a symlink
+/// points nor a root the caller did not name; an I/O error's OS text goes to the log only).
+///
+/// A tool that can say more (what it was doing, what to try next) builds its own message and
+/// takes just the code: `ToolError::new(error.code(), ...)`.
+impl From<SandboxError> for ToolError {
+    fn from(error: SandboxError) -> Self {
+        if let SandboxError::Io { path, kind, source } = &error {
+            tracing::warn!(path, %kind, error = %source, "sandboxed file operation failed");
+        }
+        ToolError::new(error.code(), error.public_message())
+    }
 }
 
 /// One item of a [`ToolOutput`], serialised as spec 004 writes it
@@ -71,7 +114,7 @@ impl ToolOutput {
 
     /// A failed result with `code` and `message`.
     pub fn error(code: ErrorCode, message: impl Into<String>) -> Self {
-        ToolOutput { content: vec![ContentItem::Error { error: ToolError { message: message.into(), code } }] }
+        ToolError::new(code, message).into_output()
     }
 
     /// The first error item, if the result is a failure.
@@ -217,6 +260,45 @@ mod tests {
 
     fn wire(result: CallToolResult) -> Value {
         serde_json::to_value(result).unwrap()
+    }
+
+    #[test]
+    fn sandbox_errors_map_to_typed_codes_without_host_paths() {
+        let cases = [
+            (
+                SandboxError::OutsideRoot { path: "../x".into(), roots: "/srv/secret-root".into() },
+                ErrorCode::OutsideRoot,
+            ),
+            (SandboxError::NotFound { path: "a.txt".into() }, ErrorCode::NotFound),
+            (SandboxError::AlreadyExists { path: "a.txt".into() }, ErrorCode::AlreadyExists),
+            (SandboxError::IsADirectory { path: "a.txt".into() }, ErrorCode::InvalidArgs),
+            (SandboxError::NotADirectory { path: "a.txt".into() }, ErrorCode::InvalidArgs),
+            (SandboxError::InvalidPath { path: "a.txt".into(), reason: "empty".into() }, ErrorCode::InvalidArgs),
+            (SandboxError::PermissionDenied { path: "a.txt".into() }, ErrorCode::AccessDenied),
+            (
+                SandboxError::Io {
+                    path: "a.txt".into(),
+                    kind: std::io::ErrorKind::StorageFull,
+                    source: std::io::Error::other("/host/disk/device full"),
+                },
+                ErrorCode::InternalError,
+            ),
+        ];
+        for (sandbox, code) in cases {
+            assert_eq!(sandbox.code(), code);
+            let path = sandbox.path().to_owned();
+            let error = ToolError::from(sandbox);
+            assert_eq!(error.code, code);
+            assert!(error.message.contains(&path), "{}", error.message);
+            assert!(!error.message.contains("/srv") && !error.message.contains("/host"), "{}", error.message);
+        }
+    }
+
+    #[test]
+    fn a_tool_error_is_a_failed_output() {
+        let output: ToolOutput = ToolError::invalid_args("field `x`: expected a number").into();
+        assert_eq!(output, ToolOutput::error(ErrorCode::InvalidArgs, "field `x`: expected a number"));
+        assert_eq!(ToolError::new(ErrorCode::NotFound, "gone").to_string(), "gone");
     }
 
     #[test]

@@ -2,6 +2,8 @@
 
 use std::io;
 
+use crate::error::ErrorCode;
+
 /// Why a sandboxed file operation was refused or failed.
 ///
 /// Every `path` is the string the caller passed (or one derived from it by
@@ -72,19 +74,33 @@ pub enum SandboxError {
 }
 
 impl SandboxError {
-    /// The shared crate's upper-case error code for this error
-    /// (`OUTSIDE_ROOT`, `NOT_FOUND`, `ALREADY_EXISTS`, `INVALID_ARGS`,
-    /// `ACCESS_DENIED`, `INTERNAL_ERROR`).
-    pub fn kind_code(&self) -> &'static str {
+    /// The error code a tool reports for this error: one typed mapping for every server.
+    pub fn code(&self) -> ErrorCode {
         match self {
-            SandboxError::OutsideRoot { .. } => "OUTSIDE_ROOT",
-            SandboxError::NotFound { .. } => "NOT_FOUND",
-            SandboxError::AlreadyExists { .. } => "ALREADY_EXISTS",
+            SandboxError::OutsideRoot { .. } => ErrorCode::OutsideRoot,
+            SandboxError::NotFound { .. } => ErrorCode::NotFound,
+            SandboxError::AlreadyExists { .. } => ErrorCode::AlreadyExists,
             SandboxError::IsADirectory { .. }
             | SandboxError::NotADirectory { .. }
-            | SandboxError::InvalidPath { .. } => "INVALID_ARGS",
-            SandboxError::PermissionDenied { .. } => "ACCESS_DENIED",
-            SandboxError::Io { .. } => "INTERNAL_ERROR",
+            | SandboxError::InvalidPath { .. } => ErrorCode::InvalidArgs,
+            SandboxError::PermissionDenied { .. } => ErrorCode::AccessDenied,
+            SandboxError::Io { .. } => ErrorCode::InternalError,
+        }
+    }
+
+    /// The wire string of [`Self::code`] (`"OUTSIDE_ROOT"`, ...).
+    pub fn kind_code(&self) -> &'static str {
+        self.code().as_str()
+    }
+
+    /// The message a client may read: the `Display` text, except that an escape does not list
+    /// the server's roots (host paths the caller did not send).
+    pub fn public_message(&self) -> String {
+        match self {
+            SandboxError::OutsideRoot { path, .. } => {
+                format!("{path} is outside the allowed root(s); use a path inside one of them")
+            }
+            other => other.to_string(),
         }
     }
 
