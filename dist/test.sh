@@ -1,0 +1,244 @@
+#!/usr/bin/env bash
+# dist/test.sh: installs every artifact dist/build.sh made into a clean place and runs a real MCP
+# session with each server through it (dist/mcp_session.py: initialize, tools/list, one call that
+# works, one refused call, clean exit on EOF). Any failure fails the script.
+#
+#   sudo bash dist/test.sh [dist/out/mcp-suite-<version>]
+#
+#   static      each binary has no interpreter and no NEEDED library, and serves from a chroot
+#               holding nothing but itself and a work folder (a dynamic executable put in the same
+#               chroot must fail: the check can fail)
+#   archives    each release archive holds its crate's binaries where cargo binstall's metadata
+#               (servers/*/Cargo.toml) says, and they serve
+#   image       podman create + export of mcp-suite:<version>, each server run by chroot in it
+#               (running containers is not possible on the build machine, see README)
+#   recipe      dist/recipe.Containerfile: a busybox base + `COPY --from` of our image, exported,
+#               servers started by name from PATH through the base's shell, in a chroot
+#   wheels      pip install of each wheel file into a fresh venv, `uv tool install` of it, offline;
+#               `twine check`
+#   npm         `npm install --offline` of the launcher and platform tarballs into an empty
+#               folder, the server started with `npx --no-install <command>`
+#   mcpb        `mcpb validate` of each bundle manifest (DIST_NO_MCPB=1 skips: it needs npm's
+#               registry for @anthropic-ai/mcpb)
+#
+# Needs root (chroot), python3, npm, podman (DIST_NO_IMAGE=1 skips image and recipe), busybox
+# (static, for the recipe's base), and uv + twine (installed from PyPI into a temp venv if absent).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+OUT="${1:-$(ls -d "$ROOT"/dist/out/mcp-suite-* 2>/dev/null | sort -V | tail -1)}"
+[[ -d "$OUT" ]] || { echo "dist/test.sh: no dist/out/mcp-suite-*; run dist/build.sh first" >&2; exit 2; }
+OUT="$(cd "$OUT" && pwd)"
+VERSION="${OUT##*/mcp-suite-}"
+TARGET=x86_64-unknown-linux-gnu
+BIN="$OUT/bin/$TARGET"
+SESSION=(python3 "$ROOT/dist/mcp_session.py")
+TMP="$(mktemp -d "${TMPDIR:-/tmp}/mcp-suite-dist-test.XXXXXX")"
+trap 'rm -rf "$TMP"' EXIT
+FAILED=0
+
+say() { printf '\n== %s\n' "$*" >&2; }
+fail() { echo "FAIL $*" >&2; FAILED=$((FAILED + 1)); }
+[[ "$(id -u)" == 0 ]] || { echo "dist/test.sh: chroot needs root" >&2; exit 2; }
+
+# session SERVER DIR_AS_SEEN HOST_DIR LABEL PREFIX... -- runs one server as `PREFIX BINARY`.
+# PREFIX is the command that reaches the binary (`chroot R`, a venv's bin/, `npx --no-install`);
+# the server's folder flags are added here, per server.
+session() {
+  local server="$1" work="$2" host_work="$3" label="$4" prefix="$5" bin_prefix="$6"
+  local cmd host=()
+  case "$server" in
+    text-editor) cmd="${bin_prefix}mcp-server-text-editor --root $work" ;;
+    draft-post) cmd="${bin_prefix}mcp-server-draft-post --repo $work" ;;
+    sample-tool) cmd="${bin_prefix}mcp-server-sample-tool" ;;
+    ide-bridge)
+      cmd="${bin_prefix}mcp-server-ide-bridge --url ws://127.0.0.1:{PORT} --token {TOKEN}"
+      host=(--host-cmd "$prefix ${bin_prefix}ide-bridge-host --root $work --port {PORT} --token {TOKEN} --no-discovery")
+      ;;
+    *) fail "$label: no session scenario for server $server (add one to dist/mcp_session.py and here)"; return ;;
+  esac
+  # shellcheck disable=SC2086 # prefix and cmd are word lists
+  "${SESSION[@]}" "$server" --work "$work" --host-work "$host_work" --label "$label" "${host[@]}" -- $prefix $cmd \
+    || fail "$label"
+}
+
+SERVERS=()
+for dir in "$ROOT"/servers/*/; do
+  [[ -f "$dir/Cargo.toml" ]] && SERVERS+=("$(basename "$dir")")
+done
+bins_of() { # the binaries of a server crate, from the binstall archive names' crate
+  case "$1" in ide-bridge) echo "mcp-server-ide-bridge ide-bridge-host" ;; *) echo "mcp-server-$1" ;; esac
+}
+
+# ---------------------------------------------------------------------------------------------
+say "static binaries in an empty chroot"
+for server in "${SERVERS[@]}"; do
+  R="$TMP/chroot-$server"
+  mkdir -p "$R/work"
+  for b in $(bins_of "$server"); do
+    if [[ ! -f "$BIN/$b" ]]; then fail "static: $b missing from $BIN"; continue; fi
+    if readelf -lW "$BIN/$b" | grep -q 'program interpreter' || readelf -dW "$BIN/$b" | grep -q NEEDED; then
+      fail "static: $b is dynamically linked"
+    fi
+    cp "$BIN/$b" "$R/$b"
+    printf '   %-26s %9d bytes\n' "$b" "$(stat -c %s "$BIN/$b")" >&2
+  done
+  [[ "$(ls -A "$R" | sort | tr '\n' ' ')" == "$(printf '%s\n' work $(bins_of "$server") | sort | tr '\n' ' ')" ]] \
+    || fail "static: the chroot holds more than the binaries and work/"
+  session "$server" /work "$R/work" "static $server (chroot, empty root)" "chroot $R" /
+done
+# The control: a dynamically linked program in the same kind of root cannot even start, so the
+# chroot check above does detect a dynamic dependency.
+R="$TMP/chroot-control"
+mkdir -p "$R/work"
+cp "$(command -v true)" "$R/mcp-server-sample-tool"
+if "${SESSION[@]}" sample-tool --work /work --host-work "$R/work" --label control -- chroot "$R" /mcp-server-sample-tool 2>/dev/null; then
+  fail "static: the control (a dynamic executable in an empty chroot) passed: the chroot check proves nothing"
+else
+  echo "ok   control: a dynamic executable in the same empty root fails the session" >&2
+fi
+
+# ---------------------------------------------------------------------------------------------
+say "release archives (cargo binstall layout)"
+for server in "${SERVERS[@]}"; do
+  crate="mcp-server-$server"
+  archive="$OUT/archives/$crate-$VERSION-$TARGET.tar.gz"
+  # The archive name and the binaries' place inside come from the crate's binstall metadata.
+  if ! python3 - "$ROOT/servers/$server/Cargo.toml" "$crate" "$VERSION" "$TARGET" "$archive" $(bins_of "$server") <<'PY'
+import re, sys, tarfile
+manifest, name, version, target, archive, *bins = sys.argv[1:]
+text = open(manifest).read()
+section = re.search(r"^\[package\.metadata\.binstall\]\n(.*?)(?=^\[|\Z)", text, re.S | re.M)
+if not section:
+    sys.exit(f"{manifest}: no [package.metadata.binstall]")
+fields = dict(re.findall(r'^([\w-]+)\s*=\s*"(.*)"\s*$', section.group(1), re.M))
+vars = {"repo": "REPO", "name": name, "version": version, "target": target, "archive-suffix": ".tar.gz", "binary-ext": ""}
+render = lambda t: re.sub(r"\{\s*([\w-]+)\s*\}", lambda m: vars[m.group(1)], t)
+url = render(fields["pkg-url"])
+if fields.get("pkg-fmt") != "tgz" or not url.endswith("/" + archive.rsplit("/", 1)[1]):
+    sys.exit(f"binstall metadata points at {url} (pkg-fmt {fields.get('pkg-fmt')}), dist made {archive}")
+members = {m.name: m for m in tarfile.open(archive)}
+for b in bins:
+    vars["bin"] = b
+    path = render(fields["bin-dir"])
+    if path not in members or not members[path].mode & 0o111:
+        sys.exit(f"{archive}: no executable {path} (binstall bin-dir); it holds {sorted(members)}")
+PY
+  then
+    fail "archive $crate"
+    continue
+  fi
+  X="$TMP/archive-$server"
+  mkdir -p "$X/work"
+  tar -xzf "$archive" -C "$X"
+  session "$server" "$X/work" "$X/work" "archive $crate-$VERSION-$TARGET.tar.gz" "" "$X/"
+done
+
+# ---------------------------------------------------------------------------------------------
+if [[ "${DIST_NO_IMAGE:-0}" != 1 ]]; then
+  say "container image mcp-suite:$VERSION (podman create + export, chroot)"
+  IMG="$TMP/image"
+  mkdir -p "$IMG"
+  if cid="$(podman create "mcp-suite:$VERSION")"; then
+    podman export "$cid" | tar -x -C "$IMG"
+    podman rm "$cid" >/dev/null
+    printf '   image size %s bytes (podman image inspect)\n' "$(podman image inspect --format '{{.Size}}' "mcp-suite:$VERSION")" >&2
+    for server in "${SERVERS[@]}"; do
+      rm -rf "$IMG/workspace" && mkdir -p "$IMG/workspace"
+      session "$server" /workspace "$IMG/workspace" "image $server (exported root)" "chroot $IMG" /
+    done
+  else
+    fail "image: podman create mcp-suite:$VERSION"
+  fi
+
+  say "execution-image recipe: a base image + COPY --from=mcp-suite:$VERSION"
+  BASE="$TMP/base"
+  BUSYBOX="$(command -v busybox || true)"
+  if [[ -z "$BUSYBOX" ]] || readelf -dW "$BUSYBOX" | grep -q NEEDED; then
+    fail "recipe: a static busybox is needed for the offline base image (apt-get install busybox-static)"
+  else
+    mkdir -p "$BASE/bin" "$BASE/usr/local/bin" "$BASE/tmp" "$BASE/workspace"
+    cp "$BUSYBOX" "$BASE/bin/busybox"
+    for applet in sh ls cat env; do ln -s busybox "$BASE/bin/$applet"; done
+    tar -C "$BASE" -c . | podman import --quiet - "mcp-suite-test-base:$VERSION" >/dev/null
+    if podman build --quiet --build-arg "SUITE_IMAGE=localhost/mcp-suite:$VERSION" \
+      --build-arg "BASE=localhost/mcp-suite-test-base:$VERSION" -t "mcp-suite-test-recipe:$VERSION" \
+      -f "$ROOT/dist/recipe.Containerfile" "$TMP" >/dev/null; then
+      RIMG="$TMP/recipe"
+      mkdir -p "$RIMG"
+      cid="$(podman create "mcp-suite-test-recipe:$VERSION" /bin/sh)"
+      podman export "$cid" | tar -x -C "$RIMG"
+      podman rm "$cid" >/dev/null
+      for server in text-editor draft-post sample-tool; do
+        rm -rf "$RIMG/workspace" && mkdir -p "$RIMG/workspace"
+        # Started by name, found on the base's PATH, as an agent's image would start it.
+        session "$server" /workspace "$RIMG/workspace" "recipe $server (busybox base, by PATH)" \
+          "chroot $RIMG /bin/env PATH=/usr/local/bin:/bin" ""
+      done
+      podman rmi "mcp-suite-test-recipe:$VERSION" >/dev/null || true
+    else
+      fail "recipe: podman build of dist/recipe.Containerfile"
+    fi
+    podman rmi "mcp-suite-test-base:$VERSION" >/dev/null || true
+  fi
+fi
+
+# ---------------------------------------------------------------------------------------------
+say "Python wheels (pip into a fresh venv, uv tool install; offline)"
+TOOLS="$TMP/tools"
+UV="$(command -v uv || true)"
+TWINE="$(command -v twine || true)"
+if [[ -z "$UV" || -z "$TWINE" ]]; then
+  python3 -m venv "$TOOLS" && "$TOOLS/bin/pip" install --quiet --disable-pip-version-check uv twine >&2
+  UV="$TOOLS/bin/uv"
+  TWINE="$TOOLS/bin/twine"
+fi
+"$TWINE" check --strict "$OUT"/wheels/*.whl >&2 || fail "wheels: twine check"
+for server in "${SERVERS[@]}"; do
+  wheel="$(ls "$OUT"/wheels/mcp_suite_${server//-/_}-"$VERSION"-*.whl 2>/dev/null | head -1)"
+  if [[ -z "$wheel" ]]; then fail "wheel of $server missing"; continue; fi
+  V="$TMP/venv-$server"
+  python3 -m venv "$V"
+  if PIP_NO_INDEX=1 "$V/bin/pip" install --quiet --disable-pip-version-check "$wheel" >&2; then
+    mkdir -p "$V/work"
+    session "$server" "$V/work" "$V/work" "wheel $server (pip, venv)" "" "$V/bin/"
+  else
+    fail "wheel $server: pip install"
+  fi
+  U="$TMP/uv-$server"
+  mkdir -p "$U/work"
+  if UV_TOOL_DIR="$U/tools" UV_TOOL_BIN_DIR="$U/bin" UV_CACHE_DIR="$U/cache" UV_OFFLINE=1 \
+    "$UV" tool install --quiet "$wheel" >&2; then
+    session "$server" "$U/work" "$U/work" "wheel $server (uv tool install)" "" "$U/bin/"
+  else
+    fail "wheel $server: uv tool install"
+  fi
+done
+
+# ---------------------------------------------------------------------------------------------
+say "npm packages (npm install --offline of both tarballs, npx --no-install)"
+for server in "${SERVERS[@]}"; do
+  launcher="$OUT/npm/mcp-suite-$server-$VERSION.tgz"
+  platform="$OUT/npm/mcp-suite-$server-linux-x64-$VERSION.tgz"
+  N="$TMP/npm-$server"
+  mkdir -p "$N/work"
+  if (cd "$N" && npm install --offline --silent --no-audit --no-fund "$launcher" "$platform" >&2); then
+    session "$server" "$N/work" "$N/work" "npm $server (npx)" "" "npx --prefix $N --no-install "
+  else
+    fail "npm $server: npm install of $launcher and $platform"
+  fi
+done
+
+# ---------------------------------------------------------------------------------------------
+if [[ "${DIST_NO_MCPB:-0}" != 1 ]]; then
+  say "MCP Bundle manifests (mcpb validate)"
+  for manifest in "$OUT"/mcpb/*/manifest.json; do
+    npx --yes @anthropic-ai/mcpb@2 validate "$manifest" >&2 || fail "mcpb validate $manifest"
+  done
+fi
+
+if ((FAILED)); then
+  say "$FAILED artifact test(s) FAILED"
+  exit 1
+fi
+say "every artifact passed"
