@@ -504,10 +504,15 @@ impl Sandbox {
         options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
         let file = match self.inner.roots[root].dir.open_with(dot(&rel), &options) {
             Ok(file) => file.into_std(),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(changed()),
+            // Gone, a symlink now (refused as the last component, or leading out), a file on the
+            // way: what was resolved is not there any more.
             Err(e) => {
                 return Err(match SandboxError::from_io(e, shown, &self.inner.shown) {
-                    SandboxError::InvalidPath { .. } => changed(),
+                    SandboxError::InvalidPath { .. }
+                    | SandboxError::OutsideRoot { .. }
+                    | SandboxError::NotFound { .. }
+                    | SandboxError::NotADirectory { .. } => changed(),
+                    SandboxError::Io { kind: io::ErrorKind::InvalidInput, .. } => changed(),
                     other => other,
                 });
             }

@@ -5,7 +5,7 @@
 //! manuscript (usually outside the repository) and files it; the manuscript's canonical
 //! absolute path, hashed, is its `source_id`, stored in the article's frontmatter, so
 //! submitting the same manuscript again updates its article instead of creating `35-x/`,
-//! `36-x/`, ... (spec 001). `list_posts` lists the articles.
+//! `36-x/`, ... `list_posts` lists the articles.
 //!
 //! - [`source`]: the manuscript and its `source_id`.
 //! - [`frontmatter`]: finding, validating and editing YAML frontmatter without re-serialising it.
@@ -13,11 +13,15 @@
 //! - [`view`]: the fast read-only view used to scan thousands of articles.
 //! - [`index`]: what the server knows of the articles, and its copy on disk.
 //! - [`repo`]: the index, the lock, the upsert and the listing.
+//! - [`workspace`]: the repository and the source directories of a call (flags, client roots).
 //! - [`tools`]: the two MCP tools.
 
 use std::sync::Arc;
 
-use mcp_shared::{RegistryError, ServerIdentity, ToolRegistry};
+use mcp_shared::{
+    McpServer, RegistryError, ServerExtension, ServerIdentity, ToolRegistry,
+    reexports::rmcp::{RoleServer, service::Peer},
+};
 
 pub mod frontmatter;
 pub mod index;
@@ -26,8 +30,10 @@ pub mod slug;
 pub mod source;
 pub mod tools;
 pub mod view;
+pub mod workspace;
 
 pub use repo::{Repo, RepoConfig};
+pub use workspace::{Settings, Workspace};
 
 /// The binary's name, announced in `initialize`.
 pub const NAME: &str = "mcp-server-draft-post";
@@ -35,37 +41,57 @@ pub const NAME: &str = "mcp-server-draft-post";
 /// Why the server could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
-    /// The repository could not be opened.
+    /// `--repo` or a `--source-root` could not be opened.
     #[error(transparent)]
-    Open(#[from] repo::OpenError),
+    Setup(#[from] workspace::SetupError),
     /// A tool could not be registered.
     #[error(transparent)]
     Registry(#[from] RegistryError),
 }
 
 /// Who the server is, for `initialize`.
-pub fn identity() -> ServerIdentity {
+pub fn identity(workspace: &Workspace) -> ServerIdentity {
+    let mut instructions = "Files Markdown manuscripts into this repository as \
+        projects/<project>/NN-slug/article.md. Call `draft_post` with the manuscript's path \
+        (`source`: a .md, .markdown or .mdx file in an allowed source directory, not hidden) to file \
+        it; after editing the manuscript, call `draft_post` again with the SAME path: the path is the \
+        manuscript's identity (source_id), so its article is updated in place (action \"updated\", \
+        with a diff, or \"unchanged\") instead of a new numbered directory being created. `project` \
+        (default: the current year-month, e.g. 2026-01) and `slug` only apply to a new article. \
+        `list_posts` lists the articles with their numbers, titles and source_ids."
+        .to_owned();
+    if !workspace.has_repository() {
+        instructions.push(' ');
+        instructions.push_str(&mcp_shared::workspace::no_workspace_instructions(&workspace::REPO_FLAG));
+    }
     ServerIdentity {
         name: NAME.to_owned(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
         title: Some("mcp-suite draft-post".to_owned()),
-        instructions: "Files Markdown manuscripts into this repository as \
-            projects/<project>/NN-slug/article.md. Call `draft_post` with the manuscript's path \
-            (`source`) to file it; after editing the manuscript, call `draft_post` again with the \
-            SAME path: the path is the manuscript's identity (source_id), so its article is updated \
-            in place (action \"updated\", or \"unchanged\") instead of a new numbered directory being \
-            created. `project` (default: the current year-month, e.g. 2026-01) and `slug` only apply \
-            to a new article. `list_posts` lists the articles with their numbers, titles and \
-            source_ids."
-            .to_owned(),
+        instructions,
     }
 }
 
-/// Every tool of this server, over the repository of `config`.
-pub fn registry(config: &RepoConfig) -> Result<ToolRegistry, BuildError> {
-    let repo = Arc::new(Repo::open(config)?);
+/// Every tool of this server, over `workspace`.
+pub fn registry(workspace: &Arc<Workspace>) -> Result<ToolRegistry, RegistryError> {
     let mut registry = ToolRegistry::new();
-    registry.register(tools::draft_post::DraftPost::new(Arc::clone(&repo)))?;
-    registry.register(tools::list_posts::ListPosts::new(repo))?;
+    registry.register(tools::draft_post::DraftPost::new(Arc::clone(workspace)))?;
+    registry.register(tools::list_posts::ListPosts::new(Arc::clone(workspace)))?;
     Ok(registry)
+}
+
+/// The client-roots hook: a client whose roots changed is asked for them again.
+struct RootsHook(Arc<Workspace>);
+
+impl ServerExtension for RootsHook {
+    fn on_roots_list_changed(&self, peer: Peer<RoleServer>) {
+        self.0.invalidate(&peer);
+    }
+}
+
+/// The whole server for `settings`.
+pub fn server(settings: Settings) -> Result<McpServer, BuildError> {
+    let workspace = Arc::new(Workspace::new(settings)?);
+    let registry = registry(&workspace)?;
+    Ok(McpServer::new(identity(&workspace), registry).with_extension(Arc::new(RootsHook(workspace))))
 }

@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 
 use clap::Parser;
-use mcp_server_draft_post::RepoConfig;
-use mcp_shared::{McpServer, TransportArgs, logging};
+use mcp_server_draft_post::Settings;
+use mcp_shared::{TransportArgs, logging};
 
 /// MCP server that files Markdown manuscripts into projects/<project>/NN-slug/article.md,
 /// idempotently: the manuscript's path is its identity, so a re-submitted manuscript updates
@@ -12,9 +12,22 @@ use mcp_shared::{McpServer, TransportArgs, logging};
 #[derive(Debug, Parser)]
 #[command(name = "mcp-server-draft-post", version, about)]
 struct Cli {
-    /// The repository; articles live in DIR/projects/<project>/NN-slug/article.md.
-    #[arg(long, value_name = "DIR", default_value = ".")]
-    repo: PathBuf,
+    /// The repository; articles live in DIR/projects/<project>/NN-slug/article.md. Default: the
+    /// client's root when it declares exactly one, else the working directory if it is a
+    /// project (not /, the home directory or a system directory), else none (every call is
+    /// refused until this flag is given).
+    #[arg(long, value_name = "DIR")]
+    repo: Option<PathBuf>,
+
+    /// A directory manuscripts may be read from (repeatable). Default: the repository, its
+    /// parent and the working directory, each only if it is a project directory; narrowed by
+    /// the client's roots.
+    #[arg(long = "source-root", value_name = "DIR")]
+    source_roots: Vec<PathBuf>,
+
+    /// The largest manuscript, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = mcp_server_draft_post::source::DEFAULT_MAX_MANUSCRIPT_BYTES)]
+    max_manuscript_size: u64,
 
     /// Do not fsync written articles (faster; a power cut may then lose the last write, a crash
     /// of the server still cannot tear an article).
@@ -31,11 +44,17 @@ fn main() -> anyhow::Result<()> {
         name: mcp_server_draft_post::NAME,
         version: env!("CARGO_PKG_VERSION"),
         summary: "files manuscripts into projects/<project>/NN-slug/article.md, idempotently (tools: draft_post, list_posts)",
-        example_args: "--repo /path/to/blog",
+        example_args: "--repo /path/to/blog --source-root /path/to/drafts",
     });
-    let config = RepoConfig { repo: cli.repo, base_dir: std::env::current_dir()?, fsync: !cli.no_fsync };
-    let registry = mcp_server_draft_post::registry(&config)?;
-    let server = McpServer::new(mcp_server_draft_post::identity(), registry);
+    let settings = Settings {
+        repo: cli.repo,
+        source_roots: cli.source_roots,
+        cwd: std::env::current_dir()?,
+        home: mcp_shared::workspace::home_dir(),
+        max_manuscript_bytes: cli.max_manuscript_size,
+        fsync: !cli.no_fsync,
+    };
+    let server = mcp_server_draft_post::server(settings)?;
     mcp_shared::serve_blocking(server, &cli.transport)?;
     Ok(())
 }

@@ -46,7 +46,7 @@ use crate::{
     frontmatter::{self, Located},
     index::{self, ArticleState, Entry, INDEX_FILE, Index, ProjectIndex, Seen, racy},
     slug,
-    source::{self, SourceError},
+    source::{self, SourceError, Sources},
     view::{self, Kind, Stamp, View, now_ns},
 };
 
@@ -86,7 +86,8 @@ pub struct Failure {
 }
 
 impl Failure {
-    fn new(code: ErrorCode, message: impl Into<String>) -> Failure {
+    /// A failure with `code` and `message`.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Failure {
         Failure { code, message: message.into() }
     }
 }
@@ -119,8 +120,6 @@ pub enum OpenError {
 pub struct RepoConfig {
     /// The repository directory (`--repo`).
     pub repo: PathBuf,
-    /// Where relative manuscript paths are resolved (the server's working directory).
-    pub base_dir: PathBuf,
     /// Whether writes are fsync'ed (`--no-fsync` clears it).
     pub fsync: bool,
 }
@@ -505,7 +504,6 @@ fn carries_id(bytes: &[u8], id: &str) -> bool {
 pub struct Repo {
     sandbox: Sandbox,
     view: View,
-    base_dir: PathBuf,
     fsync: bool,
     index: Mutex<Index>,
 }
@@ -529,13 +527,7 @@ impl Repo {
             .and_then(|root| sandbox.open_dir_handle(&root))
             .map(View::from_dir)
             .map_err(|source| OpenError::Sandbox { path: shown, source })?;
-        Ok(Repo {
-            sandbox,
-            view,
-            base_dir: config.base_dir.clone(),
-            fsync: config.fsync,
-            index: Mutex::new(Index::default()),
-        })
+        Ok(Repo { sandbox, view, fsync: config.fsync, index: Mutex::new(Index::default()) })
     }
 
     /// The repository's canonical path.
@@ -820,8 +812,13 @@ impl Repo {
     /// `draft_post`: files the manuscript (see the module docs).
     ///
     /// `cancelled` is asked before anything is written; when it says yes, nothing is.
-    pub fn draft_post(&self, request: &DraftRequest, cancelled: &dyn Fn() -> bool) -> Result<Outcome, Failure> {
-        let manuscript = source::read_manuscript(&self.base_dir, &request.source).map_err(source_failure)?;
+    pub fn draft_post(
+        &self,
+        request: &DraftRequest,
+        sources: &Sources,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<Outcome, Failure> {
+        let manuscript = source::read_manuscript(sources, &request.source).map_err(source_failure)?;
         let id = manuscript.source_id.clone();
         let (text, meta) = frontmatter::compose_article(&manuscript.text, &id).map_err(|e| {
             Failure::new(
@@ -1157,18 +1154,9 @@ fn cancelled_failure() -> Failure {
     Failure::new(ErrorCode::Cancelled, "draft_post was cancelled before it wrote anything; nothing was changed.")
 }
 
-/// The failure for a manuscript that could not be read.
+/// The failure for a manuscript that was refused or could not be read.
 fn source_failure(error: SourceError) -> Failure {
-    let code = match &error {
-        SourceError::Empty => ErrorCode::InvalidArgs,
-        SourceError::NotFound { .. } => ErrorCode::NotFound,
-        SourceError::IsADirectory { .. } | SourceError::NotAFile { .. } | SourceError::NotUtf8 { .. } => {
-            ErrorCode::InvalidInput
-        }
-        SourceError::TooLarge { .. } => ErrorCode::FileTooLarge,
-        SourceError::PermissionDenied { .. } => ErrorCode::AccessDenied,
-        SourceError::Io { .. } => ErrorCode::InternalError,
-    };
+    let code = error.code();
     let mut message = error.to_string();
     if let Some(first) = message.get(..1) {
         let upper = first.to_uppercase();

@@ -1,32 +1,82 @@
-//! The manuscript: its identity (`source_id`, from its canonical path) and its text.
+//! The manuscript: where it may come from, what it must be, its identity (`source_id`, from
+//! its canonical path) and its text.
 //!
-//! The manuscript usually lives outside the repository (the agent's scratch space), so it is
-//! read with `std::fs`, not through the repository's sandbox; it is only ever read.
+//! A manuscript is read on a model's say-so and copied into a repository that is usually
+//! public, so the read is confined like a write: the path must resolve (symlinks followed,
+//! through the shared sandbox, never by a string prefix) to a regular Markdown file inside one
+//! of the allowed source directories, with no hidden component (`.env`, `.ssh/`, `.config/`)
+//! between that directory and the file. The checks apply to the resolved path, not to the name
+//! the model gave: a `seed.md` that is a symlink to a key is judged as the key.
+//!
+//! The file is then opened through the source directory's handle and proven to be the file that
+//! was checked ([`Sandbox::open_resolved`]: same device and inode, no symlink, no blocking), and
+//! read from that descriptor only, so a path swapped for a symlink between the check and the
+//! read cannot smuggle another file in.
 
-use std::{
-    io::Read,
-    path::{Path, PathBuf},
+use std::{io::Read, path::Path};
+
+use mcp_shared::{
+    ErrorCode,
+    sandbox::{ResolvedFile, ResolvedKind, Sandbox, SandboxError},
 };
-
 use sha2::{Digest, Sha256};
 
 /// The prefix a `source` may carry (`FILE:path/to/seed.md`); it is stripped.
 pub const FILE_PREFIX: &str = "FILE:";
 
-/// The largest manuscript read, in bytes.
-pub const MAX_MANUSCRIPT_BYTES: u64 = 16 * 1024 * 1024;
+/// The default largest manuscript, in bytes (`--max-manuscript-size`): 1 MiB, some 150,000
+/// words of Markdown, far above any article, and a small bound on what a mistaken call copies.
+pub const DEFAULT_MAX_MANUSCRIPT_BYTES: u64 = 1024 * 1024;
+
+/// The extensions of a manuscript's file name (compared without regard to case).
+pub const MARKDOWN_EXTENSIONS: [&str; 3] = ["md", "markdown", "mdx"];
 
 /// How many hex digits of the SHA-256 make a `source_id`.
 pub const SOURCE_ID_HEX_DIGITS: usize = 16;
 
-/// Why a manuscript could not be read. Every message names the path as the caller wrote it,
-/// never the resolved one.
+/// What a valid source looks like, appended to every refusal of where a source comes from.
+const WHAT_A_SOURCE_IS: &str = "A manuscript is a UTF-8 Markdown file (.md, .markdown or .mdx) inside one of the \
+                                allowed source directories, not in a hidden file or directory (a name starting with \
+                                `.`)";
+
+/// Why a manuscript was refused or could not be read. Every message names the path as the
+/// caller wrote it, never the resolved one, and a refusal of where it comes from says nothing
+/// of whether it exists.
 #[derive(Debug, thiserror::Error)]
 pub enum SourceError {
     /// `source` is empty (after the prefix).
     #[error("`source` is empty; pass the path of the manuscript, e.g. \"FILE:drafts/seed.md\"")]
     Empty,
-    /// Nothing at that path.
+    /// The path (or a symlink on the way) leads outside every allowed source directory.
+    #[error(
+        "the manuscript {shown:?} is not inside an allowed source directory ({roots}). {WHAT_A_SOURCE_IS}: write it \
+         in one of them and pass that path, or ask the user to add its directory with --source-root DIR"
+    )]
+    Outside {
+        /// The path as given.
+        shown: String,
+        /// The allowed source directories, comma-separated.
+        roots: String,
+    },
+    /// A component of the resolved path inside the source directory is hidden.
+    #[error(
+        "the manuscript {shown:?} is refused: it is, or is reached through, a hidden file or directory. \
+         {WHAT_A_SOURCE_IS}; move the draft out of the hidden directory"
+    )]
+    Hidden {
+        /// The path as given.
+        shown: String,
+    },
+    /// The resolved file name is not a Markdown one.
+    #[error(
+        "the manuscript {shown:?} is refused: the file it names does not end in .md, .markdown or .mdx. \
+         {WHAT_A_SOURCE_IS}; save the draft as such a file"
+    )]
+    NotMarkdown {
+        /// The path as given.
+        shown: String,
+    },
+    /// Nothing at that path (inside an allowed directory).
     #[error(
         "the manuscript {shown:?} does not exist (relative paths are resolved against the server's working \
          directory); check the path, or pass an absolute one"
@@ -41,14 +91,17 @@ pub enum SourceError {
         /// The path as given.
         shown: String,
     },
-    /// Not a regular file (a device, a socket, a FIFO).
+    /// Not a regular file (a device, a socket, a FIFO, a view of the system under `/proc`).
     #[error("the manuscript {shown:?} is not a regular file; pass the path of a Markdown file")]
     NotAFile {
         /// The path as given.
         shown: String,
     },
-    /// Larger than [`MAX_MANUSCRIPT_BYTES`].
-    #[error("the manuscript {shown:?} is {len} bytes, more than the {max} bytes a manuscript may have")]
+    /// Larger than the limit.
+    #[error(
+        "the manuscript {shown:?} is {len} bytes, more than the {max} bytes a manuscript may have \
+         (--max-manuscript-size)"
+    )]
     TooLarge {
         /// The path as given.
         shown: String,
@@ -69,13 +122,19 @@ pub enum SourceError {
         /// Its column (1-based, in characters).
         column: usize,
     },
+    /// The file changed between the check and the read (swapped for a symlink or another file).
+    #[error("the manuscript {shown:?} changed while it was being read; call draft_post again")]
+    Changed {
+        /// The path as given.
+        shown: String,
+    },
     /// The OS refused to let the server read it.
     #[error("the server may not read the manuscript {shown:?} (permission denied)")]
     PermissionDenied {
         /// The path as given.
         shown: String,
     },
-    /// Any other I/O failure (the details are logged).
+    /// Any other failure (the details are logged).
     #[error("the manuscript {shown:?} could not be read ({kind}); check the file and try again")]
     Io {
         /// The path as given.
@@ -83,6 +142,25 @@ pub enum SourceError {
         /// The kind of failure.
         kind: std::io::ErrorKind,
     },
+}
+
+impl SourceError {
+    /// The error code of this refusal.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            SourceError::Empty
+            | SourceError::NotMarkdown { .. }
+            | SourceError::IsADirectory { .. }
+            | SourceError::NotAFile { .. } => ErrorCode::InvalidArgs,
+            SourceError::Outside { .. } => ErrorCode::OutsideRoot,
+            SourceError::Hidden { .. } | SourceError::PermissionDenied { .. } => ErrorCode::AccessDenied,
+            SourceError::NotFound { .. } => ErrorCode::NotFound,
+            SourceError::TooLarge { .. } => ErrorCode::FileTooLarge,
+            SourceError::NotUtf8 { .. } => ErrorCode::InvalidInput,
+            SourceError::Changed { .. } => ErrorCode::Conflict,
+            SourceError::Io { .. } => ErrorCode::InternalError,
+        }
+    }
 }
 
 /// A manuscript read from disk.
@@ -96,6 +174,17 @@ pub struct Manuscript {
     pub stem: Option<String>,
     /// Its text.
     pub text: String,
+}
+
+/// Where manuscripts may come from, and how large they may be.
+#[derive(Debug, Clone)]
+pub struct Sources {
+    /// The allowed source directories (configured, narrowed by the client's roots).
+    pub roots: Sandbox,
+    /// Where relative paths are resolved (the server's working directory).
+    pub base: std::path::PathBuf,
+    /// The largest manuscript, in bytes.
+    pub max_bytes: u64,
 }
 
 /// `source` without a leading `FILE:`.
@@ -114,17 +203,6 @@ pub fn source_id(canonical: &Path) -> String {
     hex
 }
 
-fn io_error(error: std::io::Error, shown: &str) -> SourceError {
-    tracing::debug!(%error, path = shown, "cannot read the manuscript");
-    let shown = shown.to_owned();
-    match error.kind() {
-        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory => SourceError::NotFound { shown },
-        std::io::ErrorKind::IsADirectory => SourceError::IsADirectory { shown },
-        std::io::ErrorKind::PermissionDenied => SourceError::PermissionDenied { shown },
-        kind => SourceError::Io { shown, kind },
-    }
-}
-
 /// Line and column (1-based, in characters) of byte offset `at` in `bytes` (valid UTF-8 up to
 /// `at`).
 fn line_column(bytes: &[u8], at: usize) -> (usize, usize) {
@@ -135,53 +213,9 @@ fn line_column(bytes: &[u8], at: usize) -> (usize, usize) {
     (line, column)
 }
 
-/// The canonical form of the absolute path `path` the way POSIX `realpath` would give it if
-/// every missing component were a plain directory (Python's non-strict `os.path.realpath`):
-/// symlinks of the components that exist are resolved, `.` is dropped and `..` removes the
-/// component before it, whether that one exists or not.
-fn lenient_realpath(path: &Path) -> std::io::Result<PathBuf> {
-    use std::path::Component;
-    let mut resolved = PathBuf::from("/");
-    // Components still to walk, the next one last.
-    let mut pending: Vec<std::ffi::OsString> = Vec::new();
-    let push = |pending: &mut Vec<std::ffi::OsString>, p: &Path| {
-        for c in p.components().rev() {
-            match c {
-                Component::Normal(name) => pending.push(name.to_owned()),
-                Component::ParentDir => pending.push("..".into()),
-                Component::CurDir | Component::RootDir | Component::Prefix(_) => {}
-            }
-        }
-    };
-    push(&mut pending, path);
-    let mut links = 0;
-    while let Some(name) = pending.pop() {
-        if name == ".." {
-            resolved.pop();
-            continue;
-        }
-        let next = resolved.join(&name);
-        match std::fs::symlink_metadata(&next) {
-            Ok(md) if md.file_type().is_symlink() => {
-                links += 1;
-                if links > 40 {
-                    return Err(std::io::Error::from(std::io::ErrorKind::NotFound));
-                }
-                let target = std::fs::read_link(&next)?;
-                if target.is_absolute() {
-                    resolved = PathBuf::from("/");
-                }
-                push(&mut pending, &target);
-            }
-            _ => resolved = next,
-        }
-    }
-    Ok(resolved)
-}
-
 /// Whether `file` lives on a kernel pseudo file system (`/proc`, `/sys`): such files look
 /// regular but are views of the system (`/proc/self/environ` is the server's environment), never
-/// a manuscript, and must not be copied into the repository.
+/// a manuscript, even under a source directory someone pointed there.
 fn is_pseudo_file(file: &std::fs::File) -> bool {
     const PROC_SUPER_MAGIC: u64 = 0x9fa0;
     const SYSFS_MAGIC: u64 = 0x6265_6572;
@@ -197,9 +231,40 @@ fn is_pseudo_file(file: &std::fs::File) -> bool {
     }
 }
 
+/// Whether `name` ends in a Markdown extension.
+pub fn is_markdown_name(name: &Path) -> bool {
+    name.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| MARKDOWN_EXTENSIONS.iter().any(|m| e.eq_ignore_ascii_case(m)))
+}
+
+/// The refusal for a sandbox failure on the manuscript's path.
+fn sandbox_error(error: SandboxError, shown: &str) -> SourceError {
+    tracing::debug!(%error, path = shown, "manuscript refused or unreadable");
+    let shown = shown.to_owned();
+    match error {
+        SandboxError::OutsideRoot { roots, .. } => SourceError::Outside { shown, roots },
+        SandboxError::NotFound { .. } | SandboxError::NotADirectory { .. } => SourceError::NotFound { shown },
+        SandboxError::IsADirectory { .. } => SourceError::IsADirectory { shown },
+        SandboxError::PermissionDenied { .. } => SourceError::PermissionDenied { shown },
+        // A symlink that stopped being one while it was read (EINVAL), a swap caught by the open.
+        SandboxError::InvalidPath { .. } | SandboxError::Io { kind: std::io::ErrorKind::InvalidInput, .. } => {
+            SourceError::Changed { shown }
+        }
+        SandboxError::AlreadyExists { .. } => SourceError::Io { shown, kind: std::io::ErrorKind::AlreadyExists },
+        SandboxError::Io { kind, .. } => SourceError::Io { shown, kind },
+    }
+}
+
 /// Reads the manuscript `source` (a `FILE:` prefix stripped; a relative path resolved against
-/// `base`, the server's working directory).
-pub fn read_manuscript(base: &Path, source: &str) -> Result<Manuscript, SourceError> {
+/// `sources.base`), refusing anything that is not a manuscript from an allowed place.
+pub fn read_manuscript(sources: &Sources, source: &str) -> Result<Manuscript, SourceError> {
+    read_checked(sources, source, &|| {})
+}
+
+/// [`read_manuscript`], with `between` run after the checks and before the open (tests swap
+/// the file there, deterministically).
+fn read_checked(sources: &Sources, source: &str, between: &dyn Fn()) -> Result<Manuscript, SourceError> {
     let shown = strip_file_prefix(source);
     if shown.is_empty() {
         return Err(SourceError::Empty);
@@ -208,56 +273,63 @@ pub fn read_manuscript(base: &Path, source: &str) -> Result<Manuscript, SourceEr
         return Err(SourceError::NotFound { shown: shown.replace('\0', "\\0") });
     }
     let given = Path::new(shown);
-    let joined: PathBuf = if given.is_absolute() { given.to_path_buf() } else { base.join(given) };
-    let canonical = match std::fs::canonicalize(&joined) {
-        Ok(canonical) => canonical,
-        // `a/../seed.md` where `a` does not exist (or is a file): the kernel refuses the path,
-        // but it names `seed.md` all the same, as Python's `os.path.realpath` says.
-        Err(e) if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) => {
-            lenient_realpath(&joined).map_err(|e| io_error(e, shown))?
-        }
-        Err(e) => return Err(io_error(e, shown)),
+    let joined = if given.is_absolute() { given.to_path_buf() } else { sources.base.join(given) };
+    let Some(joined) = joined.to_str() else {
+        return Err(SourceError::NotFound { shown: shown.to_owned() });
     };
-    // Non-blocking, so that a FIFO passed as the manuscript is refused, not waited on.
-    let mut file = {
-        use std::os::unix::fs::OpenOptionsExt;
-        std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
-            .open(&canonical)
-            .map_err(|e| io_error(e, shown))?
-    };
-    let metadata = file.metadata().map_err(|e| io_error(e, shown))?;
-    if metadata.is_dir() {
-        return Err(SourceError::IsADirectory { shown: shown.to_owned() });
+    let roots = &sources.roots;
+    let resolved: ResolvedFile =
+        roots.resolve(joined).and_then(|p| roots.resolve_file(&p)).map_err(|e| sandbox_error(e, shown))?;
+    // Decided on the resolved path before anything about the file itself is looked at, so that
+    // a refusal says nothing of whether the file exists.
+    if resolved.rel().components().any(|c| c.as_os_str().as_encoded_bytes().starts_with(b".")) {
+        return Err(SourceError::Hidden { shown: shown.to_owned() });
     }
-    if !metadata.is_file() || is_pseudo_file(&file) {
+    if !is_markdown_name(resolved.canonical()) {
+        return Err(SourceError::NotMarkdown { shown: shown.to_owned() });
+    }
+    match resolved.kind() {
+        ResolvedKind::File => {}
+        ResolvedKind::Missing => return Err(SourceError::NotFound { shown: shown.to_owned() }),
+        ResolvedKind::Dir => return Err(SourceError::IsADirectory { shown: shown.to_owned() }),
+        ResolvedKind::Other => return Err(SourceError::NotAFile { shown: shown.to_owned() }),
+    }
+    between();
+    let mut file = roots.open_resolved(&resolved).map_err(|e| sandbox_error(e, shown))?;
+    if is_pseudo_file(&file) {
         return Err(SourceError::NotAFile { shown: shown.to_owned() });
     }
-    if metadata.len() > MAX_MANUSCRIPT_BYTES {
-        return Err(SourceError::TooLarge { shown: shown.to_owned(), len: metadata.len(), max: MAX_MANUSCRIPT_BYTES });
+    let io = |e: std::io::Error| {
+        tracing::debug!(error = %e, path = shown, "cannot read the manuscript");
+        SourceError::Io { shown: shown.to_owned(), kind: e.kind() }
+    };
+    let max = sources.max_bytes;
+    let len = file.metadata().map_err(io)?.len();
+    if len > max {
+        return Err(SourceError::TooLarge { shown: shown.to_owned(), len, max });
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0));
-    (&mut file).take(MAX_MANUSCRIPT_BYTES + 1).read_to_end(&mut bytes).map_err(|e| io_error(e, shown))?;
-    if bytes.len() as u64 > MAX_MANUSCRIPT_BYTES {
-        return Err(SourceError::TooLarge {
-            shown: shown.to_owned(),
-            len: bytes.len() as u64,
-            max: MAX_MANUSCRIPT_BYTES,
-        });
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    (&mut file).take(max + 1).read_to_end(&mut bytes).map_err(io)?;
+    if bytes.len() as u64 > max {
+        return Err(SourceError::TooLarge { shown: shown.to_owned(), len: bytes.len() as u64, max });
     }
     let text = String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let (line, column) = line_column(e.as_bytes(), at);
         SourceError::NotUtf8 { shown: shown.to_owned(), line, column }
     })?;
+    let canonical = resolved.canonical();
     let stem = canonical.file_stem().and_then(|s| s.to_str()).map(str::to_owned);
-    Ok(Manuscript { shown: shown.to_owned(), source_id: source_id(&canonical), stem, text })
+    Ok(Manuscript { shown: shown.to_owned(), source_id: source_id(canonical), stem, text })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn sources(roots: &[&Path], base: &Path) -> Sources {
+        Sources { roots: Sandbox::new(roots).unwrap(), base: base.to_path_buf(), max_bytes: 64 }
+    }
 
     #[test]
     fn source_id_is_16_hex_digits_of_sha256_of_the_path() {
@@ -274,48 +346,113 @@ mod tests {
     #[test]
     fn the_same_file_by_any_spelling_has_one_id() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir(dir.path().join("a")).unwrap();
-        std::fs::write(dir.path().join("seed.md"), "# hi\n").unwrap();
-        std::os::unix::fs::symlink(dir.path().join("seed.md"), dir.path().join("link.md")).unwrap();
-        let plain = read_manuscript(dir.path(), "seed.md").unwrap();
-        let dotted = read_manuscript(dir.path(), "./a/../seed.md").unwrap();
-        let prefixed = read_manuscript(dir.path(), "FILE:seed.md").unwrap();
-        let linked = read_manuscript(dir.path(), "link.md").unwrap();
-        let absolute = read_manuscript(Path::new("/"), dir.path().join("seed.md").to_str().unwrap()).unwrap();
-        // Through a directory that does not exist, or a file: still `seed.md` (as realpath says).
-        let ghost = read_manuscript(dir.path(), "./ghost/../seed.md").unwrap();
-        let through_file = read_manuscript(dir.path(), "seed.md/../seed.md").unwrap();
-        let through_link = read_manuscript(dir.path(), "link.md/../../ghost/../seed.md");
-        assert!(matches!(through_link, Err(SourceError::NotFound { .. })), "{through_link:?}");
+        let d = dir.path();
+        std::fs::create_dir(d.join("a")).unwrap();
+        std::fs::write(d.join("seed.md"), "# hi\n").unwrap();
+        std::os::unix::fs::symlink(d.join("seed.md"), d.join("link.md")).unwrap();
+        let s = sources(&[d], d);
+        let plain = read_manuscript(&s, "seed.md").unwrap();
+        let canonical = d.canonicalize().unwrap().join("seed.md");
+        assert_eq!(plain.source_id, source_id(&canonical));
+        let dotted = read_manuscript(&s, "./a/../seed.md").unwrap();
+        let prefixed = read_manuscript(&s, "FILE:seed.md").unwrap();
+        let linked = read_manuscript(&s, "link.md").unwrap();
+        let absolute = read_manuscript(&sources(&[d], Path::new("/")), d.join("seed.md").to_str().unwrap()).unwrap();
+        // `..` is applied to the path as written: through a directory that does not exist, or a
+        // file, it is still `seed.md`.
+        let ghost = read_manuscript(&s, "./ghost/../seed.md").unwrap();
+        let through_file = read_manuscript(&s, "seed.md/../seed.md").unwrap();
         for m in [&dotted, &prefixed, &linked, &absolute, &ghost, &through_file] {
             assert_eq!(m.source_id, plain.source_id);
         }
         assert_eq!(plain.stem.as_deref(), Some("seed"));
         assert_eq!(prefixed.shown, "seed.md");
+        // The root named through a symlink is the same root.
+        std::os::unix::fs::symlink(d, d.join("a/root-link")).unwrap();
+        let via_alias = sources(&[&d.join("a/root-link")], d);
+        assert_eq!(read_manuscript(&via_alias, "a/root-link/seed.md").unwrap().source_id, plain.source_id);
+    }
+
+    #[test]
+    fn where_a_source_may_come_from() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let root = d.join("drafts");
+        std::fs::create_dir_all(root.join(".config/app")).unwrap();
+        std::fs::create_dir_all(d.join("outside")).unwrap();
+        std::fs::write(root.join(".config/app/notes.md"), "secret").unwrap();
+        std::fs::write(root.join(".env.md"), "AWS=1").unwrap();
+        std::fs::write(root.join("id_ed25519"), "KEY").unwrap();
+        std::fs::write(d.join("outside/x.md"), "outside").unwrap();
+        std::os::unix::fs::symlink(root.join("id_ed25519"), root.join("key.md")).unwrap();
+        std::os::unix::fs::symlink(root.join(".config/app/notes.md"), root.join("notes.md")).unwrap();
+        std::os::unix::fs::symlink(d.join("outside/x.md"), root.join("out.md")).unwrap();
+        std::fs::write(root.join("UPPER.MD"), "ok").unwrap();
+        std::fs::write(root.join("big.md"), "x".repeat(65)).unwrap();
+        let s = sources(&[&root], &root);
+        let code = |path: &str| read_manuscript(&s, path).map(|_| ()).map_err(|e| e.code().as_str().to_owned());
+        assert_eq!(code("UPPER.MD"), Ok(()));
+        assert_eq!(code(".config/app/notes.md"), Err("ACCESS_DENIED".to_owned()));
+        assert_eq!(code(".config/app/missing.md"), Err("ACCESS_DENIED".to_owned()), "no existence leak");
+        assert_eq!(code("notes.md"), Err("ACCESS_DENIED".to_owned()), "judged by the resolved path");
+        assert_eq!(code(".env.md"), Err("ACCESS_DENIED".to_owned()));
+        assert_eq!(code("id_ed25519"), Err("INVALID_ARGS".to_owned()));
+        assert_eq!(code("missing-key"), Err("INVALID_ARGS".to_owned()), "no existence leak");
+        assert_eq!(code("key.md"), Err("INVALID_ARGS".to_owned()));
+        for outside in ["out.md", "../outside/x.md", "../outside/missing.md", "/etc/passwd", "/proc/self/environ"] {
+            assert_eq!(code(outside), Err("OUTSIDE_ROOT".to_owned()), "{outside}");
+        }
+        assert_eq!(code("big.md"), Err("FILE_TOO_LARGE".to_owned()));
+        assert_eq!(code("missing.md"), Err("NOT_FOUND".to_owned()));
+        let message = read_manuscript(&s, "/etc/passwd").unwrap_err().to_string();
+        assert!(message.contains(".md, .markdown or .mdx") && message.contains("--source-root"), "{message}");
+        assert!(!message.contains("root:"), "{message}");
+    }
+
+    #[test]
+    fn a_swap_between_the_check_and_the_read_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join(".ssh")).unwrap();
+        std::fs::write(root.join(".ssh/key.md"), "PRIVATE KEY").unwrap();
+        std::fs::write(root.join("seed.md"), "# seed\n").unwrap();
+        let s = sources(&[&root], &root);
+        let swap = || {
+            std::fs::remove_file(root.join("seed.md")).unwrap();
+            std::os::unix::fs::symlink(root.join(".ssh/key.md"), root.join("seed.md")).unwrap();
+        };
+        match read_checked(&s, "seed.md", &swap) {
+            Err(e @ SourceError::Changed { .. }) => assert_eq!(e.code(), ErrorCode::Conflict),
+            other => panic!("{other:?}"),
+        }
+        // Swapped back to a plain file: read as usual.
+        std::fs::remove_file(root.join("seed.md")).unwrap();
+        std::fs::write(root.join("seed.md"), "# seed\n").unwrap();
+        assert_eq!(read_checked(&s, "seed.md", &|| {}).unwrap().text, "# seed\n");
     }
 
     #[test]
     fn bad_sources_are_classified() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("latin1.md"), b"ok\ncaf\xe9\n").unwrap();
-        assert!(matches!(read_manuscript(dir.path(), ""), Err(SourceError::Empty)));
-        assert!(matches!(read_manuscript(dir.path(), "FILE:"), Err(SourceError::Empty)));
-        assert!(matches!(read_manuscript(dir.path(), "nope.md"), Err(SourceError::NotFound { .. })));
-        assert!(matches!(read_manuscript(dir.path(), "."), Err(SourceError::IsADirectory { .. })));
-        assert!(std::process::Command::new("mkfifo").arg(dir.path().join("fifo.md")).status().unwrap().success());
-        assert!(matches!(read_manuscript(dir.path(), "fifo.md"), Err(SourceError::NotAFile { .. })));
-        // Regular-looking views of the system are not manuscripts.
-        for pseudo in ["/proc/self/environ", "/proc/self/status", "/sys/kernel/mm/transparent_hugepage/enabled"] {
-            if Path::new(pseudo).exists() {
-                let got = read_manuscript(dir.path(), pseudo);
-                assert!(matches!(got, Err(SourceError::NotAFile { .. })), "{pseudo}: {got:?}");
-            }
-        }
-        match read_manuscript(dir.path(), "latin1.md") {
+        let d = dir.path();
+        std::fs::write(d.join("latin1.md"), b"ok\ncaf\xe9\n").unwrap();
+        std::fs::create_dir(d.join("dir.md")).unwrap();
+        let s = sources(&[d], d);
+        assert!(matches!(read_manuscript(&s, ""), Err(SourceError::Empty)));
+        assert!(matches!(read_manuscript(&s, "FILE:"), Err(SourceError::Empty)));
+        assert!(matches!(read_manuscript(&s, "nope.md"), Err(SourceError::NotFound { .. })));
+        assert!(matches!(read_manuscript(&s, "dir.md"), Err(SourceError::IsADirectory { .. })));
+        assert!(std::process::Command::new("mkfifo").arg(d.join("fifo.md")).status().unwrap().success());
+        assert!(matches!(read_manuscript(&s, "fifo.md"), Err(SourceError::NotAFile { .. })));
+        // Regular-looking views of the system are not manuscripts, even under a source root.
+        let proc = sources(&[Path::new("/proc/self")], d);
+        let got = read_manuscript(&proc, "/proc/self/environ");
+        assert!(matches!(got, Err(SourceError::NotMarkdown { .. })), "{got:?}");
+        match read_manuscript(&s, "latin1.md") {
             Err(SourceError::NotUtf8 { line, column, .. }) => assert_eq!((line, column), (2, 4)),
             other => panic!("{other:?}"),
         }
-        let message = read_manuscript(dir.path(), "nope.md").unwrap_err().to_string();
-        assert!(message.contains("\"nope.md\"") && !message.contains(dir.path().to_str().unwrap()), "{message}");
+        let message = read_manuscript(&s, "nope.md").unwrap_err().to_string();
+        assert!(message.contains("\"nope.md\"") && !message.contains(d.to_str().unwrap()), "{message}");
     }
 }

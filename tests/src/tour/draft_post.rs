@@ -1,6 +1,7 @@
 //! Tour of `mcp-server-draft-post`: a manuscript filed with `draft_post`, edited and filed
 //! again (the same numbered directory is updated, not a new one made), filed a third time
-//! unchanged; `list_posts`; and the errors a model meets (a bad project, a missing manuscript).
+//! unchanged; `list_posts`; and the errors a model meets (a bad project, a missing manuscript, a
+//! file outside the source directories).
 
 use std::path::PathBuf;
 
@@ -50,7 +51,8 @@ pub fn run(t: &mut Tour) -> Result<()> {
     std::fs::write(&seed, "---\ntitle: MCP and idempotency\ntags: [mcp]\n---\nFirst draft.\n")?;
     let seed = seed.display().to_string();
 
-    let mut c = t.spawn(BINARY, &["--repo", &repo.display().to_string()])?;
+    let drafts = dir.0.join("drafts").display().to_string();
+    let mut c = t.spawn(BINARY, &["--repo", &repo.display().to_string(), "--source-root", &drafts])?;
     t.initialize(&mut c, BINARY)?;
     t.tools_list(&mut c, &["draft_post", "list_posts"])?;
 
@@ -93,8 +95,17 @@ pub fn run(t: &mut Tour) -> Result<()> {
     )?;
     t.expect_error("project \"../elsewhere\" is INVALID_ARGS", &r, "INVALID_ARGS");
 
-    let r = t.call(&mut c, "bad call: no such manuscript", "draft_post", json!({"source": "FILE:/no/such/seed.md"}))?;
+    let missing = format!("FILE:{drafts}/no-such-seed.md");
+    let r = t.call(&mut c, "bad call: no such manuscript", "draft_post", json!({"source": missing}))?;
     t.expect_error("a missing manuscript is NOT_FOUND", &r, "NOT_FOUND");
+
+    let r = t.call(
+        &mut c,
+        "bad call: a file outside the source directories (a secret copied into the blog?)",
+        "draft_post",
+        json!({"source": "/etc/passwd"}),
+    )?;
+    t.expect_error("/etc/passwd is OUTSIDE_ROOT, and nothing is written", &r, "OUTSIDE_ROOT");
 
     let status = c.wait()?;
     t.check("exits cleanly when stdin closes", status.success(), &format!("exit status 0; got {status}"));

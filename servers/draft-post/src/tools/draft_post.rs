@@ -17,8 +17,9 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::{
-    repo::{Action, DraftRequest, Outcome, Repo, validate_project},
+    repo::{Action, DraftRequest, Outcome, validate_project},
     slug::{MAX_SLUG_CHARS, slugify},
+    workspace::Workspace,
 };
 
 /// The input of `draft_post`.
@@ -47,13 +48,13 @@ pub struct DraftPostInput {
 
 /// Files a manuscript into the repository.
 pub struct DraftPost {
-    repo: Arc<Repo>,
+    workspace: Arc<Workspace>,
 }
 
 impl DraftPost {
-    /// The tool over `repo`.
-    pub fn new(repo: Arc<Repo>) -> Self {
-        DraftPost { repo }
+    /// The tool over `workspace`.
+    pub fn new(workspace: Arc<Workspace>) -> Self {
+        DraftPost { workspace }
     }
 }
 
@@ -157,9 +158,16 @@ impl Tool for DraftPost {
         };
         let requested_slug = slug.clone();
         let request = DraftRequest { source: input.source, project, slug };
-        let repo = Arc::clone(&self.repo);
+        let (repo, sources) = match self.workspace.target(ctx.peer()).await {
+            Ok(target) => match target.sources {
+                Ok(sources) => (target.repo, sources),
+                Err(failure) => return ToolOutput::error(failure.code, failure.message),
+            },
+            Err(failure) => return ToolOutput::error(failure.code, failure.message),
+        };
         let token = ctx.cancellation().clone();
-        let joined = tokio::task::spawn_blocking(move || repo.draft_post(&request, &|| token.is_cancelled())).await;
+        let joined =
+            tokio::task::spawn_blocking(move || repo.draft_post(&request, &sources, &|| token.is_cancelled())).await;
         match joined {
             Ok(Ok(outcome)) => render(&outcome, requested_project.as_deref(), requested_slug.as_deref()),
             Ok(Err(failure)) => ToolOutput::error(failure.code, failure.message),

@@ -11,7 +11,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::repo::{Post, Repo, validate_project};
+use crate::{
+    repo::{Post, validate_project},
+    workspace::Workspace,
+};
 
 /// The input of `list_posts`.
 #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
@@ -25,13 +28,13 @@ pub struct ListPostsInput {
 
 /// Lists the articles.
 pub struct ListPosts {
-    repo: Arc<Repo>,
+    workspace: Arc<Workspace>,
 }
 
 impl ListPosts {
-    /// The tool over `repo`.
-    pub fn new(repo: Arc<Repo>) -> Self {
-        ListPosts { repo }
+    /// The tool over `workspace`.
+    pub fn new(workspace: Arc<Workspace>) -> Self {
+        ListPosts { workspace }
     }
 }
 
@@ -94,11 +97,14 @@ impl Tool for ListPosts {
         }))
     }
 
-    async fn run(&self, input: ListPostsInput, _ctx: ToolContext) -> ToolOutput {
+    async fn run(&self, input: ListPostsInput, ctx: ToolContext) -> ToolOutput {
         if let Some(Err(message)) = input.project.as_deref().map(validate_project) {
             return ToolOutput::error(ErrorCode::InvalidArgs, message);
         }
-        let repo = Arc::clone(&self.repo);
+        let repo = match self.workspace.target(ctx.peer()).await {
+            Ok(target) => target.repo,
+            Err(failure) => return ToolOutput::error(failure.code, failure.message),
+        };
         let project = input.project.clone();
         let joined = tokio::task::spawn_blocking(move || repo.list_posts(project.as_deref())).await;
         let (posts, warnings) = match joined {

@@ -79,7 +79,8 @@ fn kill_9_at_any_moment_leaves_a_whole_article_and_a_retry_finishes_the_job() {
         let body = big(&format!("r{round}"));
         let seed = fx.draft(&format!("seed{manuscript}.md"), &body);
         let before = fx.dirs("2026-01");
-        let mut c = fx.server();
+        // Over the default --max-manuscript-size (1 MiB) on purpose: the larger, the longer the write.
+        let mut c = fx.server_with(&["--max-manuscript-size", "4000000"]);
         c.send_request("tools/call", json!({"name": "draft_post", "arguments": src(&seed)})).unwrap();
         if let When::MidWrite = when {
             // Watch the repository (no sleep): kill the moment the write shows.
@@ -118,7 +119,7 @@ fn kill_9_at_any_moment_leaves_a_whole_article_and_a_retry_finishes_the_job() {
         }
 
         // A retry files the manuscript, reusing any leftover, so numbers stay dense.
-        let mut c = fx.server();
+        let mut c = fx.server_with(&["--max-manuscript-size", "4000000"]);
         let result = posted(&mut c, src(&seed));
         assert_eq!(fx.read(result["article"].as_str().unwrap()), article_of(&seed, &body));
         let dirs = fx.dirs("2026-01");

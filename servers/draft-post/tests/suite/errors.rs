@@ -15,8 +15,9 @@ fn a_missing_source_is_not_found() {
     assert_eq!(code, "NOT_FOUND");
     assert!(message.contains("\"drafts/nope.md\""), "{message}");
     assert!(!message.contains(fx.root().to_str().unwrap()), "no host path beyond what was sent: {message}");
+    // Outside every source directory: refused as such, whether it exists or not.
     let (code, _) = refused(&mut c, src("FILE:/definitely/not/here.md"));
-    assert_eq!(code, "NOT_FOUND");
+    assert_eq!(code, "OUTSIDE_ROOT");
     assert_eq!(fx.tree(), before);
 }
 
@@ -29,11 +30,16 @@ fn a_directory_non_utf8_or_malformed_source_is_invalid_input_with_a_position() {
     let unclosed = fx.draft("unclosed.md", "---\ntitle: never closed\nbody\n");
     let dupe = fx.draft("dupe.md", "---\ntitle: a\ntitle: b\n---\n");
     let list = fx.draft("list.md", "---\n- a\n- b\n---\n");
-    let before = fx.tree();
 
+    // Not a Markdown name: refused before anything is looked up.
     let (code, message) = refused(&mut c, src("drafts"));
-    assert_eq!(code, "INVALID_INPUT");
+    assert_eq!(code, "INVALID_ARGS");
+    assert!(message.contains(".md, .markdown or .mdx"), "{message}");
+    std::fs::create_dir(fx.root().join("drafts/folder.md")).unwrap();
+    let (code, message) = refused(&mut c, src("drafts/folder.md"));
+    assert_eq!(code, "INVALID_ARGS");
     assert!(message.contains("directory"), "{message}");
+    let before = fx.tree();
 
     let (code, message) = refused(&mut c, src("drafts/latin1.md"));
     assert_eq!(code, "INVALID_INPUT");

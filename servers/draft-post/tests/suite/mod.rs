@@ -16,6 +16,7 @@ mod listing;
 mod protocol;
 mod safety;
 mod saved_index;
+mod sources;
 mod tour;
 mod upsert;
 

@@ -1,0 +1,358 @@
+//! Where draft-post works, per call: the repository the articles go to, and the directories
+//! manuscripts may come from.
+//!
+//! **The repository.** `--repo DIR` when given. Without it, the client's MCP roots when it
+//! declares exactly one (a host that opened one project folder); several roots are ambiguous
+//! (which one is the blog?), so they choose nothing. Then the working directory, only if it is a
+//! plausible project (not `/`, the home directory or a system directory: Claude Desktop starts
+//! servers in `/`). Otherwise there is no repository: the server still starts and lists its
+//! tools, and every call is refused with the flag to add.
+//!
+//! **The sources.** `--source-root DIR` (repeatable) when given. Without it: the repository
+//! itself, its parent directory and the working directory, each only when it is a plausible
+//! project directory (never `/`, the home directory as a whole or a system directory): the
+//! places a draft written beside the blog, or in the agent's project, usually lives. When the
+//! client declares MCP roots, they narrow these the way the text editor's do (never widen).
+//!
+//! The client's roots are asked for (`roots/list`) on the first call of a session and again after
+//! `notifications/roots/list_changed`.
+
+// MCP roots are deprecated by a protocol version newer than those served here (SEP-2577); for
+// the versions this server speaks they are current.
+#![allow(deprecated)]
+
+use std::{
+    path::{Path, PathBuf},
+    sync::{Arc, Mutex, MutexGuard},
+    time::Duration,
+};
+
+use mcp_shared::{
+    ErrorCode,
+    reexports::rmcp::{RoleServer, model::InitializeRequestParams, service::Peer},
+    sandbox::Sandbox,
+    workspace::{DirectoryFlag, Startup, is_plausible_project, no_workspace_message},
+};
+
+use crate::{
+    repo::{Failure, Repo, RepoConfig},
+    source::Sources,
+};
+
+/// How long the server waits for the client's `roots/list` answer.
+const ROOTS_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Sessions whose roots are remembered (Streamable HTTP serves several clients).
+const MAX_SESSIONS: usize = 64;
+
+/// Repositories opened from client roots that are kept open.
+const MAX_REPOS: usize = 16;
+
+/// What the flags say.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// `--repo`, if given.
+    pub repo: Option<PathBuf>,
+    /// `--source-root` (empty: the defaults).
+    pub source_roots: Vec<PathBuf>,
+    /// The server's working directory (relative manuscript paths are resolved against it).
+    pub cwd: PathBuf,
+    /// The user's home directory (never a default directory as a whole).
+    pub home: Option<PathBuf>,
+    /// `--max-manuscript-size`.
+    pub max_manuscript_bytes: u64,
+    /// Whether writes are fsync'ed (`--no-fsync` clears it).
+    pub fsync: bool,
+}
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// `--repo` could not be opened.
+    #[error(transparent)]
+    Repo(#[from] crate::repo::OpenError),
+    /// A `--source-root` is missing or not a directory.
+    #[error("invalid --source-root: {0}")]
+    SourceRoot(#[from] mcp_shared::sandbox::SandboxError),
+}
+
+/// A repository and the source directories that go with it (before the client narrows them).
+#[derive(Debug, Clone)]
+struct Place {
+    repo: Arc<Repo>,
+    sources: Option<Sandbox>,
+}
+
+/// Where one call works.
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// The repository.
+    pub repo: Arc<Repo>,
+    /// Where manuscripts may come from, or why nowhere.
+    pub sources: Result<Sources, Failure>,
+}
+
+struct Session {
+    client: Arc<InitializeRequestParams>,
+    /// The client's roots as paths; `None` until fetched, and again after `roots/list_changed`.
+    roots: Option<Option<Vec<PathBuf>>>,
+}
+
+/// The configured places and, per client session, what the client's roots make of them.
+pub struct Workspace {
+    settings: Settings,
+    /// `--repo`.
+    fixed: Option<Place>,
+    /// The working directory as the repository, when it is a plausible project.
+    cwd_place: Option<Place>,
+    /// `--source-root`, when given.
+    explicit_sources: Option<Sandbox>,
+    sessions: Mutex<Vec<Session>>,
+    /// Repositories opened from client roots.
+    opened: Mutex<Vec<Place>>,
+}
+
+impl std::fmt::Debug for Workspace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Workspace").field("settings", &self.settings).finish_non_exhaustive()
+    }
+}
+
+/// The default source directories for `repo` (see the module docs).
+pub fn default_source_roots(repo: &Path, cwd: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+    let mut out = vec![repo.to_path_buf()];
+    if let Some(parent) = repo.parent().filter(|p| is_plausible_project(p, home)) {
+        out.push(parent.to_path_buf());
+    }
+    if is_plausible_project(cwd, home) {
+        out.push(cwd.to_path_buf());
+    }
+    out
+}
+
+/// How the messages name `--repo`.
+pub const REPO_FLAG: DirectoryFlag<'static> =
+    DirectoryFlag { server: crate::NAME, flag: "--repo", what: "blog repository", example: "/path/to/blog" };
+
+/// The message of every call when there is no repository.
+pub fn no_repository_message(client_roots: Option<usize>) -> String {
+    let mut message = no_workspace_message(&REPO_FLAG);
+    if let Some(n) = client_roots.filter(|n| *n > 1) {
+        message.push_str(&format!(
+            " (The client declared {n} roots: the repository is taken from a client's roots only when there is \
+             exactly one.)"
+        ));
+    }
+    message
+}
+
+impl Workspace {
+    /// The workspace of `settings`: `--repo` and `--source-root` are opened now (a missing one
+    /// is an error), the working directory if it is a plausible project.
+    pub fn new(settings: Settings) -> Result<Workspace, SetupError> {
+        let explicit_sources =
+            if settings.source_roots.is_empty() { None } else { Some(Sandbox::new(&settings.source_roots)?) };
+        let startup = mcp_shared::workspace::decide(
+            settings.repo.iter().cloned().collect(),
+            Ok(settings.cwd.clone()),
+            settings.home.as_deref(),
+        );
+        startup.log(&REPO_FLAG, settings.home.as_deref());
+        let (fixed, cwd_place) = match &startup {
+            Startup::Explicit(dirs) => (dirs.first().map(|repo| Self::place(&settings, repo)).transpose()?, None),
+            Startup::WorkingDirectory(cwd) => (None, Self::place(&settings, cwd).ok()),
+            Startup::None { .. } => (None, None),
+        };
+        if let Some(sources) = &explicit_sources {
+            for root in sources.roots() {
+                if root.parent().is_none() {
+                    tracing::warn!("--source-root / lets any Markdown file of the machine be filed: explicit choice");
+                }
+            }
+        }
+        Ok(Workspace {
+            settings,
+            fixed,
+            cwd_place,
+            explicit_sources,
+            sessions: Mutex::new(Vec::new()),
+            opened: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Whether a repository is known without asking the client (`--repo`, or the working
+    /// directory as a project).
+    pub fn has_repository(&self) -> bool {
+        self.fixed.is_some() || self.cwd_place.is_some()
+    }
+
+    /// The repository known without asking the client.
+    pub fn default_repo(&self) -> Option<&Arc<Repo>> {
+        self.fixed.as_ref().or(self.cwd_place.as_ref()).map(|p| &p.repo)
+    }
+
+    fn place(settings: &Settings, repo: &Path) -> Result<Place, SetupError> {
+        let repo = Arc::new(Repo::open(&RepoConfig { repo: repo.to_path_buf(), fsync: settings.fsync })?);
+        let sources = if settings.source_roots.is_empty() {
+            let roots = default_source_roots(repo.root(), &settings.cwd, settings.home.as_deref());
+            Sandbox::new(&roots).ok()
+        } else {
+            None
+        };
+        Ok(Place { repo, sources })
+    }
+
+    /// Where a call from `peer` works, or the refusal when there is no repository.
+    pub async fn target(&self, peer: Option<&Peer<RoleServer>>) -> Result<Target, Failure> {
+        let client_roots = match peer {
+            Some(peer) => self.client_roots(peer).await,
+            None => None,
+        };
+        let place = match (&self.fixed, client_roots.as_deref()) {
+            (Some(fixed), _) => fixed.clone(),
+            (None, Some([only])) => match self.opened_place(only) {
+                Some(place) => place,
+                None => self.cwd_place.clone().ok_or_else(|| no_repository(Some(1)))?,
+            },
+            (None, roots) => self.cwd_place.clone().ok_or_else(|| no_repository(roots.map(<[PathBuf]>::len)))?,
+        };
+        let configured = match (&self.explicit_sources, &place.sources) {
+            (Some(sources), _) | (None, Some(sources)) => Ok(sources.clone()),
+            (None, None) => Err(Failure::new(
+                ErrorCode::OutsideRoot,
+                "No directory is allowed for manuscripts; ask the user to start the server with --source-root DIR \
+                 (the directory the drafts are written in).",
+            )),
+        };
+        let sources = configured
+            .and_then(|sandbox| match client_roots.as_deref() {
+                Some(roots) if !roots.is_empty() => sandbox.narrowed(roots).map_err(|_| {
+                    Failure::new(
+                        ErrorCode::OutsideRoot,
+                        format!(
+                            "No directory is allowed for manuscripts: none of the client's roots lies inside the \
+                             allowed source directories ({}). Write the manuscript in one of them, or ask the user \
+                             to add a root there.",
+                            shown(&sandbox)
+                        ),
+                    )
+                }),
+                _ => Ok(sandbox),
+            })
+            .map(|roots| Sources {
+                roots,
+                base: self.settings.cwd.clone(),
+                max_bytes: self.settings.max_manuscript_bytes,
+            });
+        Ok(Target { repo: place.repo, sources })
+    }
+
+    /// The repository at the client's root `dir`, opened once.
+    fn opened_place(&self, dir: &Path) -> Option<Place> {
+        let canonical = std::fs::canonicalize(dir).ok()?;
+        let mut opened = lock(&self.opened);
+        if let Some(place) = opened.iter().find(|p| p.repo.root() == canonical) {
+            return Some(place.clone());
+        }
+        match Self::place(&self.settings, &canonical) {
+            Ok(place) => {
+                tracing::info!(repo = %canonical.display(), "the repository is the client's root");
+                if opened.len() >= MAX_REPOS {
+                    opened.remove(0);
+                }
+                opened.push(place.clone());
+                Some(place)
+            }
+            Err(error) => {
+                tracing::warn!(%error, "cannot open the client's root as the repository");
+                None
+            }
+        }
+    }
+
+    /// The client's roots as local paths, when it declares the capability (asked once per
+    /// session); `None` when it does not, or does not answer.
+    async fn client_roots(&self, peer: &Peer<RoleServer>) -> Option<Vec<PathBuf>> {
+        let client = peer.peer_info()?;
+        client.capabilities.roots.as_ref()?;
+        if let Some(Some(cached)) =
+            lock(&self.sessions).iter().find(|s| Arc::ptr_eq(&s.client, &client)).map(|s| s.roots.clone())
+        {
+            return cached;
+        }
+        let roots = match tokio::time::timeout(ROOTS_TIMEOUT, peer.list_roots()).await {
+            Ok(Ok(result)) => Some(result.roots.iter().filter_map(|r| file_uri_to_path(&r.uri)).collect::<Vec<_>>()),
+            Ok(Err(error)) => {
+                tracing::warn!(%error, "the client declared roots but roots/list failed; using the configured places");
+                None
+            }
+            Err(_) => {
+                tracing::warn!("the client declared roots but did not answer roots/list; using the configured places");
+                None
+            }
+        };
+        let mut sessions = lock(&self.sessions);
+        match sessions.iter_mut().find(|s| Arc::ptr_eq(&s.client, &client)) {
+            Some(session) => session.roots = Some(roots.clone()),
+            None => {
+                if sessions.len() >= MAX_SESSIONS {
+                    sessions.remove(0);
+                }
+                sessions.push(Session { client, roots: Some(roots.clone()) });
+            }
+        }
+        roots
+    }
+
+    /// The client's roots changed: ask again on its next call.
+    pub fn invalidate(&self, peer: &Peer<RoleServer>) {
+        let Some(client) = peer.peer_info() else {
+            return;
+        };
+        for session in lock(&self.sessions).iter_mut().filter(|s| Arc::ptr_eq(&s.client, &client)) {
+            session.roots = None;
+        }
+    }
+}
+
+fn no_repository(client_roots: Option<usize>) -> Failure {
+    Failure::new(ErrorCode::Unavailable, no_repository_message(client_roots))
+}
+
+fn shown(sandbox: &Sandbox) -> String {
+    sandbox.roots().iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    match mutex.lock() {
+        Ok(guard) => guard,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
+/// The local path of a `file://` URI (percent-decoded), or `None` for any other URI.
+fn file_uri_to_path(uri: &str) -> Option<PathBuf> {
+    let rest = uri.strip_prefix("file://")?;
+    let path = rest.strip_prefix("localhost").unwrap_or(rest);
+    if !path.starts_with('/') {
+        return None;
+    }
+    let decoded = percent_encoding::percent_decode_str(path).decode_utf8().ok()?;
+    (!decoded.contains('\0')).then(|| PathBuf::from(decoded.into_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_sources_never_take_the_root_or_home_as_a_whole() {
+        let home = Path::new("/home/someone");
+        let roots = default_source_roots(Path::new("/home/someone/blog"), Path::new("/"), Some(home));
+        assert_eq!(roots, vec![PathBuf::from("/home/someone/blog")]);
+        let roots = default_source_roots(Path::new("/work/blogs/a"), Path::new("/work/agent"), Some(home));
+        assert_eq!(roots, vec![PathBuf::from("/work/blogs/a"), "/work/blogs".into(), "/work/agent".into()]);
+        let roots = default_source_roots(Path::new("/blog"), Path::new("/home/someone"), Some(home));
+        assert_eq!(roots, vec![PathBuf::from("/blog")]);
+    }
+}
