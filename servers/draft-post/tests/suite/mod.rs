@@ -13,6 +13,7 @@ mod concurrency;
 mod crash;
 mod errors;
 mod listing;
+mod no_repo;
 mod protocol;
 mod safety;
 mod saved_index;
