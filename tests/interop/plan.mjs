@@ -1,0 +1,72 @@
+// What the interop drivers do: for every server, how to start it, the tools it must list, and for
+// every tool at least one call that succeeds and one that fails. A failing call names the code the
+// server must put in structuredContent.error.code and words its message (the text block) must hold.
+import { join } from 'node:path';
+
+/** The plan for binaries in `binDir` and the fixtures of run.mjs's `setUp`. */
+export function buildPlan(binDir, dirs) {
+    const manuscript = join(dirs.drafts, 'interop.md');
+    const bridgeEnv = { XDG_RUNTIME_DIR: dirs.xdg };
+    return [
+        {
+            name: 'sample-tool',
+            command: join(binDir, 'mcp-server-sample-tool'),
+            args: [],
+            tools: ['hoge', 'countdown'],
+            calls: [
+                { tool: 'hoge', args: { action: 'calc', args: { x: 1, y: 2 } }, structured: { value: 3 } },
+                { tool: 'hoge', args: { action: 'mul', args: { x: 1, y: 2 } }, code: 'UNKNOWN_ACTION', says: ['"mul"', 'calc'] },
+                { tool: 'hoge', args: { action: 'calc', args: { x: 'a', y: 2 } }, code: 'INVALID_ARGS', says: ['args.x'] },
+                { tool: 'countdown', args: { seconds: 1 }, structured: { seconds: 1 } },
+                { tool: 'countdown', args: { seconds: 0 }, code: 'INVALID_ARGS', says: ['seconds'] },
+            ],
+        },
+        {
+            name: 'text-editor',
+            command: join(binDir, 'mcp-server-text-editor'),
+            args: ['--root', dirs.project],
+            tools: ['text_editor'],
+            calls: [
+                { tool: 'text_editor', args: { command: 'view', path: join(dirs.project, 'src/main.rs') }, says: ['println!'] },
+                { tool: 'text_editor', args: { command: 'view', path: join(dirs.project, 'src/nope.rs') }, code: 'NOT_FOUND', says: ['nope.rs'] },
+                {
+                    tool: 'text_editor',
+                    args: { command: 'str_replace', path: join(dirs.project, 'src/main.rs'), old_str: 'goodbye', new_str: 'x' },
+                    code: 'NO_MATCH',
+                    says: ['goodbye'],
+                },
+                { tool: 'text_editor', args: { command: 'view', path: dirs.outside }, code: 'OUTSIDE_ROOT', says: ['outside.txt'] },
+            ],
+        },
+        {
+            name: 'draft-post',
+            command: join(binDir, 'mcp-server-draft-post'),
+            args: ['--repo', dirs.repo, '--source-root', dirs.drafts],
+            tools: ['draft_post', 'list_posts'],
+            calls: [
+                // Run by three clients in turn over the same repository: created, then unchanged.
+                { tool: 'draft_post', args: { source: manuscript, project: '2026-01' }, says: ['interop'] },
+                { tool: 'draft_post', args: { source: join(dirs.drafts, 'missing.md') }, code: 'NOT_FOUND', says: ['missing.md'] },
+                { tool: 'draft_post', args: { source: manuscript, project: '../up' }, code: 'INVALID_ARGS', says: ['project'] },
+                { tool: 'list_posts', args: { project: '2026-01' }, says: ['first'] },
+                { tool: 'list_posts', args: { project: '../up' }, code: 'INVALID_ARGS', says: ['project'] },
+            ],
+        },
+        {
+            name: 'ide-bridge',
+            command: join(binDir, 'mcp-server-ide-bridge'),
+            args: [],
+            cwd: dirs.workspace,
+            env: bridgeEnv,
+            tools: ['list_files', 'read_file', 'write_file'],
+            calls: [
+                { tool: 'list_files', args: { recursive: true }, says: ['README.md'] },
+                { tool: 'list_files', args: { path: 'no/such/dir' }, code: 'NOT_FOUND', says: ['no/such/dir'] },
+                { tool: 'read_file', args: { path: 'README.md' }, says: ['# demo'] },
+                { tool: 'read_file', args: { path: '../outside.txt' }, code: 'ACCESS_DENIED', says: ['../outside.txt'] },
+                { tool: 'write_file', args: { path: 'notes/todo.md', content: '- interop\n' }, structured: { path: 'notes/todo.md', bytes: 10 } },
+                { tool: 'write_file', args: { path: '../escape.md', content: 'x' }, code: 'ACCESS_DENIED', says: ['../escape.md'] },
+            ],
+        },
+    ];
+}

@@ -1,0 +1,84 @@
+// One TypeScript SDK client over the plan: `node ts_client.mjs sdk1|sdk2 plan.json`.
+// Prints one line per check on stdout and exits 1 if any failed. Nothing of ours is written on
+// stderr: whatever appears there came from the SDK (e.g. ajv's schema warnings) and fails the run.
+import { readFileSync } from 'node:fs';
+
+import { expectations } from './expect.mjs';
+
+const [flavour, planFile] = process.argv.slice(2);
+const sdk =
+    flavour === 'sdk1'
+        ? {
+              Client: (await import('@modelcontextprotocol/sdk/client/index.js')).Client,
+              StdioClientTransport: (await import('@modelcontextprotocol/sdk/client/stdio.js')).StdioClientTransport,
+          }
+        : flavour === 'sdk2'
+          ? {
+                Client: (await import('@modelcontextprotocol/client')).Client,
+                StdioClientTransport: (await import('@modelcontextprotocol/client/stdio')).StdioClientTransport,
+            }
+          : null;
+if (!sdk || !planFile) {
+    console.log('usage: node ts_client.mjs sdk1|sdk2 plan.json');
+    process.exit(2);
+}
+
+const plan = JSON.parse(readFileSync(planFile, 'utf8'));
+let failures = 0;
+
+function report(ok, what, detail) {
+    if (!ok) failures += 1;
+    console.log(`${ok ? 'ok  ' : 'FAIL'} [${flavour}] ${what}${ok ? '' : `: ${detail}`}`);
+}
+
+/** The result in the shape expect.mjs checks (the Python driver builds the same). */
+function normalise(result) {
+    return {
+        isError: result.isError === true,
+        text: (result.content ?? []).filter((b) => b.type === 'text').map((b) => b.text).join('\n'),
+        structured: result.structuredContent,
+    };
+}
+
+for (const server of plan) {
+    const transport = new sdk.StdioClientTransport({
+        command: server.command,
+        args: server.args,
+        cwd: server.cwd,
+        env: server.env ? { ...process.env, ...server.env } : undefined,
+        stderr: 'pipe',
+    });
+    let serverLog = '';
+    transport.stderr?.on('data', (chunk) => {
+        serverLog += chunk;
+    });
+    const client = new sdk.Client({ name: `interop-${flavour}`, version: '1.0.0' });
+    try {
+        await client.connect(transport);
+        const listed = await client.listTools();
+        const names = listed.tools.map((t) => t.name).sort();
+        report(
+            JSON.stringify(names) === JSON.stringify([...server.tools].sort()),
+            `${server.name}: tools/list`,
+            `expected ${server.tools}, got ${names}`,
+        );
+        for (const call of server.calls) {
+            const what = `${server.name}: ${call.tool} ${JSON.stringify(call.args)}`;
+            let result;
+            try {
+                result = await client.callTool({ name: call.tool, arguments: call.args });
+            } catch (error) {
+                report(false, what, `the client threw instead of returning the result: ${error.message}`);
+                continue;
+            }
+            const problems = expectations(call, normalise(result));
+            report(problems.length === 0, what, problems.join('; '));
+        }
+    } catch (error) {
+        report(false, `${server.name}: session`, `${error.message}\nserver stderr:\n${serverLog}`);
+    } finally {
+        await client.close().catch(() => {});
+    }
+}
+console.log(`[${flavour}] ${failures === 0 ? 'all checks passed' : `${failures} check(s) failed`}`);
+process.exit(failures === 0 ? 0 : 1);
