@@ -1,6 +1,7 @@
 //! `mcp-shared`: the core every mcp-suite server stands on.
 //!
 //! - [`output`]: the tool result type of spec 004 ([`ToolOutput`]) and its one mapping to MCP.
+//! - [`diff`]: bounded unified diffs of a change made on someone's behalf.
 //! - [`error`]: the error codes ([`ErrorCode`]) shared by every server.
 //! - [`registry`]: the [`Tool`] trait and the [`ToolRegistry`].
 //! - [`server`]: the rmcp `ServerHandler` ([`McpServer`]) that serves any registry.
@@ -9,6 +10,7 @@
 //! - [`logging`]: tracing to stderr and the terminal banner.
 //! - [`workspace`]: the default workspace when a server's directory flag is absent.
 
+pub mod diff;
 pub mod error;
 pub mod logging;
 pub mod output;

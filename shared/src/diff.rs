@@ -1,0 +1,93 @@
+//! Unified diffs of a change made on someone's behalf, bounded for a result a model reads.
+//!
+//! A tool that rewrites a file (draft-post's `draft_post` updating an article, the IDE bridge's
+//! `write_file` replacing a file) says what changed: a unified diff made with `similar`, its
+//! added and removed line counts over the whole change, and the diff text cut at a line boundary
+//! when it is larger than the caller's bound, with a note saying how much was left out.
+
+use std::time::Duration;
+
+use similar::{DiffTag, TextDiff};
+
+/// How long the diff algorithm may search for the smallest diff before it settles for a larger,
+/// still correct one (pathological inputs cost at most this).
+const DIFF_TIMEOUT: Duration = Duration::from_millis(500);
+
+/// A bounded unified diff and the size of the whole change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoundedDiff {
+    /// The unified diff (`--- a`, `+++ b`, `@@` hunks, 3 lines of context), cut to the bound
+    /// and then followed by a note when [`truncated`](Self::truncated).
+    pub text: String,
+    /// Lines added by the whole change.
+    pub added: usize,
+    /// Lines removed by the whole change.
+    pub removed: usize,
+    /// Whether the text was cut.
+    pub truncated: bool,
+}
+
+/// The unified diff from `old` to `new` (labelled `old_name` / `new_name` in its header), its
+/// text at most `max_bytes` bytes plus the note when cut.
+pub fn unified(old: &str, new: &str, old_name: &str, new_name: &str, max_bytes: usize) -> BoundedDiff {
+    let diff = TextDiff::configure().timeout(DIFF_TIMEOUT).diff_lines(old, new);
+    let (mut added, mut removed) = (0, 0);
+    for op in diff.ops() {
+        let (tag, old_range, new_range) = op.as_tag_tuple();
+        match tag {
+            DiffTag::Equal => {}
+            DiffTag::Delete => removed += old_range.len(),
+            DiffTag::Insert => added += new_range.len(),
+            DiffTag::Replace => {
+                removed += old_range.len();
+                added += new_range.len();
+            }
+        }
+    }
+    let full = diff.unified_diff().context_radius(3).header(old_name, new_name).to_string();
+    if full.len() <= max_bytes {
+        return BoundedDiff { text: full, added, removed, truncated: false };
+    }
+    // Cut at the last line that fits whole.
+    let mut cut = max_bytes;
+    while !full.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let cut = full[..cut].rfind('\n').map_or(0, |i| i + 1);
+    let left_out = full[cut..].lines().count();
+    let mut text = full[..cut].to_owned();
+    text.push_str(&format!(
+        "… diff cut at {max_bytes} bytes: {left_out} more diff lines not shown (+{added} -{removed} lines in all); \
+         read the file for the rest\n"
+    ));
+    BoundedDiff { text, added, removed, truncated: true }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_small_change_is_whole_with_its_counts() {
+        let d = unified("a\nb\nc\n", "a\nB\nc\nd\n", "a/x.md", "b/x.md", 4096);
+        assert_eq!(d.text, "--- a/x.md\n+++ b/x.md\n@@ -1,3 +1,4 @@\n a\n-b\n+B\n c\n+d\n");
+        assert_eq!((d.added, d.removed, d.truncated), (2, 1, false));
+        let same = unified("a\n", "a\n", "a", "b", 10);
+        assert_eq!((same.text.as_str(), same.added, same.removed), ("", 0, 0));
+    }
+
+    #[test]
+    fn a_large_change_is_cut_at_a_line_with_a_note() {
+        let old: String = (0..1000).map(|i| format!("line {i}\n")).collect();
+        let new: String = (0..1000).map(|i| format!("LINE {i}\n")).collect();
+        let d = unified(&old, &new, "a", "b", 1000);
+        assert!(d.truncated);
+        assert_eq!((d.added, d.removed), (1000, 1000));
+        let (kept, note) = d.text.rsplit_once("… diff cut at 1000 bytes").unwrap();
+        assert!(kept.len() <= 1000 && kept.ends_with('\n'), "{kept}");
+        assert!(note.contains("+1000 -1000 lines in all"), "{note}");
+        // A bound inside a multi-byte character still cuts at a line.
+        let d = unified("é\n".repeat(100).as_str(), "è\n".repeat(100).as_str(), "a", "b", 41);
+        assert!(d.truncated && d.text.is_char_boundary(d.text.find('…').unwrap()));
+    }
+}
