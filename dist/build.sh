@@ -38,11 +38,14 @@ say "static release binaries ($TARGET, +crt-static, stripped) in $TARGET_DIR"
 # --target keeps build scripts and proc-macros dynamic (they run on this machine); only the
 # shipped binaries are static. Strip through the environment: the workspace's release profile
 # (used by the benchmarks) stays as it is.
+# getrandom (the WebSocket keys of the ide-bridge, tokens) finds glibc's getrandom() with dlsym,
+# which a static binary does not have, and then falls back to /dev/urandom: absent in an empty
+# root, so the bridge panicked there. linux_getrandom calls the function directly (Linux 3.17+).
 PACKAGES=()
 for manifest in servers/*/Cargo.toml; do
   PACKAGES+=(-p "$(sed -n 's/^name = "\(.*\)"$/\1/p' "$manifest" | head -1)")
 done
-RUSTFLAGS="-C target-feature=+crt-static" CARGO_PROFILE_RELEASE_STRIP=symbols \
+RUSTFLAGS="-C target-feature=+crt-static --cfg getrandom_backend=\"linux_getrandom\"" CARGO_PROFILE_RELEASE_STRIP=symbols \
   cargo build --release --locked --target "$TARGET" --target-dir "$TARGET_DIR" "${PACKAGES[@]}" --bins
 
 BINARIES="$(cargo metadata --no-deps --format-version 1 --offline | python3 -c '
