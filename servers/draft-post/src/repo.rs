@@ -39,6 +39,7 @@ use std::{
 use cap_std::fs::Dir;
 use mcp_shared::{
     ErrorCode,
+    diff::BoundedDiff,
     sandbox::{Sandbox, SandboxError, SandboxPath, WriteOptions},
 };
 
@@ -72,6 +73,9 @@ const MAX_WARNINGS: usize = 20;
 
 /// The longest project name, in characters.
 pub const MAX_PROJECT_CHARS: usize = 100;
+
+/// The largest diff text an update's result carries (the counts are always whole).
+pub const MAX_DIFF_BYTES: usize = 8 * 1024;
 
 /// How often an allocation is retried when a number is taken under our feet.
 const CLAIM_ATTEMPTS: usize = 8;
@@ -125,7 +129,8 @@ pub struct RepoConfig {
 }
 
 /// What `draft_post` did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
 pub enum Action {
     /// A new numbered directory and article.
     Created,
@@ -176,22 +181,26 @@ pub struct Outcome {
     pub source_id: String,
     /// Malformed articles elsewhere, skipped.
     pub warnings: Vec<String>,
+    /// For an update, what changed in the article (frontmatter included).
+    pub diff: Option<BoundedDiff>,
 }
 
 /// One article, as `list_posts` gives it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Post {
-    /// The project.
+    /// The article's project.
     pub project: String,
-    /// The number.
+    /// The article's number in its project.
     pub number: u32,
-    /// The slug of its directory name.
+    /// The slug part of the article's directory name.
     pub slug: String,
-    /// Its frontmatter `title`.
+    /// Its frontmatter `title` (null when it has none).
+    #[schemars(required, extend("type" = ["string", "null"]))]
     pub title: Option<String>,
-    /// Its frontmatter `source_id`.
+    /// Its frontmatter `source_id` (null when it has none).
+    #[schemars(required, extend("type" = ["string", "null"]))]
     pub source_id: Option<String>,
-    /// Its `article.md`, relative to the repository.
+    /// The article file, relative to the repository.
     pub path: String,
 }
 
@@ -914,15 +923,18 @@ impl Repo {
                 }
                 let number = parse_dir_name(&dir).map_or(0, |(n, _)| n);
                 let slug = parse_dir_name(&dir).map_or(String::new(), |(_, s)| s.to_owned());
-                let action = if current.as_deref() == Some(text.as_bytes()) {
-                    Action::Unchanged
+                let (action, diff) = if current.as_deref() == Some(text.as_bytes()) {
+                    (Action::Unchanged, None)
                 } else {
                     if cancelled() {
                         return Err(cancelled_failure());
                     }
                     self.write_article(&path, text)?;
                     self.record(index, projects.as_ref(), &project, &dir, number, id, title.clone());
-                    Action::Updated
+                    let old = String::from_utf8_lossy(current.as_deref().unwrap_or_default());
+                    let diff =
+                        mcp_shared::diff::unified(&old, text, &format!("a/{rel}"), &format!("b/{rel}"), MAX_DIFF_BYTES);
+                    (Action::Updated, Some(diff))
                 };
                 return Ok(Outcome {
                     action,
@@ -933,6 +945,7 @@ impl Repo {
                     slug,
                     source_id: id.to_owned(),
                     warnings: Self::warnings(index, false, None),
+                    diff,
                 });
             }
 
@@ -998,6 +1011,7 @@ impl Repo {
                 article: article_rel,
                 source_id: id.to_owned(),
                 warnings: Self::warnings(index, false, None),
+                diff: None,
             });
         }
         Err(Failure::new(

@@ -74,6 +74,14 @@ pub fn run(t: &mut Tour) -> Result<()> {
         action == "updated" && dir_now == first_dir,
         &format!("action updated in {first_dir}; got {action} in {dir_now}"),
     );
+    let s = structured(&r).unwrap_or(Value::Null);
+    let counts = (s.get("lines_added").and_then(Value::as_u64), s.get("lines_removed").and_then(Value::as_u64));
+    let diff = s.get("diff").and_then(Value::as_str).unwrap_or("");
+    t.check(
+        "the update says what changed (+2 -2 lines, a unified diff)",
+        counts == (Some(2), Some(2)) && diff.contains("-First draft.\n+Second draft.\n"),
+        &format!("+2 -2 and the diff; got {counts:?} and {diff:?}"),
+    );
 
     let r = t.call(&mut c, "draft_post: nothing changed", "draft_post", args)?;
     let (action, dir_now) = action_and_dir(&r);

@@ -9,12 +9,11 @@
 use std::{borrow::Cow, sync::Arc};
 
 use mcp_shared::{
-    ErrorCode, Tool, ToolContext, ToolOutput,
+    ContentItem, ErrorCode, Tool, ToolContext, ToolOutput,
     reexports::rmcp::model::{JsonObject, ToolAnnotations},
 };
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 use crate::{
     repo::{Action, DraftRequest, Outcome, validate_project},
@@ -46,6 +45,61 @@ pub struct DraftPostInput {
     pub slug: Option<String>,
 }
 
+/// The structured result of `draft_post`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct DraftPostOutput {
+    /// What happened to the article.
+    pub action: Action,
+    /// The article's project.
+    pub project: String,
+    /// The article's number in its project.
+    pub number: u32,
+    /// The slug part of the article's directory name.
+    pub slug: String,
+    /// The article's directory, relative to the repository.
+    pub dir: String,
+    /// The article file, relative to the repository.
+    pub article: String,
+    /// The manuscript's identity: 16 hex digits of the SHA-256 of its canonical path.
+    pub source_id: String,
+    /// Lines the update added to the article (only for "updated").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines_added: Option<usize>,
+    /// Lines the update removed from the article (only for "updated").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines_removed: Option<usize>,
+    /// The unified diff of the article, frontmatter included, at most 8 KiB, with a note when
+    /// cut (only for "updated").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
+    /// Whether `diff` was cut (only for "updated").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff_truncated: Option<bool>,
+    /// Malformed articles elsewhere that were skipped (only when there are some).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+impl From<&Outcome> for DraftPostOutput {
+    fn from(outcome: &Outcome) -> Self {
+        let diff = outcome.diff.as_ref();
+        DraftPostOutput {
+            action: outcome.action,
+            project: outcome.project.clone(),
+            number: outcome.number,
+            slug: outcome.slug.clone(),
+            dir: outcome.dir.clone(),
+            article: outcome.article.clone(),
+            source_id: outcome.source_id.clone(),
+            lines_added: diff.map(|d| d.added),
+            lines_removed: diff.map(|d| d.removed),
+            diff: diff.map(|d| d.text.clone()),
+            diff_truncated: diff.map(|d| d.truncated),
+            warnings: outcome.warnings.clone(),
+        }
+    }
+}
+
 /// Files a manuscript into the repository.
 pub struct DraftPost {
     workspace: Arc<Workspace>,
@@ -68,7 +122,12 @@ fn summary(outcome: &Outcome, requested_project: Option<&str>, requested_slug: O
     let mut line = format!("{} {} (source_id {})", outcome.action.as_str(), outcome.article, outcome.source_id);
     match outcome.action {
         Action::Created => line.push_str(": a new article"),
-        Action::Updated => line.push_str(": the manuscript's article was rewritten in place"),
+        Action::Updated => {
+            line.push_str(": the manuscript's article was rewritten in place");
+            if let Some(diff) = &outcome.diff {
+                line.push_str(&format!(" (+{} -{} lines)", diff.added, diff.removed));
+            }
+        }
         Action::Unchanged => line.push_str(": the article already has this content; nothing was written"),
     }
     if let Some(requested) = requested_project.filter(|p| *p != outcome.project) {
@@ -110,22 +169,7 @@ impl Tool for DraftPost {
     }
 
     fn output_schema(&self) -> Option<Arc<JsonObject>> {
-        super::schema(json!({
-            "type": "object",
-            "properties": {
-                "action": {"type": "string", "enum": ["created", "updated", "unchanged"],
-                           "description": "What happened to the article."},
-                "project": {"type": "string", "description": "The article's project."},
-                "number": {"type": "integer", "minimum": 0, "description": "The article's number in its project."},
-                "slug": {"type": "string", "description": "The slug part of the article's directory name."},
-                "dir": {"type": "string", "description": "The article's directory, relative to the repository."},
-                "article": {"type": "string", "description": "The article file, relative to the repository."},
-                "source_id": {"type": "string", "description": "The manuscript's identity: 16 hex digits of the SHA-256 of its canonical path."},
-                "warnings": {"type": "array", "items": {"type": "string"},
-                             "description": "Malformed articles elsewhere that were skipped (only when there are some)."}
-            },
-            "required": ["action", "project", "number", "slug", "dir", "article", "source_id"]
-        }))
+        Some(mcp_shared::reexports::rmcp::handler::server::common::schema_for_type::<DraftPostOutput>())
     }
 
     async fn run(&self, input: DraftPostInput, ctx: ToolContext) -> ToolOutput {
@@ -183,30 +227,27 @@ impl Tool for DraftPost {
     }
 }
 
-/// The result of a successful call.
+/// The result of a successful call: the summary line, the diff of an update, the warnings,
+/// then the structured content.
 fn render(outcome: &Outcome, requested_project: Option<&str>, requested_slug: Option<&str>) -> ToolOutput {
-    let mut value = json!({
-        "action": outcome.action.as_str(),
-        "project": outcome.project,
-        "number": outcome.number,
-        "slug": outcome.slug,
-        "dir": outcome.dir,
-        "article": outcome.article,
-        "source_id": outcome.source_id,
-    });
     let mut output = ToolOutput::text(summary(outcome, requested_project, requested_slug));
-    if !outcome.warnings.is_empty() {
-        value["warnings"] = json!(outcome.warnings);
-        for warning in &outcome.warnings {
-            output.content.push(mcp_shared::ContentItem::Text { text: format!("warning: {warning}") });
-        }
+    if let Some(diff) = &outcome.diff {
+        output.content.push(ContentItem::Text { text: diff.text.clone() });
     }
-    output.content.push(mcp_shared::ContentItem::Json { json: value });
+    for warning in &outcome.warnings {
+        output.content.push(ContentItem::Text { text: format!("warning: {warning}") });
+    }
+    match serde_json::to_value(DraftPostOutput::from(outcome)) {
+        Ok(json) => output.content.push(ContentItem::Json { json }),
+        Err(error) => tracing::error!(%error, "cannot serialise the result"),
+    }
     output
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     fn outcome(action: Action) -> Outcome {
@@ -219,6 +260,7 @@ mod tests {
             article: "projects/2026-01/34-mcp-article/article.md".into(),
             source_id: "0123456789abcdef".into(),
             warnings: Vec::new(),
+            diff: None,
         }
     }
 

@@ -8,8 +8,7 @@ use mcp_shared::{
     reexports::rmcp::model::{JsonObject, ToolAnnotations},
 };
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 use crate::{
     repo::{Post, validate_project},
@@ -38,15 +37,14 @@ impl ListPosts {
     }
 }
 
-fn post_json(post: &Post) -> serde_json::Value {
-    json!({
-        "project": post.project,
-        "number": post.number,
-        "slug": post.slug,
-        "title": post.title,
-        "source_id": post.source_id,
-        "path": post.path,
-    })
+/// The structured result of `list_posts`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ListPostsOutput {
+    /// The articles, in project and number order.
+    pub posts: Vec<Post>,
+    /// What was skipped (only when something was).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 impl Tool for ListPosts {
@@ -72,29 +70,7 @@ impl Tool for ListPosts {
     }
 
     fn output_schema(&self) -> Option<Arc<JsonObject>> {
-        super::schema(json!({
-            "type": "object",
-            "properties": {
-                "posts": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "project": {"type": "string"},
-                            "number": {"type": "integer", "minimum": 0},
-                            "slug": {"type": "string"},
-                            "title": {"type": ["string", "null"]},
-                            "source_id": {"type": ["string", "null"]},
-                            "path": {"type": "string", "description": "The article file, relative to the repository."}
-                        },
-                        "required": ["project", "number", "slug", "title", "source_id", "path"]
-                    }
-                },
-                "warnings": {"type": "array", "items": {"type": "string"},
-                             "description": "What was skipped (only when something was)."}
-            },
-            "required": ["posts"]
-        }))
+        Some(mcp_shared::reexports::rmcp::handler::server::common::schema_for_type::<ListPostsOutput>())
     }
 
     async fn run(&self, input: ListPostsInput, ctx: ToolContext) -> ToolOutput {
@@ -118,10 +94,6 @@ impl Tool for ListPosts {
                 );
             }
         };
-        let mut value = json!({ "posts": posts.iter().map(post_json).collect::<Vec<_>>() });
-        if !warnings.is_empty() {
-            value["warnings"] = json!(warnings);
-        }
         let scope = match &input.project {
             Some(p) => format!("project {p}"),
             None => "projects/".to_owned(),
@@ -131,6 +103,12 @@ impl Tool for ListPosts {
         if !warnings.is_empty() {
             text.push_str(&format!("; {} skipped (see warnings)", warnings.len()));
         }
-        ToolOutput::text_and_json(text, value)
+        match serde_json::to_value(ListPostsOutput { posts, warnings }) {
+            Ok(value) => ToolOutput::text_and_json(text, value),
+            Err(error) => {
+                tracing::error!(%error, "cannot serialise the list");
+                ToolOutput::error(ErrorCode::InternalError, "Internal error in list_posts; call it again.")
+            }
+        }
     }
 }

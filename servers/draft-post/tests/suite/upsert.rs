@@ -35,14 +35,50 @@ fn created_then_updated_then_unchanged_in_the_same_directory() {
         format!("---\ntitle: A Better Title\nsource_id: {id}\n---\nSecond draft.\n")
     );
 
+    // The update says what changed: a unified diff of the article, frontmatter included.
+    let a = "projects/2026-01/01-mcp-article/article.md";
+    assert_eq!(
+        second["diff"],
+        format!(
+            "--- a/{a}\n+++ b/{a}\n@@ -1,5 +1,5 @@\n ---\n-title: MCP Article\n+title: A Better Title\n source_id: {id}\n ---\n-First draft.\n+Second draft.\n"
+        )
+    );
+    assert_eq!((second["lines_added"].as_u64(), second["lines_removed"].as_u64()), (Some(2), Some(2)));
+    assert_eq!(second["diff_truncated"], false);
+    // Created and unchanged carry no diff.
+    assert!(first.get("diff").is_none() && first.get("lines_added").is_none());
+
     let mtime = std::fs::metadata(fx.at("projects/2026-01/01-mcp-article/article.md")).unwrap().modified().unwrap();
     let tree = fx.tree();
+    let third_result = draft_post(&mut c, src(&seed));
+    assert_eq!(mcp_tests::structured(&third_result).unwrap().get("diff"), None);
+    assert_eq!(third_result["content"].as_array().unwrap().len(), 2, "the line and the JSON: {third_result}");
     let third = posted(&mut c, src(&seed));
     assert_eq!(third["action"], "unchanged");
     assert_eq!(fx.tree(), tree);
     let after = std::fs::metadata(fx.at("projects/2026-01/01-mcp-article/article.md")).unwrap().modified().unwrap();
     assert_eq!(after, mtime, "unchanged means not written");
     assert_eq!(fx.dirs("2026-01"), ["01-mcp-article"]);
+}
+
+#[test]
+fn an_update_reports_its_diff_in_the_text_and_bounds_a_large_one() {
+    let fx = Fixture::new();
+    let body = |word: &str| (0..2000).map(|i| format!("{word} {i}\n")).collect::<String>();
+    let seed = fx.draft("big.md", &format!("---\ntitle: Big\n---\n{}", body("first")));
+    let mut c = fx.server();
+    posted(&mut c, src(&seed));
+    std::fs::write(&seed, format!("---\ntitle: Big\n---\n{}", body("second"))).unwrap();
+    let result = draft_post(&mut c, src(&seed));
+    let s = mcp_tests::structured(&result).unwrap();
+    assert_eq!((s["lines_added"].as_u64(), s["lines_removed"].as_u64()), (Some(2000), Some(2000)));
+    assert_eq!(s["diff_truncated"], true);
+    let diff = s["diff"].as_str().unwrap();
+    assert!(diff.len() < 8 * 1024 + 200, "{}", diff.len());
+    assert!(diff.contains("diff cut at 8192 bytes") && diff.contains("+2000 -2000 lines in all"), "{diff}");
+    let text = text_of(&result);
+    assert!(text.lines().next().unwrap().ends_with("rewritten in place (+2000 -2000 lines)"), "{text}");
+    assert!(text.contains("\n--- a/projects/2026-01/01-big/article.md\n+++ b/"), "the diff as text: {text}");
 }
 
 #[test]
