@@ -28,14 +28,14 @@ use std::{
 };
 
 use mcp_shared::{
-    ErrorCode,
+    ErrorCode, ToolError,
     reexports::rmcp::{RoleServer, model::InitializeRequestParams, service::Peer},
     sandbox::Sandbox,
     workspace::{DirectoryFlag, Startup, is_plausible_project, no_workspace_message},
 };
 
 use crate::{
-    repo::{Failure, Repo, RepoConfig},
+    repo::{Repo, RepoConfig},
     source::Sources,
 };
 
@@ -89,7 +89,7 @@ pub struct Target {
     /// The repository.
     pub repo: Arc<Repo>,
     /// Where manuscripts may come from, or why nowhere.
-    pub sources: Result<Sources, Failure>,
+    pub sources: Result<Sources, ToolError>,
 }
 
 struct Session {
@@ -203,7 +203,7 @@ impl Workspace {
     }
 
     /// Where a call from `peer` works, or the refusal when there is no repository.
-    pub async fn target(&self, peer: Option<&Peer<RoleServer>>) -> Result<Target, Failure> {
+    pub async fn target(&self, peer: Option<&Peer<RoleServer>>) -> Result<Target, ToolError> {
         let client_roots = match peer {
             Some(peer) => self.client_roots(peer).await,
             None => None,
@@ -218,7 +218,7 @@ impl Workspace {
         };
         let configured = match (&self.explicit_sources, &place.sources) {
             (Some(sources), _) | (None, Some(sources)) => Ok(sources.clone()),
-            (None, None) => Err(Failure::new(
+            (None, None) => Err(ToolError::new(
                 ErrorCode::OutsideRoot,
                 "No directory is allowed for manuscripts; ask the user to start the server with --source-root DIR \
                  (the directory the drafts are written in).",
@@ -227,7 +227,7 @@ impl Workspace {
         let sources = configured
             .and_then(|sandbox| match client_roots.as_deref() {
                 Some(roots) if !roots.is_empty() => sandbox.narrowed(roots).map_err(|_| {
-                    Failure::new(
+                    ToolError::new(
                         ErrorCode::OutsideRoot,
                         format!(
                             "No directory is allowed for manuscripts: none of the client's roots lies inside the \
@@ -315,8 +315,8 @@ impl Workspace {
     }
 }
 
-fn no_repository(client_roots: Option<usize>) -> Failure {
-    Failure::new(ErrorCode::Unavailable, no_repository_message(client_roots))
+fn no_repository(client_roots: Option<usize>) -> ToolError {
+    ToolError::new(ErrorCode::Unavailable, no_repository_message(client_roots))
 }
 
 fn shown(sandbox: &Sandbox) -> String {

@@ -1,0 +1,416 @@
+//! `draft_post`: the look-up of the manuscript's article and its update, or the claim of the
+//! next number and a new article, all under the repository's lock.
+
+use cap_std::fs::Dir;
+use mcp_shared::{
+    ErrorCode, ToolError,
+    sandbox::{SandboxError, SandboxPath, WriteOptions},
+};
+
+use super::{
+    ARTICLE, Action, DraftRequest, LOCK_FILE, Outcome, Repo,
+    layout::{dir_name, parse_dir_name},
+    messages::{cancelled_failure, sandbox_failure, source_failure},
+    scan::{Depth, carries_id},
+};
+use crate::{
+    frontmatter,
+    index::{ArticleState, Entry, Index, ProjectIndex, Seen},
+    slug,
+    source::{self, Sources},
+    view::{self, Kind, now_ns},
+};
+
+/// The largest diff text an update's result carries (the counts are always whole).
+pub const MAX_DIFF_BYTES: usize = 8 * 1024;
+
+/// How often an allocation is retried when a number is taken under our feet.
+const CLAIM_ATTEMPTS: usize = 8;
+
+/// What a lookup found for a `source_id`.
+struct Holders {
+    /// Readable articles carrying the id: (project, dir).
+    ok: Vec<(String, String)>,
+    /// Malformed articles whose text names the id: (project, dir, problem).
+    bad: Vec<(String, String, String)>,
+}
+
+/// The article a call files: its manuscript's `source_id`, its whole text, its title (for the
+/// index) and the slug a new article's directory gets.
+struct Filing<'a> {
+    id: &'a str,
+    text: &'a str,
+    title: Option<String>,
+    new_slug: &'a str,
+}
+
+/// An article just written: where it is and what its frontmatter now says (for the index).
+struct Written<'a> {
+    project: &'a str,
+    dir: &'a str,
+    number: u32,
+    id: &'a str,
+    title: Option<String>,
+}
+
+impl Repo {
+    /// Every article carrying `id`, and every malformed one whose text names it.
+    fn holders(index: &Index, id: &str) -> Holders {
+        let mut holders = Holders { ok: Vec::new(), bad: Vec::new() };
+        for (project, p) in &index.projects {
+            for (dir, entry) in &p.entries {
+                match &entry.state {
+                    ArticleState::Ok { source_id: Some(s), .. } if s == id => {
+                        holders.ok.push((project.clone(), dir.clone()));
+                    }
+                    ArticleState::Bad { hint: Some(h), problem, .. } if h == id => {
+                        holders.bad.push((project.clone(), dir.clone(), problem.clone()));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        holders
+    }
+
+    /// The articles carrying `id`, or the `CONFLICT` when there are several, or when the
+    /// manuscript's own article is malformed.
+    fn unique_holder(index: &Index, id: &str) -> Result<Holders, ToolError> {
+        let holders = Self::holders(index, id);
+        if holders.ok.len() > 1 {
+            let dirs: Vec<String> = holders.ok.iter().map(|(p, d)| format!("{}/{p}/{d}", view::PROJECTS)).collect();
+            return Err(ToolError::new(
+                ErrorCode::Conflict,
+                format!(
+                    "{} directories carry source_id {id} (this manuscript's): {}. One was probably copied by \
+                     hand. Remove the copies (or their `source_id` line), keeping the one to update, then call \
+                     draft_post again; nothing was written.",
+                    dirs.len(),
+                    dirs.join(" and ")
+                ),
+            ));
+        }
+        if let Some((p, d, problem)) = holders.bad.first() {
+            return Err(ToolError::new(
+                ErrorCode::Conflict,
+                format!(
+                    "The article of this manuscript (source_id {id}), {}/{p}/{d}/{ARTICLE}, has {problem}. It \
+                     is never rewritten while malformed: fix its frontmatter by hand (or remove it), then call \
+                     draft_post again; nothing was written.",
+                    view::PROJECTS
+                ),
+            ));
+        }
+        Ok(holders)
+    }
+
+    /// `draft_post`: files the manuscript (see the module docs).
+    ///
+    /// `cancelled` is asked before anything is written; when it says yes, nothing is.
+    pub fn draft_post(
+        &self,
+        request: &DraftRequest,
+        sources: &Sources,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<Outcome, ToolError> {
+        let manuscript = source::read_manuscript(sources, &request.source).map_err(source_failure)?;
+        let id = manuscript.source_id.clone();
+        let (text, meta) = frontmatter::compose_article(&manuscript.text, &id).map_err(|e| {
+            ToolError::new(
+                ErrorCode::InvalidInput,
+                format!(
+                    "The manuscript {:?} has malformed frontmatter at line {}, column {}: {}. Fix the manuscript, \
+                     then call draft_post again; nothing was written.",
+                    manuscript.shown, e.line, e.column, e.message
+                ),
+            )
+        })?;
+        let new_slug = match &request.slug {
+            Some(s) => s.clone(),
+            None => slug::choose(meta.slug.as_deref(), meta.title.as_deref(), manuscript.stem.as_deref()).0,
+        };
+
+        // Everything from the look-up to the write happens under the repository's lock.
+        let projects_path = self.resolve(view::PROJECTS)?;
+        let lock_path = projects_path.join(LOCK_FILE).map_err(|e| sandbox_failure(&e, "lock the repository"))?;
+        if !self.sandbox.exists(&lock_path).unwrap_or(true) {
+            // No draft_post has locked this repository yet: look before creating the lock file,
+            // so that a call refused for a conflict leaves the repository exactly as it was.
+            let mut index = self.index();
+            self.refresh(&mut index, Depth::Fast)?;
+            Self::unique_holder(&index, &id)?;
+        }
+        let lock = match self.sandbox.open_lock_file(&lock_path) {
+            Ok(file) => file,
+            Err(SandboxError::NotFound { .. } | SandboxError::NotADirectory { .. }) => {
+                self.sandbox
+                    .create_dir_all(&projects_path)
+                    .map_err(|e| sandbox_failure(&e, "create the projects directory"))?;
+                self.sandbox.open_lock_file(&lock_path).map_err(|e| sandbox_failure(&e, "lock the repository"))?
+            }
+            Err(e) => return Err(sandbox_failure(&e, "lock the repository")),
+        };
+        lock.lock().map_err(|e| {
+            tracing::warn!(error = %e, "cannot lock the repository");
+            ToolError::new(
+                ErrorCode::InternalError,
+                "Cannot lock the repository (projects/.draft-post.lock); call again.",
+            )
+        })?;
+        let mut index = self.index();
+        let filing = Filing { id: &id, text: &text, title: meta.title.clone(), new_slug: &new_slug };
+        let result = self.upsert(&mut index, request, &filing, cancelled);
+        // A refused call writes nothing, not even the cache.
+        if result.is_ok() {
+            self.save_index(&mut index);
+        }
+        drop(index);
+        drop(lock);
+        result
+    }
+
+    fn upsert(
+        &self,
+        index: &mut Index,
+        request: &DraftRequest,
+        filing: &Filing<'_>,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<Outcome, ToolError> {
+        let Filing { id, text, new_slug, .. } = *filing;
+        let title = &filing.title;
+        let mut projects = self.refresh(index, Depth::Fast)?;
+        let mut verified = false;
+        for _ in 0..CLAIM_ATTEMPTS {
+            let holders = Self::unique_holder(index, id)?;
+            if let Some((project, dir)) = holders.ok.into_iter().next() {
+                let rel = format!("{}/{project}/{dir}/{ARTICLE}", view::PROJECTS);
+                let path = self.resolve(&rel)?;
+                let current = match self.sandbox.read(&path) {
+                    Ok(bytes) => Some(bytes),
+                    Err(SandboxError::NotFound { .. }) => None,
+                    Err(e) => return Err(sandbox_failure(&e, "read the existing article")),
+                };
+                if !current.as_deref().is_some_and(|b| carries_id(b, id)) {
+                    // The index was stale (an article edited or removed by hand): look again, thoroughly.
+                    if verified {
+                        return Err(ToolError::new(
+                            ErrorCode::Conflict,
+                            format!("{rel} keeps changing while draft_post runs; call it again."),
+                        ));
+                    }
+                    verified = true;
+                    index.distrust();
+                    projects = self.refresh(index, Depth::Full)?;
+                    continue;
+                }
+                if let Some(projects) = &projects {
+                    self.sweep_temp_files(projects, &project, &dir);
+                }
+                let number = parse_dir_name(&dir).map_or(0, |(n, _)| n);
+                let slug = parse_dir_name(&dir).map_or(String::new(), |(_, s)| s.to_owned());
+                let (action, diff) = if current.as_deref() == Some(text.as_bytes()) {
+                    (Action::Unchanged, None)
+                } else {
+                    if cancelled() {
+                        return Err(cancelled_failure());
+                    }
+                    self.write_article(&path, text)?;
+                    let written = Written { project: &project, dir: &dir, number, id, title: title.clone() };
+                    self.record(index, projects.as_ref(), written);
+                    let old = String::from_utf8_lossy(current.as_deref().unwrap_or_default());
+                    let diff =
+                        mcp_shared::diff::unified(&old, text, &format!("a/{rel}"), &format!("b/{rel}"), MAX_DIFF_BYTES);
+                    (Action::Updated, Some(diff))
+                };
+                return Ok(Outcome {
+                    action,
+                    dir: format!("{}/{project}/{dir}", view::PROJECTS),
+                    article: rel,
+                    project,
+                    number,
+                    slug,
+                    source_id: id.to_owned(),
+                    warnings: Self::warnings(index, false, None),
+                    diff,
+                });
+            }
+
+            // A new article: claim the next number of the project.
+            if cancelled() {
+                return Err(cancelled_failure());
+            }
+            let project = request.project.as_str();
+            let project_rel = format!("{}/{project}", view::PROJECTS);
+            let projects_dir = match projects.take() {
+                Some(dir) => dir,
+                None => {
+                    let p = self.resolve(view::PROJECTS)?;
+                    self.sandbox
+                        .create_dir_all(&p)
+                        .map_err(|e| sandbox_failure(&e, "create the projects directory"))?;
+                    match self.refresh(index, Depth::Fast)? {
+                        Some(dir) => dir,
+                        None => {
+                            return Err(ToolError::new(ErrorCode::InternalError, "projects/ vanished; call again."));
+                        }
+                    }
+                }
+            };
+            if !index.projects.contains_key(project) {
+                let p = self.resolve(&project_rel)?;
+                self.sandbox.create_dir_all(&p).map_err(|e| sandbox_failure(&e, "create the project directory"))?;
+                index.projects.insert(project.to_owned(), ProjectIndex::default());
+            }
+            let (number, name, reuse) = self.allocate(index, &projects_dir, project, new_slug)?;
+            let dir_rel = format!("{project_rel}/{name}");
+            let dir_path = self.resolve(&dir_rel)?;
+            if !reuse {
+                match self.sandbox.create_dir(&dir_path) {
+                    Ok(()) => {}
+                    Err(SandboxError::AlreadyExists { .. }) => {
+                        // Taken by someone outside the lock (by hand): look again.
+                        if let Some(p) = index.projects.get_mut(project) {
+                            p.seen = None;
+                        }
+                        projects = self.refresh(index, Depth::Fast)?;
+                        continue;
+                    }
+                    Err(e) => return Err(sandbox_failure(&e, "create the article's directory")),
+                }
+            }
+            let article_rel = format!("{dir_rel}/{ARTICLE}");
+            let article_path = self.resolve(&article_rel)?;
+            if let Err(failure) = self.write_article(&article_path, text) {
+                if !reuse {
+                    // Leave no empty numbered directory behind.
+                    let _ = view::remove_empty_dir(&projects_dir, format!("{project}/{name}"));
+                }
+                return Err(failure);
+            }
+            let project_index = index.projects.entry(project.to_owned()).or_default();
+            project_index.entries.insert(name.clone(), Entry { number, state: ArticleState::Unread });
+            let written = Written { project, dir: &name, number, id, title: title.clone() };
+            self.record(index, Some(&projects_dir), written);
+            return Ok(Outcome {
+                action: Action::Created,
+                project: project.to_owned(),
+                number,
+                slug: new_slug.to_owned(),
+                dir: dir_rel,
+                article: article_rel,
+                source_id: id.to_owned(),
+                warnings: Self::warnings(index, false, None),
+                diff: None,
+            });
+        }
+        Err(ToolError::new(
+            ErrorCode::Conflict,
+            "The next number of the project kept being taken while draft_post ran; call it again.",
+        ))
+    }
+
+    /// The number and directory name for a new article in `project`, and whether that
+    /// directory is a crash leftover to reuse as it is.
+    fn allocate(
+        &self,
+        index: &mut Index,
+        projects: &Dir,
+        project: &str,
+        slug: &str,
+    ) -> Result<(u32, String, bool), ToolError> {
+        let entries: Vec<(String, u32, bool)> = index
+            .projects
+            .get(project)
+            .map(|p| {
+                p.entries.iter().map(|(name, e)| (name.clone(), e.number, e.state == ArticleState::Missing)).collect()
+            })
+            .unwrap_or_default();
+        // Leftovers: numbered directories holding nothing but temporary files.
+        let mut live_max = 0u32;
+        let mut leftovers: Vec<(u32, String, Vec<String>)> = Vec::new();
+        for (name, number, missing) in entries {
+            let temps = if missing {
+                view::only_temp_files(projects, format!("{project}/{name}")).ok().flatten()
+            } else {
+                None
+            };
+            match temps {
+                Some(temps) => leftovers.push((number, name, temps)),
+                None => live_max = live_max.max(number),
+            }
+        }
+        loop {
+            let number = live_max.checked_add(1).ok_or_else(|| {
+                ToolError::new(
+                    ErrorCode::InvalidArgs,
+                    format!("Project {project:?} has no number left; use another project."),
+                )
+            })?;
+            let name = dir_name(number, slug);
+            let mut reuse = false;
+            let mut blocked = false;
+            for (n, leftover, temps) in leftovers.iter().filter(|(n, _, _)| *n == number) {
+                for temp in temps {
+                    if let Ok(p) = self.resolve(&format!("{}/{project}/{leftover}/{temp}", view::PROJECTS)) {
+                        let _ = self.sandbox.remove_file(&p);
+                    }
+                }
+                if *leftover == name {
+                    reuse = true;
+                } else if view::remove_empty_dir(projects, format!("{project}/{leftover}")).is_ok() {
+                    if let Some(p) = index.projects.get_mut(project) {
+                        p.entries.remove(leftover);
+                    }
+                } else {
+                    tracing::warn!(project, dir = leftover, n, "cannot remove an empty leftover directory");
+                    blocked = true;
+                }
+            }
+            if blocked {
+                live_max = number;
+                continue;
+            }
+            if reuse {
+                tracing::info!(project, dir = name, "reusing a directory left by an interrupted draft_post");
+            }
+            return Ok((number, name, reuse));
+        }
+    }
+
+    /// Removes temporary files of interrupted writes of `article.md` from an article's
+    /// directory (only draft_post writes there, and it holds the lock).
+    fn sweep_temp_files(&self, projects: &Dir, project: &str, dir: &str) {
+        let Ok(entries) = view::list(projects, format!("{project}/{dir}")) else {
+            return;
+        };
+        for (name, kind) in entries {
+            if kind != Kind::Other || !view::is_temp_name(&name) || !name.starts_with(".article.md") {
+                continue;
+            }
+            if let Ok(p) = self.resolve(&format!("{}/{project}/{dir}/{name}", view::PROJECTS)) {
+                tracing::info!(project, dir, "removing the temporary file of an interrupted write");
+                let _ = self.sandbox.remove_file(&p);
+            }
+        }
+    }
+
+    fn write_article(&self, path: &SandboxPath, text: &str) -> Result<(), ToolError> {
+        let options = WriteOptions { fsync: self.fsync, ..WriteOptions::default() };
+        self.sandbox.write_atomic(path, text.as_bytes(), &options).map_err(|e| sandbox_failure(&e, "write the article"))
+    }
+
+    /// Records in the index what was just written.
+    fn record(&self, index: &mut Index, projects: Option<&Dir>, written: Written<'_>) {
+        let Written { project, dir, number, id, title } = written;
+        let seen_at = now_ns();
+        let stamp = projects.and_then(|d| view::stat(d, format!("{project}/{dir}/{ARTICLE}")));
+        let state = match stamp {
+            Some(stamp) => {
+                ArticleState::Ok { seen: Seen { stamp, at: seen_at }, source_id: Some(id.to_owned()), title }
+            }
+            _ => ArticleState::Unread,
+        };
+        let p = index.projects.entry(project.to_owned()).or_default();
+        p.entries.insert(dir.to_owned(), Entry { number, state });
+    }
+}
