@@ -4,6 +4,7 @@
 //! - [`diff`]: bounded unified diffs of a change made on someone's behalf.
 //! - [`error`]: the error codes ([`ErrorCode`]) shared by every server.
 //! - [`registry`]: the [`Tool`] trait and the [`ToolRegistry`].
+//! - [`schema`]: every tool's input and output JSON Schema, flat and standard.
 //! - [`server`]: the rmcp `ServerHandler` ([`McpServer`]) that serves any registry.
 //! - [`transport`]: stdio and Streamable HTTP, behind one flattened clap [`TransportArgs`].
 //! - [`sandbox`]: confined, symlink-safe, atomic file access under one or more roots.
@@ -16,6 +17,7 @@ pub mod logging;
 pub mod output;
 pub mod registry;
 pub mod sandbox;
+pub mod schema;
 pub mod server;
 pub mod transport;
 pub mod workspace;

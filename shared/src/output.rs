@@ -107,6 +107,21 @@ impl ToolOutput {
         ToolOutput { content: vec![ContentItem::Json { json }] }
     }
 
+    /// A result of one JSON item: `value` serialised, the type whose schema the tool declares
+    /// with [`crate::schema::output`]. A value serde cannot write is an `INTERNAL_ERROR`.
+    pub fn structured<T: Serialize>(value: &T) -> Self {
+        match serde_json::to_value(value) {
+            Ok(json) => ToolOutput::json(json),
+            Err(error) => {
+                tracing::error!(%error, "a tool result could not be serialised");
+                ToolOutput::error(
+                    ErrorCode::InternalError,
+                    "Internal error: the result could not be written; the server logged the details.",
+                )
+            }
+        }
+    }
+
     /// A result of one text item followed by one JSON item (text for the model, JSON for programs).
     pub fn text_and_json(text: impl Into<String>, json: Value) -> Self {
         ToolOutput { content: vec![ContentItem::Text { text: text.into() }, ContentItem::Json { json }] }

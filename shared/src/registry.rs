@@ -16,9 +16,10 @@ use rmcp::{
 };
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::{error::ErrorCode, output::ToolOutput};
+use crate::{error::ErrorCode, output::ToolOutput, schema};
 
 /// A tool: a name, a description, typed parameters and an async `run`.
 pub trait Tool: Send + Sync + 'static {
@@ -34,12 +35,15 @@ pub trait Tool: Send + Sync + 'static {
     /// MCP annotations: read-only, destructive, idempotent, open-world hints.
     fn annotations(&self) -> ToolAnnotations;
 
-    /// The input schema; by default generated from [`Self::Params`].
+    /// The input schema; by default generated from [`Self::Params`] by [`schema::input`].
+    /// Whatever this returns, the registry lists it flat and standard ([`schema::standardise`]).
     fn input_schema(&self) -> Arc<JsonObject> {
-        rmcp::handler::server::common::schema_for_type::<Self::Params>()
+        schema::input::<Self::Params>()
     }
 
-    /// The output schema, for tools whose results carry structured content.
+    /// The output schema, for tools whose results carry structured content: derive it from the
+    /// output type with [`schema::output`]. The registry adds the error result's branch
+    /// ([`schema::with_error_branch`]), so the tool declares only its success shape.
     fn output_schema(&self) -> Option<Arc<JsonObject>> {
         None
     }
@@ -65,14 +69,20 @@ where
     let params: P = serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner().to_string();
-        let message = if path == "." || path.is_empty() {
-            format!("Invalid arguments for `{tool}`: {inner}. Check the tool's input schema and call it again.")
-        } else {
-            format!(
-                "Invalid arguments for `{tool}`: field `{path}`: {inner}. Check the tool's input schema and call it again."
-            )
+        let at_root = path == "." || path.is_empty();
+        // serde reports a missing field at its parent (`args`: missing field `y`); name the
+        // field itself (`args.y`), which is what a model has to add.
+        let missing = inner.strip_prefix("missing field `").and_then(|rest| rest.strip_suffix('`'));
+        let message = match (missing, at_root) {
+            (Some(field), true) => format!("field `{field}` is missing"),
+            (Some(field), false) => format!("field `{path}.{field}` is missing"),
+            (None, true) => inner,
+            (None, false) => format!("field `{path}`: {inner}"),
         };
-        ToolOutput::error(ErrorCode::InvalidArgs, message)
+        ToolOutput::error(
+            ErrorCode::InvalidArgs,
+            format!("Invalid arguments for `{tool}`: {message}. Check the tool's input schema and call it again."),
+        )
     })?;
     params.validate().map_err(|report| {
         let details: Vec<String> = report
@@ -85,6 +95,37 @@ where
         ToolOutput::error(ErrorCode::InvalidArgs, format!("Invalid arguments for `{tool}`: {}.", details.join("; ")))
     })?;
     Ok(params)
+}
+
+/// A `deserialize_with` for a nested struct field that must be a JSON object:
+/// `#[serde(deserialize_with = "mcp_shared::registry::object")]`.
+///
+/// serde's derived `Deserialize` of a struct also takes an array of its fields in order
+/// (`[1, 2]` as `{x: 1, y: 2}`), which the schema does not allow and a model should be told
+/// about; this refuses anything but an object, and a field inside it is still named in the
+/// error (`args.x`). Set the struct's `#[serde(expecting = "..")]` to word the refusal.
+pub fn object<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    /// Routes every request of `T`'s `Deserialize` to `deserialize_map`.
+    struct ObjectOnly<D>(D);
+
+    impl<'de, D: serde::Deserializer<'de>> serde::Deserializer<'de> for ObjectOnly<D> {
+        type Error = D::Error;
+
+        fn deserialize_any<V: serde::de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+            self.0.deserialize_map(visitor)
+        }
+
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option
+            unit unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
+        }
+    }
+
+    T::deserialize(ObjectOnly(deserializer))
 }
 
 /// What a running tool can see of its call: cancellation, progress reporting, the client.
@@ -224,10 +265,14 @@ impl ToolRegistry {
         if self.index.contains_key(name.as_ref()) {
             return Err(RegistryError::DuplicateName(name.into_owned()));
         }
-        let mut descriptor = rmcp::model::Tool::new(name.clone(), tool.description(), tool.input_schema())
+        // Every schema goes through the shared rules here, whoever wrote it: a tool cannot list
+        // a `$ref`, a non-standard format, or an output schema its own error results break.
+        let input = schema::standardise(Value::Object(Arc::unwrap_or_clone(tool.input_schema())));
+        let mut descriptor = rmcp::model::Tool::new(name.clone(), tool.description(), Arc::new(input))
             .with_annotations(tool.annotations());
-        if let Some(schema) = tool.output_schema() {
-            descriptor = descriptor.with_raw_output_schema(schema);
+        if let Some(output) = tool.output_schema() {
+            let output = schema::with_error_branch(Arc::unwrap_or_clone(output));
+            descriptor = descriptor.with_raw_output_schema(Arc::new(output));
         }
         self.index.insert(name.into_owned(), self.tools.len());
         self.tools.push(RegisteredTool { descriptor, tool: Arc::new(Typed(tool)) });

@@ -1,80 +1,86 @@
 //! `hoge` (spec 004): `{"action": "calc", "args": {"x": 1, "y": 2}}` → `{"value": 3}`.
 //!
-//! Errors, as the spec classifies them: no input object → `INVALID_INPUT`; `args` missing or
-//! `x`/`y` not numbers → `INVALID_ARGS` naming the field; any other action → `UNKNOWN_ACTION`
-//! listing the known ones. Integers stay integers (1 + 2 is `3`, not `3.0`); a sum that is not
-//! finite is `INVALID_ARGS`.
+//! The template of a tool with typed parameters: [`HogeInput`] derives serde (the registry
+//! deserialises it and names the failing field), schemars (the input schema) and garde (the
+//! rules serde cannot say, here "the sum is finite"); [`HogeOutput`] derives the output schema.
+//! Errors, as spec 004 classifies them: no input object → `INVALID_INPUT`; any other action
+//! → `UNKNOWN_ACTION` listing the known ones; `args` missing or `x`/`y` not numbers →
+//! `INVALID_ARGS` naming the field. Integers stay integers (1 + 2 is `3`, not `3.0`).
 
-use std::borrow::Cow;
+use std::{borrow::Cow, sync::Arc};
 
 use mcp_shared::{
-    ErrorCode, Tool, ToolContext, ToolOutput,
+    ErrorCode, Tool, ToolContext, ToolError, ToolOutput,
     reexports::rmcp::model::{JsonObject, ToolAnnotations},
+    registry::parse_params,
+    schema,
 };
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Number, Value, json};
-
-/// The actions `hoge` knows.
-pub const ACTIONS: &[&str] = &["calc"];
+use serde::{Deserialize, Serialize};
+use serde_json::{Number, Value};
 
 /// The input of `hoge`.
 #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
 pub struct HogeInput {
     /// What to do. `calc` adds `args.x` and `args.y`.
     #[garde(skip)]
-    #[schemars(extend("enum" = ["calc"]))]
-    pub action: String,
+    pub action: Action,
     /// The operands of `calc`.
-    #[garde(skip)]
-    pub args: Option<CalcArgs>,
+    #[garde(custom(finite_sum))]
+    #[serde(deserialize_with = "mcp_shared::registry::object")]
+    pub args: CalcArgs,
+}
+
+/// The actions `hoge` knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    /// `args.x + args.y`.
+    Calc,
+}
+
+impl Action {
+    /// Every action, for the message of an unknown one.
+    pub const ALL: [Action; 1] = [Action::Calc];
+
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Calc => "calc",
+        }
+    }
 }
 
 /// The operands of `calc`.
-#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(expecting = "an object with numbers `x` and `y`")]
 pub struct CalcArgs {
     /// The first number.
-    #[garde(skip)]
     #[schemars(with = "f64")]
     pub x: Number,
     /// The second number.
-    #[garde(skip)]
     #[schemars(with = "f64")]
     pub y: Number,
 }
 
+/// The structured result of `hoge`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct HogeOutput {
+    /// `x + y` (an integer when both operands are).
+    #[schemars(with = "f64")]
+    pub value: Number,
+}
+
+/// garde's rule for `args`: a sum JSON can carry (two huge floats overflow to infinity).
+fn finite_sum(args: &CalcArgs, _ctx: &()) -> garde::Result {
+    match add(&args.x, &args.y) {
+        Some(_) => Ok(()),
+        None => Err(garde::Error::new(format!("{} + {} is not a finite number; use smaller operands", args.x, args.y))),
+    }
+}
+
 /// The sample tool of spec 004.
 pub struct Hoge;
-
-fn invalid_args(message: impl Into<String>) -> ToolOutput {
-    ToolOutput::error(ErrorCode::InvalidArgs, message)
-}
-
-/// Reads `args.<name>` as a number, or says what is wrong with it.
-fn operand(args: &serde_json::Map<String, Value>, name: &str) -> Result<Number, ToolOutput> {
-    match args.get(name) {
-        Some(Value::Number(n)) => Ok(n.clone()),
-        Some(other) => Err(invalid_args(format!(
-            "Invalid args: `args.{name}` must be a number, got {}. Example: {{\"action\":\"calc\",\"args\":{{\"x\":1,\"y\":2}}}}.",
-            kind(other)
-        ))),
-        None => Err(invalid_args(format!(
-            "Invalid args: `args.{name}` is missing; `calc` needs two numbers. Example: {{\"action\":\"calc\",\"args\":{{\"x\":1,\"y\":2}}}}."
-        ))),
-    }
-}
-
-fn kind(v: &Value) -> String {
-    match v {
-        Value::Null => "null".into(),
-        Value::Bool(b) => format!("the boolean {b}"),
-        Value::Number(n) => format!("the number {n}"),
-        Value::String(s) if s.chars().count() <= 40 => format!("the string {s:?}"),
-        Value::String(_) => "a string".into(),
-        Value::Array(_) => "an array".into(),
-        Value::Object(_) => "an object".into(),
-    }
-}
 
 /// `x + y`, keeping integers integral; `None` when the sum is not a finite number.
 pub fn add(x: &Number, y: &Number) -> Option<Number> {
@@ -91,6 +97,19 @@ pub fn add(x: &Number, y: &Number) -> Option<Number> {
     }
     let sum = x.as_f64()? + y.as_f64()?;
     Number::from_f64(sum)
+}
+
+/// Spec 004 checks the action before the arguments: another action is `UNKNOWN_ACTION`, whatever
+/// else the call carries.
+fn check_action(action: Option<&Value>) -> Result<(), ToolError> {
+    let known = Action::ALL.map(Action::as_str).join(", ");
+    let message = match action {
+        Some(value) if Action::deserialize(value).is_ok() => return Ok(()),
+        Some(Value::String(a)) => format!("Unknown action {a:?}. Known actions: {known}."),
+        Some(other) => format!("Unknown action: `action` must be a string, got {other}. Known actions: {known}."),
+        None => format!("Missing `action`. Known actions: {known}."),
+    };
+    Err(ToolError::new(ErrorCode::UnknownAction, message))
 }
 
 impl Tool for Hoge {
@@ -115,74 +134,34 @@ impl Tool for Hoge {
             .open_world(false)
     }
 
-    fn output_schema(&self) -> Option<std::sync::Arc<JsonObject>> {
-        let schema = json!({
-            "type": "object",
-            "properties": {"value": {"type": "number", "description": "x + y"}},
-            "required": ["value"]
-        });
-        schema.as_object().cloned().map(std::sync::Arc::new)
+    fn output_schema(&self) -> Option<Arc<JsonObject>> {
+        Some(schema::output::<HogeOutput>())
     }
 
-    /// The spec's own classification of bad input, finer than serde's.
+    /// The shared typed parsing, after the two checks spec 004 classifies apart: no object at
+    /// all is `INVALID_INPUT`, another action `UNKNOWN_ACTION`.
     fn parse(&self, arguments: Option<JsonObject>) -> Result<HogeInput, ToolOutput> {
-        let Some(input) = arguments else {
-            return Err(ToolOutput::error(
+        let Some(arguments) = arguments else {
+            return Err(ToolError::new(
                 ErrorCode::InvalidInput,
                 "Invalid input: `hoge` takes an object like {\"action\":\"calc\",\"args\":{\"x\":1,\"y\":2}}.",
-            ));
+            )
+            .into());
         };
-        let known = ACTIONS.join(", ");
-        let action = match input.get("action") {
-            Some(Value::String(a)) if ACTIONS.contains(&a.as_str()) => a.clone(),
-            Some(Value::String(a)) => {
-                return Err(ToolOutput::error(
-                    ErrorCode::UnknownAction,
-                    format!("Unknown action {a:?}. Known actions: {known}."),
-                ));
-            }
-            Some(other) => {
-                return Err(ToolOutput::error(
-                    ErrorCode::UnknownAction,
-                    format!("Unknown action: `action` must be a string, got {}. Known actions: {known}.", kind(other)),
-                ));
-            }
-            None => {
-                return Err(ToolOutput::error(
-                    ErrorCode::UnknownAction,
-                    format!("Missing `action`. Known actions: {known}."),
-                ));
-            }
-        };
-        let args = match input.get("args") {
-            Some(Value::Object(args)) => args,
-            Some(other) => {
-                return Err(invalid_args(format!(
-                    "Invalid args: `args` must be an object with numbers `x` and `y`, got {}.",
-                    kind(other)
-                )));
-            }
-            None => {
-                return Err(invalid_args(
-                    "Invalid args: `args` is missing; `calc` needs {\"x\": <number>, \"y\": <number>}.",
-                ));
-            }
-        };
-        let x = operand(args, "x")?;
-        let y = operand(args, "y")?;
-        Ok(HogeInput { action, args: Some(CalcArgs { x, y }) })
+        check_action(arguments.get("action"))?;
+        parse_params(&self.name(), Some(arguments))
     }
 
     async fn run(&self, input: HogeInput, _ctx: ToolContext) -> ToolOutput {
-        match (input.action.as_str(), input.args) {
-            ("calc", Some(CalcArgs { x, y })) => match add(&x, &y) {
-                Some(value) => ToolOutput::json(json!({ "value": value })),
-                None => invalid_args(format!("Invalid args: {x} + {y} is not a finite number. Use smaller operands.")),
+        match input.action {
+            Action::Calc => match add(&input.args.x, &input.args.y) {
+                Some(value) => ToolOutput::structured(&HogeOutput { value }),
+                // garde's `finite_sum` let these operands through, so this is a bug of ours.
+                None => ToolOutput::error(
+                    ErrorCode::InternalError,
+                    "Internal error: the sum was checked but is not finite.",
+                ),
             },
-            (action, _) => ToolOutput::error(
-                ErrorCode::InternalError,
-                format!("Internal error: action {action:?} reached `run` without its arguments."),
-            ),
         }
     }
 }
@@ -190,6 +169,7 @@ impl Tool for Hoge {
 #[cfg(test)]
 mod tests {
     use mcp_shared::ContentItem;
+    use serde_json::json;
 
     use super::*;
 
@@ -255,5 +235,21 @@ mod tests {
         assert!(out.error_item().unwrap().message.contains("calc"));
         assert_eq!(code(&call(json!({})).await), ErrorCode::UnknownAction);
         assert_eq!(code(&call(json!({"action": 5})).await), ErrorCode::UnknownAction);
+    }
+
+    #[tokio::test]
+    async fn messages_name_the_field_and_the_known_actions() {
+        let message = |out: ToolOutput| out.error_item().map(|e| e.message.clone()).unwrap_or_default();
+        assert_eq!(
+            message(call(json!({"action": "mul", "args": {"x": 1, "y": 2}})).await),
+            "Unknown action \"mul\". Known actions: calc."
+        );
+        assert_eq!(message(call(json!({"args": {"x": 1, "y": 2}})).await), "Missing `action`. Known actions: calc.");
+        let missing_y = message(call(json!({"action": "calc", "args": {"x": 1}})).await);
+        assert!(missing_y.contains("field `args.y` is missing"), "{missing_y}");
+        let bad_x = message(call(json!({"action": "calc", "args": {"x": "1", "y": 2}})).await);
+        assert!(bad_x.contains("field `args.x`"), "{bad_x}");
+        let huge = message(call(json!({"action": "calc", "args": {"x": f64::MAX, "y": f64::MAX}})).await);
+        assert!(huge.contains("field `args`") && huge.contains("not a finite number"), "{huge}");
     }
 }
