@@ -35,8 +35,8 @@ pub fn validate_project(project: &str) -> Result<(), String> {
         return Ok(());
     };
     Err(format!(
-        "Invalid `project` {project:?}: {why}. A project is one directory name of letters, digits, `-`, `_` and `.`, \
-         e.g. \"2026-01\"; omit it for the current year-month."
+        "{project:?} is not a project name: {why}. A project is one directory name of letters, digits, `-`, `_` \
+         and `.`, e.g. \"2026-01\"; omit it for the current year-month"
     ))
 }
 
@@ -66,7 +66,7 @@ mod tests {
         }
         for bad in ["", ".", "..", "../x", "a/b", ".hidden", "a b", "a\\b", "x\0", &"y".repeat(101)] {
             let e = validate_project(bad).unwrap_err();
-            assert!(e.contains("Invalid `project`"), "{e}");
+            assert!(e.contains("is not a project name") && e.contains("2026-01"), "{e}");
         }
     }
 }

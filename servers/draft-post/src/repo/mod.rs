@@ -39,7 +39,7 @@
 mod layout;
 mod list;
 mod messages;
-mod pool;
+pub mod pool;
 mod scan;
 mod upsert;
 
@@ -165,11 +165,11 @@ pub struct Post {
     pub number: u32,
     /// The slug part of the article's directory name.
     pub slug: String,
-    /// Its frontmatter `title` (null when it has none).
-    #[schemars(required, extend("type" = ["string", "null"]))]
+    /// Its frontmatter `title` (absent when it has none).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
-    /// Its frontmatter `source_id` (null when it has none).
-    #[schemars(required, extend("type" = ["string", "null"]))]
+    /// Its frontmatter `source_id` (absent when it has none).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub source_id: Option<String>,
     /// The article file, relative to the repository.
     pub path: String,

@@ -3,11 +3,11 @@
 
 /// From this many directories to list or articles to read or `stat`, the work runs on several
 /// threads.
-pub(super) const PARALLEL_MIN: usize = 64;
+pub const PARALLEL_MIN: usize = 64;
 
 /// `f` over `items` on several threads that each take the next item when done (items of
 /// uneven cost balance out); the results in the order of `items`.
-pub(super) fn par_queue<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+pub fn par_queue<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(2, 8).min(items.len().max(1));
     let next = AtomicUsize::new(0);
@@ -44,7 +44,7 @@ pub(super) fn par_queue<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Syn
 }
 
 /// `f` over `items`, on several threads when there are at least [`PARALLEL_MIN`] of them.
-pub(super) fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     if items.len() < PARALLEL_MIN {
         return items.iter().map(&f).collect();
     }
@@ -71,7 +71,7 @@ mod tests {
     use super::*;
 
     #[test]
-    pub(super) fn par_queue_keeps_the_order() {
+    pub fn par_queue_keeps_the_order() {
         let items: Vec<usize> = (0..1000).collect();
         assert_eq!(par_queue(&items, |i| i * 2), items.iter().map(|i| i * 2).collect::<Vec<_>>());
         assert!(par_queue(&[] as &[usize], |i| *i).is_empty());

@@ -16,8 +16,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    repo::{Action, DraftRequest, Outcome, validate_project},
-    slug::{MAX_SLUG_CHARS, slugify},
+    repo::{Action, DraftRequest, Outcome},
+    slug::slugify,
+    tools::rules,
     workspace::Workspace,
 };
 
@@ -25,22 +26,27 @@ use crate::{
 #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
 #[serde(deny_unknown_fields)]
 pub struct DraftPostInput {
-    /// Path of the manuscript: Markdown with optional YAML frontmatter. A `FILE:` prefix is
-    /// accepted. A relative path is resolved against the server's working directory (an absolute
-    /// path is safest). The manuscript is only read, and its path is its identity: pass the same
-    /// path every time you re-submit it.
-    #[garde(skip)]
+    /// Path of the manuscript: a UTF-8 Markdown file (.md, .markdown or .mdx) with optional YAML
+    /// frontmatter, inside an allowed source directory and not in a hidden file or directory. A
+    /// `FILE:` prefix is accepted. A relative path is resolved against the server's working
+    /// directory (an absolute path is safest). The manuscript is only read, and its path is its
+    /// identity: pass the same path every time you re-submit it.
+    #[garde(custom(rules::source))]
+    #[schemars(length(min = 1))]
     pub source: String,
     /// Project for a new article: one directory name under projects/ such as "2026-01" (letters,
-    /// digits, `-`, `_`, `.`). Default: the current year-month. A manuscript that already has an
-    /// article is updated where it is, whatever this says.
-    #[garde(skip)]
+    /// digits, `-`, `_`, `.`, not starting with `.`, at most 100 characters). Default: the current
+    /// year-month. A manuscript that already has an article is updated where it is, whatever this
+    /// says.
+    #[garde(custom(rules::project))]
+    #[schemars(length(min = 1, max = 100), regex(pattern = r"^[^./\\\s][^/\\\s]*$"))]
     #[serde(default)]
     pub project: Option<String>,
     /// Slug for a new article's directory `NN-slug` (lowercase a-z, 0-9 and `-`, at most 50
-    /// characters; other text is turned into that). Default: the manuscript's frontmatter
-    /// `slug`, else an ASCII slug of its `title`, else its file name, else `post`.
-    #[garde(skip)]
+    /// characters; other text is turned into that, and it must hold at least one ASCII letter or
+    /// digit). Default: the manuscript's frontmatter `slug`, else an ASCII slug of its `title`,
+    /// else its file name, else `post`.
+    #[garde(custom(rules::slug))]
     #[serde(default)]
     pub slug: Option<String>,
 }
@@ -173,48 +179,26 @@ impl Tool for DraftPost {
     }
 
     async fn run(&self, input: DraftPostInput, ctx: ToolContext) -> ToolOutput {
+        // `project` and `slug` were checked by their rules before the call ran.
         let requested_project = input.project.clone();
-        let project = match input.project {
-            Some(project) => {
-                if let Err(message) = validate_project(&project) {
-                    return ToolOutput::error(ErrorCode::InvalidArgs, message);
-                }
-                project
-            }
-            None => default_project(),
-        };
-        let slug = match input.slug {
-            Some(given) => {
-                let slug = slugify(&given);
-                if slug.is_empty() {
-                    return ToolOutput::error(
-                        ErrorCode::InvalidArgs,
-                        format!(
-                            "Invalid `slug` {given:?}: it has no ASCII letter or digit (text is never \
-                             transliterated). Pass lowercase a-z, 0-9 and `-` (at most {MAX_SLUG_CHARS} \
-                             characters), e.g. \"my-post\", or omit it."
-                        ),
-                    );
-                }
-                Some(slug)
-            }
-            None => None,
-        };
+        let project = input.project.unwrap_or_else(default_project);
+        let slug = input.slug.as_deref().map(slugify).filter(|s| !s.is_empty());
         let requested_slug = slug.clone();
         let request = DraftRequest { source: input.source, project, slug };
-        let (repo, sources) = match self.workspace.target(ctx.peer()).await {
-            Ok(target) => match target.sources {
-                Ok(sources) => (target.repo, sources),
-                Err(failure) => return ToolOutput::error(failure.code, failure.message),
-            },
-            Err(failure) => return ToolOutput::error(failure.code, failure.message),
+        let target = match self.workspace.target(ctx.peer()).await {
+            Ok(target) => target,
+            Err(failure) => return failure.into_output(),
+        };
+        let (repo, sources) = match target.sources {
+            Ok(sources) => (target.repo, sources),
+            Err(failure) => return failure.into_output(),
         };
         let token = ctx.cancellation().clone();
         let joined =
             tokio::task::spawn_blocking(move || repo.draft_post(&request, &sources, &|| token.is_cancelled())).await;
         match joined {
             Ok(Ok(outcome)) => render(&outcome, requested_project.as_deref(), requested_slug.as_deref()),
-            Ok(Err(failure)) => ToolOutput::error(failure.code, failure.message),
+            Ok(Err(failure)) => failure.into_output(),
             Err(error) => {
                 tracing::error!(%error, "draft_post failed unexpectedly");
                 ToolOutput::error(
@@ -303,6 +287,6 @@ mod tests {
         let p = default_project();
         assert_eq!(p.len(), 7);
         assert_eq!(&p[4..5], "-");
-        assert!(validate_project(&p).is_ok());
+        assert!(crate::repo::validate_project(&p).is_ok());
     }
 }

@@ -10,17 +10,16 @@ use mcp_shared::{
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::{
-    repo::{Post, validate_project},
-    workspace::Workspace,
-};
+use crate::{repo::Post, tools::rules, workspace::Workspace};
 
 /// The input of `list_posts`.
 #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
 #[serde(deny_unknown_fields)]
 pub struct ListPostsInput {
-    /// Only this project (e.g. "2026-01"). Default: every project.
-    #[garde(skip)]
+    /// Only this project (e.g. "2026-01": one directory name of letters, digits, `-`, `_`, `.`,
+    /// not starting with `.`, at most 100 characters). Default: every project.
+    #[garde(custom(rules::project))]
+    #[schemars(length(min = 1, max = 100), regex(pattern = r"^[^./\\\s][^/\\\s]*$"))]
     #[serde(default)]
     pub project: Option<String>,
 }
@@ -56,7 +55,8 @@ impl Tool for ListPosts {
 
     fn description(&self) -> Cow<'static, str> {
         "List the articles under projects/ (or of one project), in project and number order: \
-         {posts: [{project, number, slug, title, source_id, path}]}. Articles that cannot be read \
+         {posts: [{project, number, slug, title?, source_id?, path}]} (title and source_id absent when \
+         the article's frontmatter has none). Articles that cannot be read \
          (malformed frontmatter) are skipped and named in `warnings`."
             .into()
     }
@@ -74,18 +74,15 @@ impl Tool for ListPosts {
     }
 
     async fn run(&self, input: ListPostsInput, ctx: ToolContext) -> ToolOutput {
-        if let Some(Err(message)) = input.project.as_deref().map(validate_project) {
-            return ToolOutput::error(ErrorCode::InvalidArgs, message);
-        }
         let repo = match self.workspace.target(ctx.peer()).await {
             Ok(target) => target.repo,
-            Err(failure) => return ToolOutput::error(failure.code, failure.message),
+            Err(failure) => return failure.into_output(),
         };
         let project = input.project.clone();
         let joined = tokio::task::spawn_blocking(move || repo.list_posts(project.as_deref())).await;
         let (posts, warnings) = match joined {
             Ok(Ok(listed)) => listed,
-            Ok(Err(failure)) => return ToolOutput::error(failure.code, failure.message),
+            Ok(Err(failure)) => return failure.into_output(),
             Err(error) => {
                 tracing::error!(%error, "list_posts failed unexpectedly");
                 return ToolOutput::error(

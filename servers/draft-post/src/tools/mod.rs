@@ -2,3 +2,4 @@
 
 pub mod draft_post;
 pub mod list_posts;
+pub mod rules;
