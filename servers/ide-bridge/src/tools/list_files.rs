@@ -76,7 +76,7 @@ impl Tool for ListFiles {
     }
 
     fn output_schema(&self) -> Option<std::sync::Arc<JsonObject>> {
-        Some(mcp_shared::reexports::rmcp::handler::server::common::schema_for_type::<ListFilesOutput>())
+        Some(mcp_shared::schema::output::<ListFilesOutput>())
     }
 
     async fn run(&self, params: ListFilesParams, _ctx: ToolContext) -> ToolOutput {

@@ -88,7 +88,7 @@ impl Tool for WriteFile {
     }
 
     fn output_schema(&self) -> Option<std::sync::Arc<JsonObject>> {
-        Some(mcp_shared::reexports::rmcp::handler::server::common::schema_for_type::<WriteFileOutput>())
+        Some(mcp_shared::schema::output::<WriteFileOutput>())
     }
 
     async fn run(&self, params: WriteFileParams, _ctx: ToolContext) -> ToolOutput {
