@@ -175,7 +175,7 @@ impl Tool for DraftPost {
     }
 
     fn output_schema(&self) -> Option<Arc<JsonObject>> {
-        Some(mcp_shared::reexports::rmcp::handler::server::common::schema_for_type::<DraftPostOutput>())
+        Some(mcp_shared::schema::output::<DraftPostOutput>())
     }
 
     async fn run(&self, input: DraftPostInput, ctx: ToolContext) -> ToolOutput {

@@ -70,7 +70,7 @@ impl Tool for ListPosts {
     }
 
     fn output_schema(&self) -> Option<Arc<JsonObject>> {
-        Some(mcp_shared::reexports::rmcp::handler::server::common::schema_for_type::<ListPostsOutput>())
+        Some(mcp_shared::schema::output::<ListPostsOutput>())
     }
 
     async fn run(&self, input: ListPostsInput, ctx: ToolContext) -> ToolOutput {
