@@ -284,7 +284,17 @@ pub fn with_error_branch(schema: JsonObject) -> JsonObject {
         properties.insert("error".into(), error_schema());
     }
     if !success.is_empty() {
-        root.insert("anyOf".into(), json!([Value::Object(success), {"required": ["error"]}]));
+        // Each branch names the properties it requires (as `{}`: their schemas are at the root),
+        // so that strict validators (ajv's `strictRequired`) accept the schema too.
+        if let Some(Value::Array(required)) = success.get("required") {
+            let named: Map<String, Value> =
+                required.iter().filter_map(Value::as_str).map(|name| (name.to_owned(), json!({}))).collect();
+            success.insert("properties".into(), Value::Object(named));
+        }
+        root.insert(
+            "anyOf".into(),
+            json!([Value::Object(success), {"properties": {"error": {}}, "required": ["error"]}]),
+        );
     }
     root
 }
@@ -456,7 +466,13 @@ mod tests {
         assert_eq!(value["type"], "object");
         assert_eq!(value["properties"]["x"]["type"], "number");
         assert_eq!(value["properties"]["error"]["required"], json!(["code", "message"]));
-        assert_eq!(value["anyOf"], json!([{"required": ["x", "y"]}, {"required": ["error"]}]));
+        assert_eq!(
+            value["anyOf"],
+            json!([
+                {"required": ["x", "y"], "properties": {"x": {}, "y": {}}},
+                {"properties": {"error": {}}, "required": ["error"]}
+            ])
+        );
         assert!(value.get("required").is_none());
         assert_eq!(with_error_branch(schema.clone()), schema, "applying it twice changes nothing");
     }

@@ -3,6 +3,9 @@
 // stderr: whatever appears there came from the SDK (e.g. ajv's schema warnings) and fails the run.
 import { readFileSync } from 'node:fs';
 
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+
 import { expectations } from './expect.mjs';
 
 const [flavour, planFile] = process.argv.slice(2);
@@ -24,6 +27,20 @@ if (!sdk || !planFile) {
 }
 
 const plan = JSON.parse(readFileSync(planFile, 'utf8'));
+
+/** Why `schema` does not compile cleanly in ajv's strict mode (2020-12), or null. */
+function strictProblem(schema) {
+    const warnings = [];
+    const note = (m) => warnings.push(String(m));
+    const ajv = new Ajv2020({ strict: true, allErrors: true, logger: { log: note, warn: note, error: note } });
+    addFormats(ajv);
+    try {
+        ajv.compile(schema);
+    } catch (error) {
+        return error.message;
+    }
+    return warnings.length === 0 ? null : warnings.join('; ');
+}
 let failures = 0;
 
 function report(ok, what, detail) {
@@ -62,6 +79,17 @@ for (const server of plan) {
             `${server.name}: tools/list`,
             `expected ${server.tools}, got ${names}`,
         );
+        if (flavour === 'sdk1') {
+            // Beyond what the SDKs do: every schema must compile in a strict JSON Schema 2020-12
+            // validator, with no warning (a stricter host than the SDKs must accept them too).
+            for (const tool of listed.tools) {
+                for (const key of ['inputSchema', 'outputSchema']) {
+                    if (!tool[key]) continue;
+                    const problem = strictProblem(tool[key]);
+                    report(problem === null, `${server.name}: ${tool.name} ${key} compiles in strict ajv`, problem);
+                }
+            }
+        }
         for (const call of server.calls) {
             const what = `${server.name}: ${call.tool} ${JSON.stringify(call.args)}`;
             let result;
