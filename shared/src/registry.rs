@@ -373,6 +373,39 @@ mod tests {
         assert!(registry.get("nope").is_none());
     }
 
+    // The fields are only deserialised (and printed on failure).
+    #[derive(Debug, Deserialize, garde::Validate)]
+    #[allow(dead_code)]
+    struct Outer {
+        #[garde(skip)]
+        #[serde(deserialize_with = "object")]
+        inner: Inner,
+    }
+    #[derive(Debug, Deserialize)]
+    #[serde(expecting = "an object with a number `n`")]
+    #[allow(dead_code)]
+    struct Inner {
+        n: u8,
+    }
+
+    #[test]
+    fn nested_fields_are_named_and_arrays_are_not_objects() {
+        let message = |v: serde_json::Value| match parse_params::<Outer>("t", args(v)) {
+            Ok(p) => panic!("accepted: {p:?}"),
+            Err(out) => out.error_item().map(|e| (e.code, e.message.clone())).unwrap(),
+        };
+        let (code, missing) = message(json!({"inner": {}}));
+        assert_eq!(code, ErrorCode::InvalidArgs);
+        assert!(missing.contains("field `inner.n` is missing"), "{missing}");
+        let (_, array) = message(json!({"inner": [1]}));
+        assert!(array.contains("field `inner`") && array.contains("an object with a number `n`"), "{array}");
+        let (_, wrong) = message(json!({"inner": {"n": "x"}}));
+        assert!(wrong.contains("field `inner.n`"), "{wrong}");
+        let (_, top) = message(json!({}));
+        assert!(top.contains("field `inner` is missing"), "{top}");
+        assert!(parse_params::<Outer>("t", args(json!({"inner": {"n": 1}}))).is_ok());
+    }
+
     #[tokio::test]
     async fn calls_parse_validate_and_run() {
         let mut registry = ToolRegistry::new();

@@ -27,6 +27,7 @@ pub struct HogeInput {
     pub action: Action,
     /// The operands of `calc`.
     #[garde(custom(finite_sum))]
+    // serde alone would take `[1, 2]` as `{x: 1, y: 2}`; spec 004's `args` is an object.
     #[serde(deserialize_with = "mcp_shared::registry::object")]
     pub args: CalcArgs,
 }
