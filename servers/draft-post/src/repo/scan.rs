@@ -5,12 +5,13 @@ use std::{collections::BTreeSet, io, path::Path};
 
 use cap_std::fs::Dir;
 use mcp_shared::{ToolError, sandbox::WriteOptions};
+use rayon::prelude::*;
 
 use super::{
     ARTICLE, Repo,
     layout::parse_dir_name,
     messages::{describe_read_error, scan_failure},
-    pool::{PARALLEL_MIN, par_map, par_queue},
+    pool::{PARALLEL_MIN, par_map},
 };
 use crate::{
     frontmatter::{self, Located},
@@ -133,10 +134,12 @@ pub(super) fn load_all(projects: &Dir, jobs: &[(String, String)]) -> Vec<Article
             _ => units.push((project.as_str(), vec![dir.clone()])),
         }
     }
+    // Parallel from PARALLEL_MIN articles (not units): units of uneven cost (a project of 5
+    // articles, one of 256) balance out on the pool.
     let states: Vec<Vec<ArticleState>> = if jobs.len() < PARALLEL_MIN {
         units.iter().map(|(p, dirs)| load_unit(projects, p, dirs)).collect()
     } else {
-        par_queue(&units, |(p, dirs)| load_unit(projects, p, dirs))
+        units.par_iter().map(|(p, dirs)| load_unit(projects, p, dirs)).collect()
     };
     states.into_iter().flatten().collect()
 }
