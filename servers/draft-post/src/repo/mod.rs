@@ -133,27 +133,53 @@ pub struct DraftRequest {
     pub slug: Option<String>,
 }
 
-/// The outcome of `draft_post`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The structured result of `draft_post`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[schemars(rename = "DraftPostOutput")]
 pub struct Outcome {
-    /// What happened.
+    /// What happened to the article.
     pub action: Action,
     /// The article's project.
     pub project: String,
-    /// Its number.
+    /// The article's number in its project.
     pub number: u32,
-    /// The slug of its directory name.
+    /// The slug part of the article's directory name.
     pub slug: String,
-    /// Its directory, relative to the repository.
+    /// The article's directory, relative to the repository.
     pub dir: String,
-    /// Its `article.md`, relative to the repository.
+    /// The article file, relative to the repository.
     pub article: String,
-    /// The manuscript's `source_id`.
+    /// The manuscript's identity: 16 hex digits of the SHA-256 of its canonical path.
     pub source_id: String,
-    /// Malformed articles elsewhere, skipped.
+    /// Lines the update added to the article (only for "updated").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines_added: Option<usize>,
+    /// Lines the update removed from the article (only for "updated").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines_removed: Option<usize>,
+    /// The unified diff of the article, frontmatter included, at most 8 KiB, with a note when
+    /// cut (only for "updated").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
+    /// Whether `diff` was cut (only for "updated").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff_truncated: Option<bool>,
+    /// Malformed articles elsewhere that were skipped (only when there are some).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
-    /// For an update, what changed in the article (frontmatter included).
-    pub diff: Option<BoundedDiff>,
+}
+
+impl Outcome {
+    /// This outcome with what an update changed.
+    pub fn with_diff(self, diff: BoundedDiff) -> Outcome {
+        Outcome {
+            lines_added: Some(diff.added),
+            lines_removed: Some(diff.removed),
+            diff: Some(diff.text),
+            diff_truncated: Some(diff.truncated),
+            ..self
+        }
+    }
 }
 
 /// One article, as `list_posts` gives it.

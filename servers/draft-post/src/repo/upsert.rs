@@ -222,7 +222,7 @@ impl Repo {
                         mcp_shared::diff::unified(&old, text, &format!("a/{rel}"), &format!("b/{rel}"), MAX_DIFF_BYTES);
                     (Action::Updated, Some(diff))
                 };
-                return Ok(Outcome {
+                let outcome = Outcome {
                     action,
                     dir: format!("{}/{project}/{dir}", view::PROJECTS),
                     article: rel,
@@ -231,7 +231,14 @@ impl Repo {
                     slug,
                     source_id: id.to_owned(),
                     warnings: Self::warnings(index, false, None),
-                    diff,
+                    lines_added: None,
+                    lines_removed: None,
+                    diff: None,
+                    diff_truncated: None,
+                };
+                return Ok(match diff {
+                    Some(diff) => outcome.with_diff(diff),
+                    None => outcome,
                 });
             }
 
@@ -300,7 +307,10 @@ impl Repo {
                 article: article_rel,
                 source_id: id.to_owned(),
                 warnings: Self::warnings(index, false, None),
+                lines_added: None,
+                lines_removed: None,
                 diff: None,
+                diff_truncated: None,
             });
         }
         Err(ToolError::new(

@@ -13,7 +13,7 @@ use mcp_shared::{
     reexports::rmcp::model::{JsonObject, ToolAnnotations},
 };
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use crate::{
     repo::{Action, DraftRequest, Outcome},
@@ -51,61 +51,6 @@ pub struct DraftPostInput {
     pub slug: Option<String>,
 }
 
-/// The structured result of `draft_post`.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct DraftPostOutput {
-    /// What happened to the article.
-    pub action: Action,
-    /// The article's project.
-    pub project: String,
-    /// The article's number in its project.
-    pub number: u32,
-    /// The slug part of the article's directory name.
-    pub slug: String,
-    /// The article's directory, relative to the repository.
-    pub dir: String,
-    /// The article file, relative to the repository.
-    pub article: String,
-    /// The manuscript's identity: 16 hex digits of the SHA-256 of its canonical path.
-    pub source_id: String,
-    /// Lines the update added to the article (only for "updated").
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub lines_added: Option<usize>,
-    /// Lines the update removed from the article (only for "updated").
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub lines_removed: Option<usize>,
-    /// The unified diff of the article, frontmatter included, at most 8 KiB, with a note when
-    /// cut (only for "updated").
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub diff: Option<String>,
-    /// Whether `diff` was cut (only for "updated").
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub diff_truncated: Option<bool>,
-    /// Malformed articles elsewhere that were skipped (only when there are some).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub warnings: Vec<String>,
-}
-
-impl From<&Outcome> for DraftPostOutput {
-    fn from(outcome: &Outcome) -> Self {
-        let diff = outcome.diff.as_ref();
-        DraftPostOutput {
-            action: outcome.action,
-            project: outcome.project.clone(),
-            number: outcome.number,
-            slug: outcome.slug.clone(),
-            dir: outcome.dir.clone(),
-            article: outcome.article.clone(),
-            source_id: outcome.source_id.clone(),
-            lines_added: diff.map(|d| d.added),
-            lines_removed: diff.map(|d| d.removed),
-            diff: diff.map(|d| d.text.clone()),
-            diff_truncated: diff.map(|d| d.truncated),
-            warnings: outcome.warnings.clone(),
-        }
-    }
-}
-
 /// Files a manuscript into the repository.
 pub struct DraftPost {
     workspace: Arc<Workspace>,
@@ -130,8 +75,8 @@ fn summary(outcome: &Outcome, requested_project: Option<&str>, requested_slug: O
         Action::Created => line.push_str(": a new article"),
         Action::Updated => {
             line.push_str(": the manuscript's article was rewritten in place");
-            if let Some(diff) = &outcome.diff {
-                line.push_str(&format!(" (+{} -{} lines)", diff.added, diff.removed));
+            if let (Some(added), Some(removed)) = (outcome.lines_added, outcome.lines_removed) {
+                line.push_str(&format!(" (+{added} -{removed} lines)"));
             }
         }
         Action::Unchanged => line.push_str(": the article already has this content; nothing was written"),
@@ -175,7 +120,7 @@ impl Tool for DraftPost {
     }
 
     fn output_schema(&self) -> Option<Arc<JsonObject>> {
-        Some(mcp_shared::schema::output::<DraftPostOutput>())
+        Some(mcp_shared::schema::output::<Outcome>())
     }
 
     async fn run(&self, input: DraftPostInput, ctx: ToolContext) -> ToolOutput {
@@ -216,12 +161,12 @@ impl Tool for DraftPost {
 fn render(outcome: &Outcome, requested_project: Option<&str>, requested_slug: Option<&str>) -> ToolOutput {
     let mut output = ToolOutput::text(summary(outcome, requested_project, requested_slug));
     if let Some(diff) = &outcome.diff {
-        output.content.push(ContentItem::Text { text: diff.text.clone() });
+        output.content.push(ContentItem::Text { text: diff.clone() });
     }
     for warning in &outcome.warnings {
         output.content.push(ContentItem::Text { text: format!("warning: {warning}") });
     }
-    match serde_json::to_value(DraftPostOutput::from(outcome)) {
+    match serde_json::to_value(outcome) {
         Ok(json) => output.content.push(ContentItem::Json { json }),
         Err(error) => tracing::error!(%error, "cannot serialise the result"),
     }
@@ -244,7 +189,10 @@ mod tests {
             article: "projects/2026-01/34-mcp-article/article.md".into(),
             source_id: "0123456789abcdef".into(),
             warnings: Vec::new(),
+            lines_added: None,
+            lines_removed: None,
             diff: None,
+            diff_truncated: None,
         }
     }
 

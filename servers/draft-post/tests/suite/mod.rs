@@ -193,3 +193,21 @@ pub fn id_of(path: &str) -> String {
 pub fn src(path: &str) -> Value {
     json!({ "source": path, "project": "2026-01" })
 }
+
+/// Calls `tool` as a client that declares MCP roots, answering the server's `roots/list` with
+/// `roots`.
+pub fn call_with_roots(c: &mut StdioClient, roots: &[&Path], tool: &str, args: Value) -> Value {
+    let id = c.send_request("tools/call", json!({"name": tool, "arguments": args})).unwrap();
+    loop {
+        let msg = c.read_message().unwrap();
+        if msg.get("method").and_then(Value::as_str) == Some("roots/list") {
+            let list: Vec<Value> =
+                roots.iter().map(|r| json!({"uri": format!("file://{}", r.display()), "name": "r"})).collect();
+            c.send_message(&json!({"jsonrpc": "2.0", "id": msg["id"], "result": {"roots": list}})).unwrap();
+            continue;
+        }
+        if msg.get("id") == Some(&json!(id)) {
+            return msg["result"].clone();
+        }
+    }
+}

@@ -5,9 +5,9 @@
 use std::path::Path;
 
 use mcp_tests::{StdioClient, error_code, is_error, structured, text_of};
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::{BIN, Fixture};
+use super::{BIN, Fixture, call_with_roots};
 
 fn spawn(cwd: &Path, roots_capability: bool) -> StdioClient {
     let home = tempfile::tempdir().unwrap();
@@ -23,23 +23,6 @@ fn spawn(cwd: &Path, roots_capability: bool) -> StdioClient {
     }
     client.initialize_with(params).unwrap();
     client
-}
-
-/// Calls `tool`, answering `roots/list` with `roots`.
-fn call_with_roots(c: &mut StdioClient, roots: &[&Path], tool: &str, args: Value) -> Value {
-    let id = c.send_request("tools/call", json!({"name": tool, "arguments": args})).unwrap();
-    loop {
-        let msg = c.read_message().unwrap();
-        if msg.get("method").and_then(Value::as_str) == Some("roots/list") {
-            let list: Vec<Value> =
-                roots.iter().map(|r| json!({"uri": format!("file://{}", r.display()), "name": "r"})).collect();
-            c.send_message(&json!({"jsonrpc": "2.0", "id": msg["id"], "result": {"roots": list}})).unwrap();
-            continue;
-        }
-        if msg.get("id") == Some(&json!(id)) {
-            return msg["result"].clone();
-        }
-    }
 }
 
 #[test]

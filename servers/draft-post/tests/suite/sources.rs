@@ -10,9 +10,9 @@ use std::{
 };
 
 use mcp_tests::{StdioClient, error_code, is_error, structured, text_of};
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::{BIN, Fixture, id_of, posted};
+use super::{BIN, Fixture, call_with_roots, id_of, posted};
 
 /// Every entry under `root`, hidden ones included (the lock file and the index too).
 fn full_tree(root: &Path) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
@@ -261,23 +261,6 @@ fn a_path_swapped_for_a_symlink_never_files_the_target() {
     }
 }
 
-/// A client declaring `roots` (MCP roots), answering `roots/list` itself.
-fn call_with_roots(c: &mut StdioClient, roots: &[&Path], args: Value) -> Value {
-    let id = c.send_request("tools/call", json!({"name": "draft_post", "arguments": args})).unwrap();
-    loop {
-        let msg = c.read_message().unwrap();
-        if msg.get("method").and_then(Value::as_str) == Some("roots/list") {
-            let list: Vec<Value> =
-                roots.iter().map(|r| json!({"uri": format!("file://{}", r.display()), "name": "r"})).collect();
-            c.send_message(&json!({"jsonrpc": "2.0", "id": msg["id"], "result": {"roots": list}})).unwrap();
-            continue;
-        }
-        if msg.get("id") == Some(&json!(id)) {
-            return msg["result"].clone();
-        }
-    }
-}
-
 fn spawn_with_roots_capability(a: &Attack, extra: &[&str], cwd: &Path) -> StdioClient {
     let mut client = StdioClient::builder(BIN)
         .args(extra)
@@ -303,11 +286,11 @@ fn the_clients_roots_narrow_the_source_directories() {
     let repo = a.fx.repo();
     let mut c = spawn_with_roots_capability(&a, &["--repo", repo.to_str().unwrap()], a.fx.root());
     let roots = [inner.as_path()];
-    let result = call_with_roots(&mut c, &roots, json!({"source": inside, "project": "2026-01"}));
+    let result = call_with_roots(&mut c, &roots, "draft_post", json!({"source": inside, "project": "2026-01"}));
     assert!(!is_error(&result), "{result}");
     assert_eq!(structured(&result).unwrap()["action"], "created");
     let before = full_tree(&repo);
-    let result = call_with_roots(&mut c, &roots, json!({"source": outside, "project": "2026-01"}));
+    let result = call_with_roots(&mut c, &roots, "draft_post", json!({"source": outside, "project": "2026-01"}));
     assert_eq!(error_code(&result).as_deref(), Some("OUTSIDE_ROOT"), "{result}");
     assert_eq!(full_tree(&repo), before);
 }
