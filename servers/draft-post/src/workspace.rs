@@ -118,16 +118,16 @@ impl std::fmt::Debug for Workspace {
     }
 }
 
-/// The default source directories for `repo` (see the module docs).
+/// The default source directories for `repo`: the repository, its parent and the working
+/// directory, each only when it is a plausible project directory (so never `/`, the home
+/// directory as a whole or a system directory, even for an explicit `--repo ~`).
 pub fn default_source_roots(repo: &Path, cwd: &Path, home: Option<&Path>) -> Vec<PathBuf> {
-    let mut out = vec![repo.to_path_buf()];
-    if let Some(parent) = repo.parent().filter(|p| is_plausible_project(p, home)) {
-        out.push(parent.to_path_buf());
-    }
-    if is_plausible_project(cwd, home) {
-        out.push(cwd.to_path_buf());
-    }
-    out
+    [Some(repo), repo.parent(), Some(cwd)]
+        .into_iter()
+        .flatten()
+        .filter(|dir| is_plausible_project(dir, home))
+        .map(Path::to_path_buf)
+        .collect()
 }
 
 /// How the messages name `--repo`.
@@ -354,5 +354,7 @@ mod tests {
         assert_eq!(roots, vec![PathBuf::from("/work/blogs/a"), "/work/blogs".into(), "/work/agent".into()]);
         let roots = default_source_roots(Path::new("/blog"), Path::new("/home/someone"), Some(home));
         assert_eq!(roots, vec![PathBuf::from("/blog")]);
+        // An explicit repository that is the home directory is no source directory by default.
+        assert!(default_source_roots(Path::new("/home/someone"), Path::new("/"), Some(home)).is_empty());
     }
 }

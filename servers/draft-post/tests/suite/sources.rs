@@ -294,3 +294,24 @@ fn the_clients_roots_narrow_the_source_directories() {
     assert_eq!(error_code(&result).as_deref(), Some("OUTSIDE_ROOT"), "{result}");
     assert_eq!(full_tree(&repo), before);
 }
+
+#[test]
+fn the_home_directory_is_never_a_default_source_directory() {
+    // `--repo ~` (an explicit choice) started in `/`: no default place is left for manuscripts.
+    let a = Attack::new();
+    let seed = a.home.join("notes.md");
+    let mut c = StdioClient::builder(BIN)
+        .arg("--repo")
+        .arg(&a.home)
+        .current_dir("/")
+        .env("HOME", &a.home)
+        .env("TZ", "UTC")
+        .spawn()
+        .unwrap();
+    c.initialize().unwrap();
+    let before = full_tree(&a.home);
+    let result = c.call_tool("draft_post", json!({"source": seed, "project": "2026-01"})).unwrap();
+    assert_eq!(error_code(&result).as_deref(), Some("OUTSIDE_ROOT"), "{result}");
+    assert!(text_of(&result).contains("--source-root DIR"), "{result}");
+    assert_eq!(full_tree(&a.home), before, "nothing written");
+}
