@@ -23,7 +23,7 @@
 
 use std::{
     path::{Path, PathBuf},
-    sync::{Arc, Mutex, MutexGuard},
+    sync::{Arc, Mutex, MutexGuard, OnceLock},
     time::Duration,
 };
 
@@ -80,7 +80,22 @@ pub enum SetupError {
 #[derive(Debug, Clone)]
 struct Place {
     repo: Arc<Repo>,
-    sources: Option<Sandbox>,
+    /// The default source directories of this repository, opened on the first `draft_post`
+    /// (not at start: a cold start stays as short as it can be); `None` inside when there is
+    /// none.
+    sources: Arc<OnceLock<Option<Sandbox>>>,
+}
+
+impl Place {
+    /// The default source directories (see [`default_source_roots`]).
+    fn default_sources(&self, settings: &Settings) -> Option<Sandbox> {
+        self.sources
+            .get_or_init(|| {
+                let roots = default_source_roots(self.repo.root(), &settings.cwd, settings.home.as_deref());
+                Sandbox::new(&roots).ok()
+            })
+            .clone()
+    }
 }
 
 /// Where one call works.
@@ -88,8 +103,9 @@ struct Place {
 pub struct Target {
     /// The repository.
     pub repo: Arc<Repo>,
-    /// Where manuscripts may come from, or why nowhere.
-    pub sources: Result<Sources, ToolError>,
+    place: Place,
+    /// The client's roots, when it declares them.
+    client_roots: Option<Vec<PathBuf>>,
 }
 
 struct Session {
@@ -193,13 +209,7 @@ impl Workspace {
 
     fn place(settings: &Settings, repo: &Path) -> Result<Place, SetupError> {
         let repo = Arc::new(Repo::open(&RepoConfig { repo: repo.to_path_buf(), fsync: settings.fsync })?);
-        let sources = if settings.source_roots.is_empty() {
-            let roots = default_source_roots(repo.root(), &settings.cwd, settings.home.as_deref());
-            Sandbox::new(&roots).ok()
-        } else {
-            None
-        };
-        Ok(Place { repo, sources })
+        Ok(Place { repo, sources: Arc::new(OnceLock::new()) })
     }
 
     /// Where a call from `peer` works, or the refusal when there is no repository.
@@ -216,35 +226,35 @@ impl Workspace {
             },
             (None, roots) => self.cwd_place.clone().ok_or_else(|| no_repository(roots.map(<[PathBuf]>::len)))?,
         };
-        let configured = match (&self.explicit_sources, &place.sources) {
-            (Some(sources), _) | (None, Some(sources)) => Ok(sources.clone()),
-            (None, None) => Err(ToolError::new(
+        Ok(Target { repo: Arc::clone(&place.repo), place, client_roots })
+    }
+
+    /// Where manuscripts may come from for a call to `target` (asked only by `draft_post`):
+    /// `--source-root` or the defaults, narrowed by the client's roots; or why nowhere.
+    pub fn sources(&self, target: &Target) -> Result<Sources, ToolError> {
+        let defaults = || target.place.default_sources(&self.settings);
+        let Some(configured) = self.explicit_sources.clone().or_else(defaults) else {
+            return Err(ToolError::new(
                 ErrorCode::OutsideRoot,
                 "No directory is allowed for manuscripts; ask the user to start the server with --source-root DIR \
                  (the directory the drafts are written in).",
-            )),
+            ));
         };
-        let sources = configured
-            .and_then(|sandbox| match client_roots.as_deref() {
-                Some(roots) if !roots.is_empty() => sandbox.narrowed(roots).map_err(|_| {
-                    ToolError::new(
-                        ErrorCode::OutsideRoot,
-                        format!(
-                            "No directory is allowed for manuscripts: none of the client's roots lies inside the \
-                             allowed source directories ({}). Write the manuscript in one of them, or ask the user \
-                             to add a root there.",
-                            shown(&sandbox)
-                        ),
-                    )
-                }),
-                _ => Ok(sandbox),
-            })
-            .map(|roots| Sources {
-                roots,
-                base: self.settings.cwd.clone(),
-                max_bytes: self.settings.max_manuscript_bytes,
-            });
-        Ok(Target { repo: place.repo, sources })
+        let roots = match target.client_roots.as_deref() {
+            Some(roots) if !roots.is_empty() => configured.narrowed(roots).map_err(|_| {
+                ToolError::new(
+                    ErrorCode::OutsideRoot,
+                    format!(
+                        "No directory is allowed for manuscripts: none of the client's roots lies inside the \
+                         allowed source directories ({}). Write the manuscript in one of them, or ask the user to \
+                         add a root there.",
+                        shown(&configured)
+                    ),
+                )
+            })?,
+            _ => configured,
+        };
+        Ok(Sources { roots, base: self.settings.cwd.clone(), max_bytes: self.settings.max_manuscript_bytes })
     }
 
     /// The repository at the client's root `dir`, opened once.

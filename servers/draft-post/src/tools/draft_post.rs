@@ -134,7 +134,7 @@ impl Tool for DraftPost {
             Ok(target) => target,
             Err(failure) => return failure.into_output(),
         };
-        let (repo, sources) = match target.sources {
+        let (repo, sources) = match self.workspace.sources(&target) {
             Ok(sources) => (target.repo, sources),
             Err(failure) => return failure.into_output(),
         };
