@@ -3,8 +3,8 @@
 //!
 //! 1. the frontmatter reader: `quick_meta` (a `key: value` reader that gives up on anything
 //!    unusual) with its fall-back, against serde-saphyr alone, over every article's frontmatter;
-//! 2. the saved index: its own text format against serde_json, encoding and decoding the index
-//!    of every article;
+//! 2. the saved index: its own text format against serde_json and postcard, encoding and
+//!    decoding the index of every article;
 //!
 //! (A third, the first scan's own thread pool, measured no better than rayon here and was
 //! replaced by it; see the README.)
@@ -112,6 +112,22 @@ fn seen_back(s: Option<&JsonSeen>) -> Option<Seen> {
 }
 
 fn to_json(index: &Index, projects_ino: u64) -> Vec<u8> {
+    serde_json::to_vec(&to_serde(index, projects_ino)).unwrap_or_default()
+}
+
+fn to_postcard(index: &Index, projects_ino: u64) -> Vec<u8> {
+    postcard::to_allocvec(&to_serde(index, projects_ino)).unwrap_or_default()
+}
+
+fn from_json(bytes: &[u8]) -> Option<Index> {
+    from_serde(serde_json::from_slice(bytes).ok()?)
+}
+
+fn from_postcard(bytes: &[u8]) -> Option<Index> {
+    from_serde(postcard::from_bytes(bytes).ok()?)
+}
+
+fn to_serde(index: &Index, projects_ino: u64) -> JsonIndex {
     let projects = index
         .projects
         .iter()
@@ -132,12 +148,10 @@ fn to_json(index: &Index, projects_ino: u64) -> Vec<u8> {
             (name.clone(), JsonProject { seen: json_seen(p.seen.as_ref()), entries })
         })
         .collect();
-    let json = JsonIndex { projects_ino, seen: json_seen(index.seen.as_ref()), projects };
-    serde_json::to_vec(&json).unwrap_or_default()
+    JsonIndex { projects_ino, seen: json_seen(index.seen.as_ref()), projects }
 }
 
-fn from_json(bytes: &[u8]) -> Option<Index> {
-    let json: JsonIndex = serde_json::from_slice(bytes).ok()?;
+fn from_serde(json: JsonIndex) -> Option<Index> {
     let mut index = Index { seen: seen_back(json.seen.as_ref()), ..Index::default() };
     for (name, p) in json.projects {
         let entries = p
@@ -239,7 +253,16 @@ fn main() -> Result<()> {
     if back.article_count() != index.article_count() || json_back.article_count() != index.article_count() {
         bail!("a round trip lost articles");
     }
-    eprintln!("saved index: own format {} bytes, serde_json {} bytes", ours.len(), json.len());
+    let post = to_postcard(&index, ino);
+    if from_postcard(&post).map(|i| i.article_count()) != Some(index.article_count()) {
+        bail!("the postcard round trip lost articles");
+    }
+    eprintln!(
+        "saved index: own format {} bytes, serde_json {} bytes, postcard {} bytes",
+        ours.len(),
+        json.len(),
+        post.len()
+    );
     report(
         "save the index (encode)",
         "own format",
@@ -258,6 +281,26 @@ fn main() -> Result<()> {
             rounds,
             || drop(std::hint::black_box(index::from_disk(&ours, ino))),
             || drop(std::hint::black_box(from_json(&json))),
+        ),
+    );
+    report(
+        "save the index (encode)",
+        "own format",
+        "postcard",
+        race(
+            rounds,
+            || drop(std::hint::black_box(index::to_disk(&index, ino))),
+            || drop(std::hint::black_box(to_postcard(&index, ino))),
+        ),
+    );
+    report(
+        "load the index (decode)",
+        "own format",
+        "postcard",
+        race(
+            rounds,
+            || drop(std::hint::black_box(index::from_disk(&ours, ino))),
+            || drop(std::hint::black_box(from_postcard(&post))),
         ),
     );
 
