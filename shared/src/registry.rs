@@ -166,11 +166,6 @@ impl ToolContext {
         self.peer.as_ref()
     }
 
-    /// Whether the client asked for progress notifications (`_meta.progressToken`).
-    pub fn wants_progress(&self) -> bool {
-        self.progress_token.is_some() && self.peer.is_some()
-    }
-
     /// Sends a `notifications/progress` if the client asked for them; a no-op otherwise.
     /// A failure to send is logged, never fatal: progress is advisory.
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
