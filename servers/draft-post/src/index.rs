@@ -7,15 +7,14 @@
 //! listed and its articles `stat`ed again, and a file that is missing, unreadable, of another
 //! version or of another `projects/` directory is ignored.
 
-use std::{collections::BTreeMap, fmt::Write as _};
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
 
 use crate::view::Stamp;
 
 /// The index file, in `projects/`.
 pub const INDEX_FILE: &str = ".draft-post-index";
-
-/// The format version of [`INDEX_FILE`].
-const VERSION: u32 = 1;
 
 /// The largest index file read.
 pub const MAX_INDEX_BYTES: usize = 256 * 1024 * 1024;
@@ -125,222 +124,127 @@ impl Index {
     }
 }
 
-/// The first word of [`INDEX_FILE`].
-const MAGIC: &str = "draft-post-index";
+/// The first bytes of [`INDEX_FILE`]: a name and the format version (2: postcard; 1 was a
+/// text format, ignored now).
+const MAGIC: &[u8] = b"draft-post-index\0\x02";
 
-/// Escapes `\\`, tab, line feed and carriage return, so that a field is one tab-free line.
-fn escape(text: &str, out: &mut String) {
-    if !text.bytes().any(|b| matches!(b, b'\\' | b'\t' | b'\n' | b'\r')) {
-        out.push_str(text);
-        return;
-    }
-    for c in text.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\t' => out.push_str("\\t"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            c => out.push(c),
-        }
-    }
+/// A stamp as saved: `is_dir` is known from where it is, `is_symlink` is never saved.
+#[derive(Serialize, Deserialize)]
+struct DiskSeen {
+    mtime_ns: i128,
+    len: u64,
+    ino: u64,
+    at: i128,
 }
 
-/// The inverse of [`escape`]; `None` for a malformed escape.
-fn unescape(field: &str) -> Option<String> {
-    if !field.contains('\\') {
-        return Some(field.to_owned());
-    }
-    let mut out = String::with_capacity(field.len());
-    let mut chars = field.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        out.push(match chars.next()? {
-            '\\' => '\\',
-            't' => '\t',
-            'n' => '\n',
-            'r' => '\r',
-            _ => return None,
-        });
-    }
-    Some(out)
+/// A saved numbered entry: an article read, or a symlink (other states are read again).
+#[derive(Serialize, Deserialize)]
+enum DiskEntry<'a> {
+    Article { dir: &'a str, number: u32, seen: DiskSeen, source_id: Option<&'a str>, title: Option<&'a str> },
+    Link { dir: &'a str, number: u32 },
 }
 
-/// An optional text field: `-` for none, `=` and the escaped text for some.
-fn push_opt(value: Option<&str>, out: &mut String) {
-    match value {
-        None => out.push('-'),
-        Some(v) => {
-            out.push('=');
-            escape(v, out);
-        }
-    }
+#[derive(Serialize, Deserialize)]
+struct DiskProject<'a> {
+    #[serde(borrow)]
+    name: &'a str,
+    seen: Option<DiskSeen>,
+    #[serde(borrow)]
+    entries: Vec<DiskEntry<'a>>,
 }
 
-fn parse_opt(field: &str) -> Option<Option<String>> {
-    match field {
-        "-" => Some(None),
-        f => Some(Some(unescape(f.strip_prefix('=')?)?)),
-    }
+/// The whole file after [`MAGIC`]. `count` (the number of projects and entries) comes last, so
+/// that a file cut short, or missing a part, is refused even where postcard could still decode.
+#[derive(Serialize, Deserialize)]
+struct Disk<'a> {
+    projects_ino: u64,
+    seen: Option<DiskSeen>,
+    #[serde(borrow)]
+    projects: Vec<DiskProject<'a>>,
+    count: u64,
 }
 
-/// A seen stamp as `mtime len ino at`, or `-`.
-fn push_seen(seen: Option<&Seen>, out: &mut String) {
-    match seen {
-        None => out.push('-'),
-        Some(s) => {
-            let _ = write!(out, "{} {} {} {}", s.stamp.mtime_ns, s.stamp.len, s.stamp.ino, s.at);
-        }
-    }
+fn disk_seen(seen: &Seen) -> DiskSeen {
+    DiskSeen { mtime_ns: seen.stamp.mtime_ns, len: seen.stamp.len, ino: seen.stamp.ino, at: seen.at }
 }
 
-fn parse_seen(field: &str, is_dir: bool) -> Option<Option<Seen>> {
-    if field == "-" {
-        return Some(None);
+fn seen_from_disk(seen: &DiskSeen, is_dir: bool) -> Seen {
+    Seen {
+        stamp: Stamp { mtime_ns: seen.mtime_ns, len: seen.len, ino: seen.ino, is_dir, is_symlink: false },
+        at: seen.at,
     }
-    let mut parts = field.split(' ');
-    let mtime_ns = parts.next()?.parse().ok()?;
-    let len = parts.next()?.parse().ok()?;
-    let ino = parts.next()?.parse().ok()?;
-    let at = parts.next()?.parse().ok()?;
-    if parts.next().is_some() {
-        return None;
-    }
-    Some(Some(Seen { stamp: Stamp { mtime_ns, len, ino, is_dir, is_symlink: false }, at }))
 }
 
 /// The index as saved in [`INDEX_FILE`], for the `projects/` directory with inode
-/// `projects_ino`: a line-based text format, quick to read back.
+/// `projects_ino`: [`MAGIC`], then the index in postcard (a compact serde format: it loads as
+/// fast as the hand-written text format it replaced, and is a fifth smaller; see the README).
 ///
-/// ```text
-/// draft-post-index 1 <projects inode>
-/// S <projects/ seen: mtime len ino at, or ->
-/// P <project name> TAB <seen>
-/// A <dir name> TAB <number> TAB <seen> TAB <source_id: - or =text> TAB <title: - or =text>
-/// L <dir name> TAB <number>
-/// E <number of P, A and L lines>
-/// ```
-///
-/// Entries in other states are not saved (they are read again), and a project holding some
-/// is saved without its stamp, so that it is listed again.
+/// Entries in states other than read or symlink are not saved (they are read again), and a
+/// project holding some is saved without its stamp, so that it is listed again.
 pub fn to_disk(index: &Index, projects_ino: u64) -> Vec<u8> {
-    let mut out = String::with_capacity(64 + index.article_count() * 96);
-    out.push_str(&format!("{MAGIC} {VERSION} {projects_ino}\nS "));
-    push_seen(index.seen.as_ref(), &mut out);
-    out.push('\n');
-    let mut lines = 0usize;
-    for (name, project) in &index.projects {
-        lines += 1;
-        let complete =
-            project.entries.values().all(|e| matches!(e.state, ArticleState::Ok { .. } | ArticleState::Link));
-        out.push_str("P ");
-        escape(name, &mut out);
-        out.push('\t');
-        push_seen(project.seen.as_ref().filter(|_| complete), &mut out);
-        out.push('\n');
-        for (dir, entry) in &project.entries {
-            match &entry.state {
-                ArticleState::Ok { seen, source_id, title } => {
-                    lines += 1;
-                    out.push_str("A ");
-                    escape(dir, &mut out);
-                    let _ = write!(out, "\t{}\t", entry.number);
-                    push_seen(Some(seen), &mut out);
-                    out.push('\t');
-                    push_opt(source_id.as_deref(), &mut out);
-                    out.push('\t');
-                    push_opt(title.as_deref(), &mut out);
-                    out.push('\n');
-                }
-                ArticleState::Link => {
-                    lines += 1;
-                    out.push_str("L ");
-                    escape(dir, &mut out);
-                    let _ = writeln!(out, "\t{}", entry.number);
-                }
-                _ => {}
-            }
-        }
-    }
-    out.push_str(&format!("E {lines}\n"));
-    out.into_bytes()
+    let mut count = 0u64;
+    let projects = index
+        .projects
+        .iter()
+        .map(|(name, project)| {
+            let complete =
+                project.entries.values().all(|e| matches!(e.state, ArticleState::Ok { .. } | ArticleState::Link));
+            let entries: Vec<DiskEntry<'_>> = project
+                .entries
+                .iter()
+                .filter_map(|(dir, entry)| match &entry.state {
+                    ArticleState::Ok { seen, source_id, title } => Some(DiskEntry::Article {
+                        dir,
+                        number: entry.number,
+                        seen: disk_seen(seen),
+                        source_id: source_id.as_deref(),
+                        title: title.as_deref(),
+                    }),
+                    ArticleState::Link => Some(DiskEntry::Link { dir, number: entry.number }),
+                    _ => None,
+                })
+                .collect();
+            count += 1 + entries.len() as u64;
+            DiskProject { name, seen: project.seen.as_ref().filter(|_| complete).map(disk_seen), entries }
+        })
+        .collect();
+    let disk = Disk { projects_ino, seen: index.seen.as_ref().map(disk_seen), projects, count };
+    // Cannot fail for these types; an empty file would only be ignored by the next process.
+    postcard::to_extend(&disk, MAGIC.to_vec()).unwrap_or_default()
 }
 
 /// The index saved in `bytes`, if it is of this version and of the `projects/` directory with
 /// inode `projects_ino`, and whole.
 pub fn from_disk(bytes: &[u8], projects_ino: u64) -> Option<Index> {
-    let text = std::str::from_utf8(bytes).ok()?;
-    let mut lines = text.split_terminator('\n');
-    let mut header = lines.next()?.split(' ');
-    if header.next()? != MAGIC
-        || header.next()?.parse::<u32>().ok()? != VERSION
-        || header.next()?.parse::<u64>().ok()? != projects_ino
-    {
+    let (disk, rest) = postcard::take_from_bytes::<Disk<'_>>(bytes.strip_prefix(MAGIC)?).ok()?;
+    let count: u64 = disk.projects.iter().map(|p| 1 + p.entries.len() as u64).sum();
+    if !rest.is_empty() || disk.projects_ino != projects_ino || disk.count != count {
         return None;
     }
-    let seen = parse_seen(lines.next()?.strip_prefix("S ")?, true)?;
-    let mut index = Index { seen, ..Index::default() };
-    let mut current: Option<(String, ProjectIndex)> = None;
-    let mut entries: Vec<(String, Entry)> = Vec::new();
-    let finish =
-        |current: &mut Option<(String, ProjectIndex)>, entries: &mut Vec<(String, Entry)>, index: &mut Index| {
-            if let Some((name, mut project)) = current.take() {
-                project.entries = std::mem::take(entries).into_iter().collect();
-                index.projects.insert(name, project);
-            }
-        };
-    let mut count = 0usize;
-    let mut ended = false;
-    for line in lines {
-        if ended {
-            return None;
-        }
-        let (kind, rest) = line.split_at_checked(2)?;
-        if kind == "E " {
-            // The trailer: a file cut short (say by a power cut) lacks it, or counts more.
-            if rest.parse::<usize>().ok()? != count {
-                return None;
-            }
-            ended = true;
-            continue;
-        }
-        count += 1;
-        let mut fields = rest.split('\t');
-        match kind {
-            "P " => {
-                finish(&mut current, &mut entries, &mut index);
-                let name = unescape(fields.next()?)?;
-                let seen = parse_seen(fields.next()?, true)?;
-                current = Some((name, ProjectIndex { seen, entries: BTreeMap::new() }));
-            }
-            "A " => {
-                current.as_ref()?;
-                let name = unescape(fields.next()?)?;
-                let number = fields.next()?.parse().ok()?;
-                let seen = parse_seen(fields.next()?, false)??;
-                let source_id = parse_opt(fields.next()?)?;
-                let title = parse_opt(fields.next()?)?;
-                entries.push((name, Entry { number, state: ArticleState::Ok { seen, source_id, title } }));
-            }
-            "L " => {
-                current.as_ref()?;
-                let name = unescape(fields.next()?)?;
-                let number = fields.next()?.parse().ok()?;
-                entries.push((name, Entry { number, state: ArticleState::Link }));
-            }
-            _ => return None,
-        }
-        if fields.next().is_some() {
-            return None;
-        }
-    }
-    if !ended {
-        return None;
-    }
-    finish(&mut current, &mut entries, &mut index);
-    Some(index)
+    let projects = disk
+        .projects
+        .into_iter()
+        .map(|project| {
+            let entries = project
+                .entries
+                .into_iter()
+                .map(|entry| match entry {
+                    DiskEntry::Article { dir, number, seen, source_id, title } => {
+                        let state = ArticleState::Ok {
+                            seen: seen_from_disk(&seen, false),
+                            source_id: source_id.map(str::to_owned),
+                            title: title.map(str::to_owned),
+                        };
+                        (dir.to_owned(), Entry { number, state })
+                    }
+                    DiskEntry::Link { dir, number } => (dir.to_owned(), Entry { number, state: ArticleState::Link }),
+                })
+                .collect();
+            let seen = project.seen.as_ref().map(|s| seen_from_disk(s, true));
+            (project.name.to_owned(), ProjectIndex { seen, entries })
+        })
+        .collect();
+    Some(Index { seen: disk.seen.as_ref().map(|s| seen_from_disk(s, true)), projects, ..Index::default() })
 }
 
 #[cfg(test)]
@@ -394,13 +298,13 @@ mod tests {
         assert!(from_disk(&bytes, 43).is_none(), "another projects/ directory");
         assert!(from_disk(b"{not an index", 42).is_none());
         assert!(from_disk(&bytes[..bytes.len() / 2], 42).is_none(), "a torn file is ignored");
-        let text = String::from_utf8(bytes.clone()).unwrap();
-        let cut = text[..text.len() - 1].rfind('\n').unwrap() + 1;
-        assert!(from_disk(&bytes[..cut], 42).is_none(), "a file cut at a line break is ignored");
-        let a = text.find("\nA ").unwrap() + 1;
-        let a_end = a + text[a..].find('\n').unwrap() + 1;
-        let missing_line = format!("{}{}", &text[..a], &text[a_end..]);
-        assert!(from_disk(missing_line.as_bytes(), 42).is_none(), "a line missing is noticed");
+        for cut in [1, 7, bytes.len() - 1] {
+            assert!(from_disk(&bytes[..cut], 42).is_none(), "a file cut at {cut} bytes is ignored");
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(from_disk(&longer, 42).is_none(), "trailing bytes are noticed");
+        assert!(from_disk(b"draft-post-index 1 42\nS -\nE 0\n", 42).is_none(), "the old text format is ignored");
     }
 
     #[test]
