@@ -13,6 +13,7 @@
 //! - [`view`]: the fast read-only view used to scan thousands of articles.
 //! - [`index`]: what the server knows of the articles, and its copy on disk.
 //! - [`repo`]: the index, the lock, the upsert and the listing.
+//! - [`client_roots`]: the client's MCP roots, per session.
 //! - [`workspace`]: the repository and the source directories of a call (flags, client roots).
 //! - [`tools`]: the two MCP tools.
 
@@ -23,6 +24,7 @@ use mcp_shared::{
     reexports::rmcp::{RoleServer, service::Peer},
 };
 
+pub mod client_roots;
 pub mod frontmatter;
 pub mod index;
 pub mod repo;

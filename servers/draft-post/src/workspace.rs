@@ -14,36 +14,25 @@
 //! places a draft written beside the blog, or in the agent's project, usually lives. When the
 //! client declares MCP roots, they narrow these the way the text editor's do (never widen).
 //!
-//! The client's roots are asked for (`roots/list`) on the first call of a session and again after
-//! `notifications/roots/list_changed`.
-
-// MCP roots are deprecated by a protocol version newer than those served here (SEP-2577); for
-// the versions this server speaks they are current.
-#![allow(deprecated)]
+//! The client's roots are asked for on the first call of a session ([`ClientRoots`]).
 
 use std::{
     path::{Path, PathBuf},
     sync::{Arc, Mutex, MutexGuard, OnceLock},
-    time::Duration,
 };
 
 use mcp_shared::{
     ErrorCode, ToolError,
-    reexports::rmcp::{RoleServer, model::InitializeRequestParams, service::Peer},
+    reexports::rmcp::{RoleServer, service::Peer},
     sandbox::Sandbox,
     workspace::{DirectoryFlag, Startup, is_plausible_project, no_workspace_message},
 };
 
 use crate::{
+    client_roots::ClientRoots,
     repo::{Repo, RepoConfig},
     source::Sources,
 };
-
-/// How long the server waits for the client's `roots/list` answer.
-const ROOTS_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// Sessions whose roots are remembered (Streamable HTTP serves several clients).
-const MAX_SESSIONS: usize = 64;
 
 /// Repositories opened from client roots that are kept open.
 const MAX_REPOS: usize = 16;
@@ -108,12 +97,6 @@ pub struct Target {
     client_roots: Option<Vec<PathBuf>>,
 }
 
-struct Session {
-    client: Arc<InitializeRequestParams>,
-    /// The client's roots as paths; `None` until fetched, and again after `roots/list_changed`.
-    roots: Option<Option<Vec<PathBuf>>>,
-}
-
 /// The configured places and, per client session, what the client's roots make of them.
 pub struct Workspace {
     settings: Settings,
@@ -123,7 +106,8 @@ pub struct Workspace {
     cwd_place: Option<Place>,
     /// `--source-root`, when given.
     explicit_sources: Option<Sandbox>,
-    sessions: Mutex<Vec<Session>>,
+    /// The client's roots, per session.
+    roots: ClientRoots,
     /// Repositories opened from client roots.
     opened: Mutex<Vec<Place>>,
 }
@@ -191,7 +175,7 @@ impl Workspace {
             fixed,
             cwd_place,
             explicit_sources,
-            sessions: Mutex::new(Vec::new()),
+            roots: ClientRoots::default(),
             opened: Mutex::new(Vec::new()),
         })
     }
@@ -215,7 +199,7 @@ impl Workspace {
     /// Where a call from `peer` works, or the refusal when there is no repository.
     pub async fn target(&self, peer: Option<&Peer<RoleServer>>) -> Result<Target, ToolError> {
         let client_roots = match peer {
-            Some(peer) => self.client_roots(peer).await,
+            Some(peer) => self.roots.get(peer).await,
             None => None,
         };
         let place = match (&self.fixed, client_roots.as_deref()) {
@@ -280,48 +264,9 @@ impl Workspace {
         }
     }
 
-    /// The client's roots as local paths, when it declares the capability (asked once per
-    /// session); `None` when it does not, or does not answer.
-    async fn client_roots(&self, peer: &Peer<RoleServer>) -> Option<Vec<PathBuf>> {
-        let client = peer.peer_info()?;
-        client.capabilities.roots.as_ref()?;
-        if let Some(Some(cached)) =
-            lock(&self.sessions).iter().find(|s| Arc::ptr_eq(&s.client, &client)).map(|s| s.roots.clone())
-        {
-            return cached;
-        }
-        let roots = match tokio::time::timeout(ROOTS_TIMEOUT, peer.list_roots()).await {
-            Ok(Ok(result)) => Some(result.roots.iter().filter_map(|r| file_uri_to_path(&r.uri)).collect::<Vec<_>>()),
-            Ok(Err(error)) => {
-                tracing::warn!(%error, "the client declared roots but roots/list failed; using the configured places");
-                None
-            }
-            Err(_) => {
-                tracing::warn!("the client declared roots but did not answer roots/list; using the configured places");
-                None
-            }
-        };
-        let mut sessions = lock(&self.sessions);
-        match sessions.iter_mut().find(|s| Arc::ptr_eq(&s.client, &client)) {
-            Some(session) => session.roots = Some(roots.clone()),
-            None => {
-                if sessions.len() >= MAX_SESSIONS {
-                    sessions.remove(0);
-                }
-                sessions.push(Session { client, roots: Some(roots.clone()) });
-            }
-        }
-        roots
-    }
-
     /// The client's roots changed: ask again on its next call.
     pub fn invalidate(&self, peer: &Peer<RoleServer>) {
-        let Some(client) = peer.peer_info() else {
-            return;
-        };
-        for session in lock(&self.sessions).iter_mut().filter(|s| Arc::ptr_eq(&s.client, &client)) {
-            session.roots = None;
-        }
+        self.roots.invalidate(peer);
     }
 }
 
@@ -338,17 +283,6 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
         Ok(guard) => guard,
         Err(poisoned) => poisoned.into_inner(),
     }
-}
-
-/// The local path of a `file://` URI (percent-decoded), or `None` for any other URI.
-fn file_uri_to_path(uri: &str) -> Option<PathBuf> {
-    let rest = uri.strip_prefix("file://")?;
-    let path = rest.strip_prefix("localhost").unwrap_or(rest);
-    if !path.starts_with('/') {
-        return None;
-    }
-    let decoded = percent_encoding::percent_decode_str(path).decode_utf8().ok()?;
-    (!decoded.contains('\0')).then(|| PathBuf::from(decoded.into_owned()))
 }
 
 #[cfg(test)]
