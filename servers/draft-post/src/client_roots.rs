@@ -76,6 +76,7 @@ impl ClientRoots {
         for session in self.lock().iter_mut().filter(|s| Arc::ptr_eq(&s.client, &client)) {
             session.roots = None;
         }
+        tracing::debug!("the client's roots changed: asked for again on its next call");
     }
 
     fn lock(&self) -> MutexGuard<'_, Vec<Session>> {

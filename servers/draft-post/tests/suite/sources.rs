@@ -264,6 +264,7 @@ fn a_path_swapped_for_a_symlink_never_files_the_target() {
 fn spawn_with_roots_capability(a: &Attack, extra: &[&str], cwd: &Path) -> StdioClient {
     let mut client = StdioClient::builder(BIN)
         .args(extra)
+        .env("RUST_LOG", "mcp_server_draft_post=debug")
         .current_dir(cwd)
         .env("HOME", &a.home)
         .env("TZ", "UTC")
@@ -314,4 +315,31 @@ fn the_home_directory_is_never_a_default_source_directory() {
     assert_eq!(error_code(&result).as_deref(), Some("OUTSIDE_ROOT"), "{result}");
     assert!(text_of(&result).contains("--source-root DIR"), "{result}");
     assert_eq!(full_tree(&a.home), before, "nothing written");
+}
+
+#[test]
+fn changed_client_roots_are_asked_for_again() {
+    let a = Attack::new();
+    let first = a.fx.root().join("drafts/first");
+    let second = a.fx.root().join("drafts/second");
+    std::fs::create_dir_all(&first).unwrap();
+    std::fs::create_dir_all(&second).unwrap();
+    let in_first = a.fx.draft("first/a.md", "# a\n");
+    let in_second = a.fx.draft("second/b.md", "# b\n");
+    let repo = a.fx.repo();
+    let mut c = spawn_with_roots_capability(&a, &["--repo", repo.to_str().unwrap()], a.fx.root());
+    let args = |source: &str| json!({"source": source, "project": "2026-01"});
+    let result = call_with_roots(&mut c, &[first.as_path()], "draft_post", args(&in_first));
+    assert!(!is_error(&result), "{result}");
+    // Asked once per session: the same answer holds without a new roots/list.
+    let result = call_with_roots(&mut c, &[second.as_path()], "draft_post", args(&in_second));
+    assert_eq!(error_code(&result).as_deref(), Some("OUTSIDE_ROOT"), "{result}");
+    // The client says its roots changed: the next call asks again.
+    c.notify("notifications/roots/list_changed", serde_json::Value::Null).unwrap();
+    // Notifications are handled beside requests: wait until this one was.
+    c.wait_for_stderr("the client's roots changed").unwrap();
+    let result = call_with_roots(&mut c, &[second.as_path()], "draft_post", args(&in_second));
+    assert!(!is_error(&result), "{result}");
+    let result = call_with_roots(&mut c, &[second.as_path()], "draft_post", args(&in_first));
+    assert_eq!(error_code(&result).as_deref(), Some("OUTSIDE_ROOT"), "{result}");
 }
