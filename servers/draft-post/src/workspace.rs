@@ -104,8 +104,8 @@ pub struct Workspace {
     fixed: Option<Place>,
     /// The working directory as the repository, when it is a plausible project.
     cwd_place: Option<Place>,
-    /// `--source-root`, when given.
-    explicit_sources: Option<Sandbox>,
+    /// `--source-root`, when given (`Some(None)`: given, but none is usable).
+    explicit_sources: Option<Option<Sandbox>>,
     /// The client's roots, per session.
     roots: ClientRoots,
     /// Repositories opened from client roots.
@@ -130,6 +130,37 @@ pub fn default_source_roots(repo: &Path, cwd: &Path, home: Option<&Path>) -> Vec
         .collect()
 }
 
+/// Whether the directory `root` (as given, relative to `cwd`) is a symlink, or is reached
+/// through one, that leads into a hidden directory: `--source-root ~/drafts` where `~/drafts` is
+/// a link to `~/.ssh`. The hidden components of its real path must all be in the path as given
+/// (a root the user names inside a hidden directory, or a temporary directory such as
+/// `/tmp/.tmpXYZ`, is their explicit choice); such a root is not used, and the log says why.
+fn leads_into_hidden(root: &Path, cwd: &Path) -> bool {
+    let hidden = |p: &Path| -> Vec<std::ffi::OsString> {
+        p.components()
+            .filter_map(|c| match c {
+                std::path::Component::Normal(name) if name.as_encoded_bytes().starts_with(b".") => {
+                    Some(name.to_owned())
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    let given = cwd.join(root);
+    let introduced = std::fs::canonicalize(&given).is_ok_and(|real| {
+        let named = hidden(&given);
+        hidden(&real).iter().any(|h| !named.contains(h))
+    });
+    if introduced {
+        tracing::warn!(
+            root = %root.display(),
+            "--source-root leads through a symlink into a hidden directory: not used (name the directory itself if \
+             that is really meant)"
+        );
+    }
+    introduced
+}
+
 /// How the messages name `--repo`.
 pub const REPO_FLAG: DirectoryFlag<'static> =
     DirectoryFlag { server: crate::NAME, flag: "--repo", what: "blog repository", example: "/path/to/blog" };
@@ -150,8 +181,15 @@ impl Workspace {
     /// The workspace of `settings`: `--repo` and `--source-root` are opened now (a missing one
     /// is an error), the working directory if it is a plausible project.
     pub fn new(settings: Settings) -> Result<Workspace, SetupError> {
-        let explicit_sources =
-            if settings.source_roots.is_empty() { None } else { Some(Sandbox::new(&settings.source_roots)?) };
+        let explicit_sources = if settings.source_roots.is_empty() {
+            None
+        } else {
+            // Missing or not a directory: an error at start, as for --repo.
+            Sandbox::new(&settings.source_roots)?;
+            let usable: Vec<&PathBuf> =
+                settings.source_roots.iter().filter(|root| !leads_into_hidden(root, &settings.cwd)).collect();
+            Some(if usable.is_empty() { None } else { Some(Sandbox::new(usable)?) })
+        };
         let startup = mcp_shared::workspace::decide(
             settings.repo.iter().cloned().collect(),
             Ok(settings.cwd.clone()),
@@ -163,7 +201,7 @@ impl Workspace {
             Startup::WorkingDirectory(cwd) => (None, Self::place(&settings, cwd).ok()),
             Startup::None { .. } => (None, None),
         };
-        if let Some(sources) = &explicit_sources {
+        if let Some(Some(sources)) = &explicit_sources {
             for root in sources.roots() {
                 if root.parent().is_none() {
                     tracing::warn!("--source-root / lets any Markdown file of the machine be filed: explicit choice");
@@ -216,8 +254,11 @@ impl Workspace {
     /// Where manuscripts may come from for a call to `target` (asked only by `draft_post`):
     /// `--source-root` or the defaults, narrowed by the client's roots; or why nowhere.
     pub fn sources(&self, target: &Target) -> Result<Sources, ToolError> {
-        let defaults = || target.place.default_sources(&self.settings);
-        let Some(configured) = self.explicit_sources.clone().or_else(defaults) else {
+        let configured = match &self.explicit_sources {
+            Some(explicit) => explicit.clone(),
+            None => target.place.default_sources(&self.settings),
+        };
+        let Some(configured) = configured else {
             return Err(ToolError::new(
                 ErrorCode::OutsideRoot,
                 "No directory is allowed for manuscripts; ask the user to start the server with --source-root DIR \

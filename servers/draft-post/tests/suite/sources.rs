@@ -216,6 +216,27 @@ fn a_source_root_that_is_a_symlink_stays_where_it_pointed_at_start() {
 }
 
 #[test]
+fn a_source_root_that_is_a_symlink_into_a_hidden_directory_is_not_used() {
+    // `--source-root drafts-link` where the link leads to `~/.ssh`: its hidden component comes
+    // from the link, not from the name the user gave.
+    let a = Attack::new();
+    std::fs::write(a.home.join(".ssh/key.md"), KEY).unwrap();
+    let link = a.fx.root().join("drafts-link");
+    std::os::unix::fs::symlink(a.home.join(".ssh"), &link).unwrap();
+    let mut c = a.server(&["--source-root", link.to_str().unwrap()]);
+    for source in [link.join("key.md"), a.home.join(".ssh/key.md")] {
+        let message = refused_unchanged(&a, &mut c, source.to_str().unwrap(), "OUTSIDE_ROOT");
+        assert!(message.contains("--source-root"), "{message}");
+    }
+    assert!(c.wait_for_stderr("leads through a symlink into a hidden directory").is_ok());
+    // The same directory named as itself is the user's explicit choice.
+    let mut c = a.server(&["--source-root", a.home.join(".ssh").to_str().unwrap()]);
+    let result =
+        c.call_tool("draft_post", json!({"source": a.home.join(".ssh/key.md"), "project": "2026-01"})).unwrap();
+    assert!(!is_error(&result), "{result}");
+}
+
+#[test]
 fn a_path_swapped_for_a_symlink_never_files_the_target() {
     // The deterministic check (a swap exactly between the check and the read) is the unit test
     // of the reader; here the swap races real calls and the property must hold every time.
