@@ -34,10 +34,13 @@ pub const MARKDOWN_EXTENSIONS: [&str; 3] = ["md", "markdown", "mdx"];
 /// How many hex digits of the SHA-256 make a `source_id`.
 pub const SOURCE_ID_HEX_DIGITS: usize = 16;
 
-/// What a valid source looks like, appended to every refusal of where a source comes from.
-const WHAT_A_SOURCE_IS: &str = "A manuscript is a UTF-8 Markdown file (.md, .markdown or .mdx) inside one of the \
-                                allowed source directories, not in a hidden file or directory (a name starting with \
-                                `.`)";
+/// What a valid source looks like, in every refusal of where a source comes from. It names the
+/// allowed directories by what they are, never by their host paths (a message shows no path the
+/// caller did not send).
+const WHAT_A_SOURCE_IS: &str = "A manuscript is a UTF-8 Markdown file (.md, .markdown or .mdx) inside an allowed \
+                                source directory (by default the blog repository, the directory that holds it and \
+                                the server's working directory; or those the user gave with --source-root), not in a \
+                                hidden file or directory (a name starting with `.`)";
 
 /// Why a manuscript was refused or could not be read. Every message names the path as the
 /// caller wrote it, never the resolved one, and a refusal of where it comes from says nothing
@@ -49,14 +52,12 @@ pub enum SourceError {
     Empty,
     /// The path (or a symlink on the way) leads outside every allowed source directory.
     #[error(
-        "the manuscript {shown:?} is not inside an allowed source directory ({roots}). {WHAT_A_SOURCE_IS}: write it \
-         in one of them and pass that path, or ask the user to add its directory with --source-root DIR"
+        "the manuscript {shown:?} is not inside an allowed source directory. {WHAT_A_SOURCE_IS}: write it in one of \
+         them and pass that path, or ask the user to add its directory with --source-root DIR"
     )]
     Outside {
         /// The path as given.
         shown: String,
-        /// The allowed source directories, comma-separated.
-        roots: String,
     },
     /// A component of the resolved path inside the source directory is hidden.
     #[error(
@@ -243,7 +244,7 @@ fn sandbox_error(error: SandboxError, shown: &str) -> SourceError {
     tracing::debug!(%error, path = shown, "manuscript refused or unreadable");
     let shown = shown.to_owned();
     match error {
-        SandboxError::OutsideRoot { roots, .. } => SourceError::Outside { shown, roots },
+        SandboxError::OutsideRoot { .. } => SourceError::Outside { shown },
         SandboxError::NotFound { .. } | SandboxError::NotADirectory { .. } => SourceError::NotFound { shown },
         SandboxError::IsADirectory { .. } => SourceError::IsADirectory { shown },
         SandboxError::PermissionDenied { .. } => SourceError::PermissionDenied { shown },

@@ -269,12 +269,9 @@ impl Workspace {
             Some(roots) if !roots.is_empty() => configured.narrowed(roots).map_err(|_| {
                 ToolError::new(
                     ErrorCode::OutsideRoot,
-                    format!(
-                        "No directory is allowed for manuscripts: none of the client's roots lies inside the \
-                         allowed source directories ({}). Write the manuscript in one of them, or ask the user to \
-                         add a root there.",
-                        shown(&configured)
-                    ),
+                    "No directory is allowed for manuscripts: none of the client's roots lies inside the allowed \
+                     source directories (the blog repository, the directory that holds it, the server's working \
+                     directory, or those given with --source-root). Ask the user to add a root there.",
                 )
             })?,
             _ => configured,
@@ -313,10 +310,6 @@ impl Workspace {
 
 fn no_repository(client_roots: Option<usize>) -> ToolError {
     ToolError::new(ErrorCode::Unavailable, no_repository_message(client_roots))
-}
-
-fn shown(sandbox: &Sandbox) -> String {
-    sandbox.roots().iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {

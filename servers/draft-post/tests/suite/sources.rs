@@ -102,7 +102,11 @@ fn refused_unchanged(a: &Attack, c: &mut StdioClient, source: &str, code: &str) 
     for leaked in [SECRET, KEY, "root:x:0:0", "PATH="] {
         assert!(!message.contains(leaked), "{source}: the message leaks the content: {message}");
     }
-    assert!(!message.contains(a.home.join(".ssh").to_str().unwrap()) || source.contains(".ssh"), "{message}");
+    // No host path but the one the caller sent: not the repository, the source directories or home.
+    let rest = message.replace(source, "<source>");
+    for host in [a.fx.root(), a.home.as_path()] {
+        assert!(!rest.contains(host.to_str().unwrap()), "{source}: the message names {}: {message}", host.display());
+    }
     assert_eq!(full_tree(&a.fx.repo()), before, "{source}: the repository changed");
     message
 }
