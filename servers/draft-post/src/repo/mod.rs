@@ -151,34 +151,31 @@ pub struct Outcome {
     pub article: String,
     /// The manuscript's identity: 16 hex digits of the SHA-256 of its canonical path.
     pub source_id: String,
-    /// Lines the update added to the article (only for "updated").
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub lines_added: Option<usize>,
-    /// Lines the update removed from the article (only for "updated").
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub lines_removed: Option<usize>,
-    /// The unified diff of the article, frontmatter included, at most 8 KiB, with a note when
-    /// cut (only for "updated").
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub diff: Option<String>,
-    /// Whether `diff` was cut (only for "updated").
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub diff_truncated: Option<bool>,
+    /// What an update changed (only for "updated").
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub change: Option<Change>,
     /// Malformed articles elsewhere that were skipped (only when there are some).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
 }
 
-impl Outcome {
-    /// This outcome with what an update changed.
-    pub fn with_diff(self, diff: BoundedDiff) -> Outcome {
-        Outcome {
-            lines_added: Some(diff.added),
-            lines_removed: Some(diff.removed),
-            diff: Some(diff.text),
-            diff_truncated: Some(diff.truncated),
-            ..self
-        }
+/// What an update changed in the article (frontmatter included).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+pub struct Change {
+    /// Lines the update added to the article (only for "updated").
+    pub lines_added: usize,
+    /// Lines the update removed from the article (only for "updated").
+    pub lines_removed: usize,
+    /// The unified diff of the article, frontmatter included, at most 8 KiB, with a note when
+    /// cut (only for "updated").
+    pub diff: String,
+    /// Whether `diff` was cut (only for "updated").
+    pub diff_truncated: bool,
+}
+
+impl From<BoundedDiff> for Change {
+    fn from(diff: BoundedDiff) -> Change {
+        Change { lines_added: diff.added, lines_removed: diff.removed, diff: diff.text, diff_truncated: diff.truncated }
     }
 }
 

@@ -8,7 +8,7 @@ use mcp_shared::{
 };
 
 use super::{
-    ARTICLE, Action, DraftRequest, LOCK_FILE, Outcome, Repo,
+    ARTICLE, Action, Change, DraftRequest, LOCK_FILE, Outcome, Repo,
     layout::{dir_name, parse_dir_name},
     messages::{cancelled_failure, sandbox_failure, source_failure},
     scan::{Depth, carries_id},
@@ -231,15 +231,9 @@ impl Repo {
                     slug,
                     source_id: id.to_owned(),
                     warnings: Self::warnings(index, false, None),
-                    lines_added: None,
-                    lines_removed: None,
-                    diff: None,
-                    diff_truncated: None,
+                    change: diff.map(Change::from),
                 };
-                return Ok(match diff {
-                    Some(diff) => outcome.with_diff(diff),
-                    None => outcome,
-                });
+                return Ok(outcome);
             }
 
             // A new article: claim the next number of the project.
@@ -307,10 +301,7 @@ impl Repo {
                 article: article_rel,
                 source_id: id.to_owned(),
                 warnings: Self::warnings(index, false, None),
-                lines_added: None,
-                lines_removed: None,
-                diff: None,
-                diff_truncated: None,
+                change: None,
             });
         }
         Err(ToolError::new(

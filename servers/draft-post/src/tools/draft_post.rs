@@ -75,8 +75,8 @@ fn summary(outcome: &Outcome, requested_project: Option<&str>, requested_slug: O
         Action::Created => line.push_str(": a new article"),
         Action::Updated => {
             line.push_str(": the manuscript's article was rewritten in place");
-            if let (Some(added), Some(removed)) = (outcome.lines_added, outcome.lines_removed) {
-                line.push_str(&format!(" (+{added} -{removed} lines)"));
+            if let Some(change) = &outcome.change {
+                line.push_str(&format!(" (+{} -{} lines)", change.lines_added, change.lines_removed));
             }
         }
         Action::Unchanged => line.push_str(": the article already has this content; nothing was written"),
@@ -160,8 +160,8 @@ impl Tool for DraftPost {
 /// then the structured content.
 fn render(outcome: &Outcome, requested_project: Option<&str>, requested_slug: Option<&str>) -> ToolOutput {
     let mut output = ToolOutput::text(summary(outcome, requested_project, requested_slug));
-    if let Some(diff) = &outcome.diff {
-        output.content.push(ContentItem::Text { text: diff.clone() });
+    if let Some(change) = &outcome.change {
+        output.content.push(ContentItem::Text { text: change.diff.clone() });
     }
     for warning in &outcome.warnings {
         output.content.push(ContentItem::Text { text: format!("warning: {warning}") });
@@ -189,10 +189,7 @@ mod tests {
             article: "projects/2026-01/34-mcp-article/article.md".into(),
             source_id: "0123456789abcdef".into(),
             warnings: Vec::new(),
-            lines_added: None,
-            lines_removed: None,
-            diff: None,
-            diff_truncated: None,
+            change: None,
         }
     }
 
