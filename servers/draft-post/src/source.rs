@@ -123,6 +123,15 @@ pub enum SourceError {
         /// Its column (1-based, in characters).
         column: usize,
     },
+    /// The path cannot be resolved: a symlink loop, or a name the file system refuses.
+    #[error(
+        "the manuscript {shown:?} cannot be resolved (a symlink loop, or a name too long); pass the path of the \
+         Markdown file itself"
+    )]
+    Unresolvable {
+        /// The path as given.
+        shown: String,
+    },
     /// The file changed between the check and the read (swapped for a symlink or another file).
     #[error("the manuscript {shown:?} changed while it was being read; call draft_post again")]
     Changed {
@@ -151,6 +160,7 @@ impl SourceError {
         match self {
             SourceError::Empty
             | SourceError::NotMarkdown { .. }
+            | SourceError::Unresolvable { .. }
             | SourceError::IsADirectory { .. }
             | SourceError::NotAFile { .. } => ErrorCode::InvalidArgs,
             SourceError::Outside { .. } => ErrorCode::OutsideRoot,
@@ -240,10 +250,14 @@ pub fn is_markdown_name(name: &Path) -> bool {
 }
 
 /// The refusal for a sandbox failure on the manuscript's path.
-fn sandbox_error(error: SandboxError, shown: &str) -> SourceError {
+/// `opening`: the error came from the open of a resolved path (where an invalid path means the
+/// path changed since it was resolved), not from the resolution (where it means a symlink loop
+/// or a name the file system refuses).
+fn sandbox_error(error: SandboxError, shown: &str, opening: bool) -> SourceError {
     tracing::debug!(%error, path = shown, "manuscript refused or unreadable");
     let shown = shown.to_owned();
     match error {
+        SandboxError::InvalidPath { .. } if !opening => SourceError::Unresolvable { shown },
         SandboxError::OutsideRoot { .. } => SourceError::Outside { shown },
         SandboxError::NotFound { .. } | SandboxError::NotADirectory { .. } => SourceError::NotFound { shown },
         SandboxError::IsADirectory { .. } => SourceError::IsADirectory { shown },
@@ -280,7 +294,7 @@ fn read_checked(sources: &Sources, source: &str, between: &dyn Fn()) -> Result<M
     };
     let roots = &sources.roots;
     let resolved: ResolvedFile =
-        roots.resolve(joined).and_then(|p| roots.resolve_file(&p)).map_err(|e| sandbox_error(e, shown))?;
+        roots.resolve(joined).and_then(|p| roots.resolve_file(&p)).map_err(|e| sandbox_error(e, shown, false))?;
     // Decided on the resolved path before anything about the file itself is looked at, so that
     // a refusal says nothing of whether the file exists.
     if resolved.rel().components().any(|c| c.as_os_str().as_encoded_bytes().starts_with(b".")) {
@@ -296,7 +310,7 @@ fn read_checked(sources: &Sources, source: &str, between: &dyn Fn()) -> Result<M
         ResolvedKind::Other => return Err(SourceError::NotAFile { shown: shown.to_owned() }),
     }
     between();
-    let mut file = roots.open_resolved(&resolved).map_err(|e| sandbox_error(e, shown))?;
+    let mut file = roots.open_resolved(&resolved).map_err(|e| sandbox_error(e, shown, true))?;
     if is_pseudo_file(&file) {
         return Err(SourceError::NotAFile { shown: shown.to_owned() });
     }
@@ -443,6 +457,8 @@ mod tests {
         assert!(matches!(read_manuscript(&s, "FILE:"), Err(SourceError::Empty)));
         assert!(matches!(read_manuscript(&s, "nope.md"), Err(SourceError::NotFound { .. })));
         assert!(matches!(read_manuscript(&s, "dir.md"), Err(SourceError::IsADirectory { .. })));
+        std::os::unix::fs::symlink("loop.md", d.join("loop.md")).unwrap();
+        assert!(matches!(read_manuscript(&s, "loop.md"), Err(SourceError::Unresolvable { .. })));
         assert!(std::process::Command::new("mkfifo").arg(d.join("fifo.md")).status().unwrap().success());
         assert!(matches!(read_manuscript(&s, "fifo.md"), Err(SourceError::NotAFile { .. })));
         // Regular-looking views of the system are not manuscripts, even under a source root.
