@@ -47,6 +47,7 @@ use cap_std::ambient_authority;
 use cap_std::fs::{Dir, MetadataExt as _, OpenOptions, OpenOptionsExt as _};
 
 pub use error::SandboxError;
+pub use lexical::{TEMP_MARKER, is_temp_name};
 pub use walk::{Walk, WalkEntry, WalkOptions};
 
 /// How many symlinks one resolution may follow (Linux's limit).

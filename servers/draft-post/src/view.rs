@@ -20,6 +20,10 @@ use cap_std::fs::{Dir, MetadataExt, OpenOptions, OpenOptionsExt};
 
 use crate::frontmatter::{self, Located};
 
+/// The sandbox's own test for the temporary files of its atomic writes (leftovers of a
+/// `draft_post` killed mid-write are swept with it).
+pub use mcp_shared::sandbox::is_temp_name;
+
 /// The directory under the repository root that holds the projects.
 pub const PROJECTS: &str = "projects";
 
@@ -233,11 +237,6 @@ pub fn read_all(dir: &Dir, rel: impl AsRef<Path>, max: usize) -> io::Result<Vec<
     let mut bytes = Vec::with_capacity(usize::try_from(md.len()).unwrap_or(0));
     file.take(max as u64).read_to_end(&mut bytes)?;
     Ok(bytes)
-}
-
-/// Whether `name` is the name of a temporary file of an atomic write (`.name.mcp-tmp-…`).
-pub fn is_temp_name(name: &str) -> bool {
-    name.starts_with('.') && name.contains(".mcp-tmp-")
 }
 
 /// Whether directory `rel` beneath `dir` holds nothing but temporary files of atomic writes;

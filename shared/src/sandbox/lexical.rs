@@ -4,8 +4,8 @@ use std::path::{Component, Path, PathBuf};
 
 use super::SandboxError;
 
-/// Marker in the names of the temporary files of atomic writes.
-pub(super) const TEMP_MARKER: &str = ".mcp-tmp-";
+/// Marker in the names of the temporary files of atomic writes (`.name.mcp-tmp-<random>`).
+pub const TEMP_MARKER: &str = ".mcp-tmp-";
 
 /// Refuses an empty path or one with a NUL byte.
 pub(super) fn check_user_path(path: &str) -> Result<(), SandboxError> {
@@ -47,7 +47,7 @@ pub(super) fn normalize_abs(path: &Path) -> PathBuf {
 }
 
 /// Whether `name` is the name of one of our temporary files (never listed).
-pub(super) fn is_temp_name(name: &str) -> bool {
+pub fn is_temp_name(name: &str) -> bool {
     name.starts_with('.') && name.contains(TEMP_MARKER)
 }
 
