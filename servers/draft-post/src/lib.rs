@@ -55,7 +55,9 @@ pub enum BuildError {
 pub fn identity(workspace: &Workspace) -> ServerIdentity {
     let mut instructions = "Files Markdown manuscripts into this repository as \
         projects/<project>/NN-slug/article.md. Call `draft_post` with the manuscript's path \
-        (`source`: a .md, .markdown or .mdx file in an allowed source directory, not hidden) to file \
+        (`source`: a .md, .markdown or .mdx file in an allowed source directory, not hidden; by \
+        default the blog repository, the directory that holds it and the server's working directory, \
+        so write drafts there, e.g. in a drafts/ folder of the repository) to file \
         it; after editing the manuscript, call `draft_post` again with the SAME path: the path is the \
         manuscript's identity (source_id), so its article is updated in place (action \"updated\", \
         with a diff, or \"unchanged\") instead of a new numbered directory being created. `project` \
