@@ -224,11 +224,6 @@ impl Workspace {
         self.fixed.is_some() || self.cwd_place.is_some()
     }
 
-    /// The repository known without asking the client.
-    pub fn default_repo(&self) -> Option<&Arc<Repo>> {
-        self.fixed.as_ref().or(self.cwd_place.as_ref()).map(|p| &p.repo)
-    }
-
     fn place(settings: &Settings, repo: &Path) -> Result<Place, SetupError> {
         let repo = Arc::new(Repo::open(&RepoConfig { repo: repo.to_path_buf(), fsync: settings.fsync })?);
         Ok(Place { repo, sources: Arc::new(OnceLock::new()) })
