@@ -34,6 +34,10 @@ fn tools_list_is_the_recorded_api() {
     );
     assert_eq!(draft["inputSchema"]["required"], json!(["source"]));
     assert!(draft["outputSchema"]["properties"]["source_id"].is_object());
+    // An update's diff and counts are optional fields of the derived output schema.
+    for field in ["lines_added", "lines_removed", "diff", "diff_truncated", "warnings"] {
+        assert!(draft["outputSchema"]["properties"][field].is_object(), "{field}: {}", draft["outputSchema"]);
+    }
 
     let list = tools.iter().find(|t| t["name"] == "list_posts").unwrap();
     assert_eq!(list["annotations"]["readOnlyHint"], true);
