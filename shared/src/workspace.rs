@@ -31,6 +31,12 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::ErrorCode;
+
+/// The code of every tool call refused for want of a workspace: the server cannot serve until the
+/// person changes its configuration (or the client declares roots), whatever the call.
+pub const NO_WORKSPACE_CODE: ErrorCode = ErrorCode::Unavailable;
+
 /// Directories that hold projects but are not one themselves (compared exactly). Unix and macOS
 /// paths; Windows ones are in [`WINDOWS_CONTAINER_DIRS`].
 pub const CONTAINER_DIRS: &[&str] = &[

@@ -202,7 +202,10 @@ pub struct Extension {
 impl Extension {
     /// The extension of a server whose tool is `tool`, working in `workspace`.
     pub fn new(workspace: Arc<Workspace>, tool: &str) -> Extension {
-        let root = workspace.configured().roots().first().map(|p| p.display().to_string()).unwrap_or_default();
+        let root = workspace
+            .configured()
+            .and_then(|sandbox| sandbox.roots().first())
+            .map_or_else(|| crate::ROOT_FLAG.example.to_owned(), |p| p.display().to_string());
         Extension { guide: guide(tool, &root), workspace }
     }
 }

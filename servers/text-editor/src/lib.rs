@@ -2,8 +2,9 @@
 //! `insert`, `undo_edit`) as an MCP server — exact, confined, lossless and fast.
 //!
 //! - Results are byte-compatible with Anthropic's reference implementation ([`render`]).
-//! - Every path stays inside the configured roots, narrowed by the client's MCP roots
-//!   ([`workspace`], on the shared sandbox).
+//! - Every path stays inside the workspace: `--root`, narrowed by the client's MCP roots; without
+//!   it the client's roots, else the working directory if it is a project, else none
+//!   ([`workspace`], on the shared sandbox and the shared default-workspace rule).
 //! - Files keep their encoding, byte-order mark, line endings, final newline and permissions
 //!   ([`document`], [`lines`]); writes are atomic and, unless `--no-fsync`, durable.
 //! - Multi-level undo per file that refuses to clobber changes made by others ([`history`]).
@@ -12,11 +13,12 @@
 //!
 //! `main.rs` parses flags and calls [`server`].
 
-use std::{path::PathBuf, sync::Arc};
+use std::sync::Arc;
 
 use mcp_shared::{
     McpServer, RegistryError, ServerIdentity, ToolRegistry,
     sandbox::{Sandbox, SandboxError},
+    workspace::{DirectoryFlag, Startup, no_workspace_instructions},
 };
 
 pub mod commands;
@@ -42,11 +44,16 @@ pub const NAME: &str = "mcp-server-text-editor";
 /// The tool's default name.
 pub const DEFAULT_TOOL_NAME: &str = "text_editor";
 
+/// The directory flag, for the no-workspace messages.
+pub const ROOT_FLAG: DirectoryFlag<'static> =
+    DirectoryFlag { server: NAME, flag: "--root", what: "project directory", example: "/path/to/project" };
+
 /// Everything the flags configure.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
-    /// The directories the editor may work in (at least one).
-    pub roots: Vec<PathBuf>,
+    /// The start-up workspace: `--root`, the working directory, or none
+    /// ([`mcp_shared::workspace::decide`]).
+    pub workspace: Startup,
     /// The tool's name.
     pub tool_name: String,
     /// The editor's limits.
@@ -66,12 +73,22 @@ pub enum SetupError {
 
 /// Who the server is, for `initialize`.
 pub fn identity(config: &Config, workspace: &Workspace) -> ServerIdentity {
-    let roots: Vec<String> = workspace.configured().roots().iter().map(|p| p.display().to_string()).collect();
+    let instructions = match workspace.configured() {
+        Some(sandbox) => {
+            let roots: Vec<String> = sandbox.roots().iter().map(|p| p.display().to_string()).collect();
+            guide::instructions(&config.tool_name, &roots)
+        }
+        None => format!(
+            "{} {}",
+            no_workspace_instructions(&ROOT_FLAG),
+            guide::instructions(&config.tool_name, &["the client's roots".to_owned()])
+        ),
+    };
     ServerIdentity {
         name: NAME.to_owned(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
         title: Some("Text editor (Claude's text editor tool)".to_owned()),
-        instructions: guide::instructions(&config.tool_name, &roots),
+        instructions,
     }
 }
 
@@ -85,7 +102,11 @@ pub fn registry(config: &Config, workspace: Arc<Workspace>) -> Result<ToolRegist
 
 /// The whole server: identity, registry, the guide prompt and the client-roots hooks.
 pub fn server(config: &Config) -> Result<McpServer, SetupError> {
-    let workspace = Arc::new(Workspace::new(Sandbox::new(&config.roots)?));
+    let workspace = Arc::new(match &config.workspace {
+        Startup::Explicit(roots) => Workspace::explicit(Sandbox::new(roots)?),
+        Startup::WorkingDirectory(dir) => Workspace::by_default(Some(Sandbox::new([dir])?)),
+        Startup::None { .. } => Workspace::by_default(None),
+    });
     let registry = registry(config, Arc::clone(&workspace))?;
     let extension = guide::Extension::new(Arc::clone(&workspace), &config.tool_name);
     Ok(McpServer::new(identity(config, &workspace), registry).with_extension(Arc::new(extension)))

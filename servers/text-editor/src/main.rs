@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 
 use clap::Parser;
-use mcp_server_text_editor::{Config, DEFAULT_TOOL_NAME, Limits, NAME};
-use mcp_shared::{TransportArgs, logging};
+use mcp_server_text_editor::{Config, DEFAULT_TOOL_NAME, Limits, NAME, ROOT_FLAG};
+use mcp_shared::{TransportArgs, logging, workspace};
 
 /// Claude's text editor tool (view, create, str_replace, insert, undo_edit) as an MCP server,
 /// confined to its root directories.
@@ -12,7 +12,7 @@ use mcp_shared::{TransportArgs, logging};
 #[command(name = "mcp-server-text-editor", version, about)]
 struct Cli {
     /// A directory the editor may work in; repeat for several. Every path must stay inside one.
-    /// Default: the current directory.
+    /// Default: the client's roots, else the working directory if it is a project, else none.
     #[arg(long = "root", value_name = "DIR")]
     roots: Vec<PathBuf>,
 
@@ -50,9 +50,11 @@ fn main() -> anyhow::Result<()> {
         summary: "Claude's text editor tool as an MCP server (tool: text_editor; prompt: text_editor_guide)",
         example_args: "--root /path/to/project",
     });
-    let roots = if cli.roots.is_empty() { vec![std::env::current_dir()?] } else { cli.roots };
+    let home = workspace::home_dir();
+    let startup = workspace::decide(cli.roots, std::env::current_dir(), home.as_deref());
+    startup.log(&ROOT_FLAG, home.as_deref());
     let config = Config {
-        roots,
+        workspace: startup,
         tool_name: cli.tool_name,
         limits: Limits {
             max_output_chars: cli.max_output_chars,

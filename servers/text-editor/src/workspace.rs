@@ -1,12 +1,17 @@
-//! Where the editor may work: the configured roots (`--root`), narrowed by the client's MCP
-//! roots when the client declares the `roots` capability.
+//! Where the editor may work, decided by the shared default-workspace rule
+//! ([`mcp_shared::workspace`]):
+//!
+//! - With `--root`, the configured roots, narrowed by the client's MCP roots when the client
+//!   declares the `roots` capability. They can only narrow, never widen: a client root outside
+//!   every configured root is ignored, and if none is left, no path is accessible. A client that
+//!   declares the capability but answers with an empty list, or does not answer, gets the
+//!   configured roots (and a warning in the log).
+//! - Without `--root`, the client's MCP roots when it declares some; otherwise the working
+//!   directory if it is a plausible project; otherwise there is no workspace and every call is
+//!   refused with the flag to add (nothing is read or written).
 //!
 //! The client's roots are asked for (`roots/list`) on the first call of a session and cached
-//! until the client says they changed (`notifications/roots/list_changed`). They can only
-//! narrow the configured roots, never widen them: a client root outside every configured root
-//! is ignored, and if none is left, no path is accessible. A client that declares the
-//! capability but answers with an empty list, or does not answer, gets the configured roots
-//! (and a warning in the log).
+//! until the client says they changed (`notifications/roots/list_changed`).
 
 // MCP roots are deprecated by a protocol version newer than those served here (SEP-2577);
 // for the versions this server speaks they are current.
@@ -26,9 +31,10 @@ use mcp_shared::{
         service::Peer,
     },
     sandbox::Sandbox,
+    workspace::{NO_WORKSPACE_CODE, no_workspace_message},
 };
 
-use crate::error::EditError;
+use crate::{ROOT_FLAG, error::EditError};
 
 /// How long the server waits for the client's `roots/list` answer.
 const ROOTS_TIMEOUT: Duration = Duration::from_secs(5);
@@ -40,61 +46,108 @@ const MAX_SESSIONS: usize = 64;
 struct Session {
     client: Arc<InitializeRequestParams>,
     /// `None` until fetched, and again after `roots/list_changed`.
-    roots: Option<Result<Sandbox, String>>,
+    roots: Option<Result<Sandbox, EditError>>,
 }
 
-/// The configured roots and, per client session, the narrowed ones.
+/// The start-up workspace and, per client session, what the client's roots make of it.
 pub struct Workspace {
-    configured: Sandbox,
+    /// `--root`, or the working directory when it is a project; `None`: no workspace.
+    configured: Option<Sandbox>,
+    /// Whether `configured` is `--root` (client roots narrow it) or a default (they replace it).
+    explicit: bool,
     sessions: Mutex<Vec<Session>>,
 }
 
 impl std::fmt::Debug for Workspace {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Workspace").field("configured", &self.configured).finish_non_exhaustive()
+        f.debug_struct("Workspace")
+            .field("configured", &self.configured)
+            .field("explicit", &self.explicit)
+            .finish_non_exhaustive()
     }
 }
 
 impl Workspace {
-    /// A workspace over the configured roots.
-    pub fn new(configured: Sandbox) -> Workspace {
-        Workspace { configured, sessions: Mutex::new(Vec::new()) }
+    /// A workspace over the roots given with `--root`: client roots only narrow them.
+    pub fn explicit(configured: Sandbox) -> Workspace {
+        Workspace { configured: Some(configured), explicit: true, sessions: Mutex::new(Vec::new()) }
     }
 
-    /// The configured roots (`--root`).
-    pub fn configured(&self) -> &Sandbox {
-        &self.configured
+    /// A workspace without `--root`: the client's roots when it declares some, else `fallback`
+    /// (the working directory when it is a project), else none.
+    pub fn by_default(fallback: Option<Sandbox>) -> Workspace {
+        Workspace { configured: fallback, explicit: false, sessions: Mutex::new(Vec::new()) }
     }
 
-    /// The sandbox for a call from `peer`: the configured roots, narrowed by the client's roots
-    /// when it declared the capability.
+    /// The start-up roots (`--root`, or the working directory), if any.
+    pub fn configured(&self) -> Option<&Sandbox> {
+        self.configured.as_ref()
+    }
+
+    /// The start-up sandbox, or the no-workspace error.
+    fn fallback(&self) -> Result<Sandbox, EditError> {
+        self.configured.clone().ok_or_else(no_workspace)
+    }
+
+    /// The sandbox for a call from `peer`: the start-up roots, narrowed (with `--root`) or
+    /// replaced (without) by the client's roots when it declared the capability.
     pub async fn sandbox(&self, peer: Option<&Peer<RoleServer>>) -> Result<Sandbox, EditError> {
         let Some(peer) = peer else {
-            return Ok(self.configured.clone());
+            return self.fallback();
         };
         let Some(client) = peer.peer_info() else {
-            return Ok(self.configured.clone());
+            return self.fallback();
         };
         if client.capabilities.roots.is_none() {
-            return Ok(self.configured.clone());
+            return self.fallback();
         }
         if let Some(cached) = self.cached(&client) {
-            return cached.map_err(|message| EditError::new(ErrorCode::OutsideRoot, message));
+            return cached;
         }
         let answer = tokio::time::timeout(ROOTS_TIMEOUT, peer.list_roots()).await;
         let roots = match answer {
-            Ok(Ok(result)) => self.narrow(&result.roots),
+            Ok(Ok(result)) => self.from_client(&result.roots),
             Ok(Err(error)) => {
-                tracing::warn!(%error, "the client declared roots but roots/list failed; using the configured roots");
-                Ok(self.configured.clone())
+                tracing::warn!(%error, "the client declared roots but roots/list failed; using the start-up workspace");
+                self.fallback()
             }
             Err(_) => {
-                tracing::warn!("the client declared roots but did not answer roots/list; using the configured roots");
-                Ok(self.configured.clone())
+                tracing::warn!("the client declared roots but did not answer roots/list; using the start-up workspace");
+                self.fallback()
             }
         };
         self.store(client, roots.clone());
-        roots.map_err(|message| EditError::new(ErrorCode::OutsideRoot, message))
+        roots
+    }
+
+    /// What the client's `roots` make of the start-up workspace: with `--root` they narrow it
+    /// ([`Self::narrow`]); without, they are the workspace. An empty list changes nothing.
+    pub fn from_client(&self, roots: &[Root]) -> Result<Sandbox, EditError> {
+        if roots.is_empty() {
+            return self.fallback();
+        }
+        if self.explicit {
+            return self.narrow(roots).map_err(|message| EditError::new(ErrorCode::OutsideRoot, message));
+        }
+        // The client's roots are the user's choice (even `/`); those that are not directories
+        // here (another machine's, deleted) are skipped.
+        let paths: Vec<PathBuf> = roots
+            .iter()
+            .filter_map(|root| root_uri_to_path(&root.uri))
+            .filter(|path| std::fs::metadata(path).is_ok_and(|md| md.is_dir()))
+            .collect();
+        Sandbox::new(&paths).map_err(|_| {
+            let shown: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
+            EditError::new(
+                NO_WORKSPACE_CODE,
+                format!(
+                    "No path is accessible: none of the client's roots ({}) is a directory on this machine, and the server was started without {}. Ask the user to open an existing folder, or to add {} to this server's arguments in the client configuration.",
+                    shown.join(", "),
+                    ROOT_FLAG.flag,
+                    ROOT_FLAG.config_snippet()
+                ),
+            )
+        })
     }
 
     /// The client's roots changed: fetch them again on its next call.
@@ -112,11 +165,14 @@ impl Workspace {
     /// nothing; a list none of whose entries lies inside (or around) a configured root leaves
     /// no accessible path.
     pub fn narrow(&self, roots: &[Root]) -> Result<Sandbox, String> {
+        let Some(configured) = &self.configured else {
+            return Err(no_workspace().message);
+        };
         if roots.is_empty() {
-            return Ok(self.configured.clone());
+            return Ok(configured.clone());
         }
         let paths: Vec<PathBuf> = roots.iter().filter_map(|root| root_uri_to_path(&root.uri)).collect();
-        self.configured.narrowed(&paths).map_err(|_| {
+        configured.narrowed(&paths).map_err(|_| {
             let shown: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
             format!(
                 "No path is accessible: none of the client's roots ({}) lies inside this server's configured root(s). Ask the user to add a root inside them.",
@@ -125,11 +181,11 @@ impl Workspace {
         })
     }
 
-    fn cached(&self, client: &Arc<InitializeRequestParams>) -> Option<Result<Sandbox, String>> {
+    fn cached(&self, client: &Arc<InitializeRequestParams>) -> Option<Result<Sandbox, EditError>> {
         self.lock().iter().find(|s| Arc::ptr_eq(&s.client, client)).and_then(|s| s.roots.clone())
     }
 
-    fn store(&self, client: Arc<InitializeRequestParams>, roots: Result<Sandbox, String>) {
+    fn store(&self, client: Arc<InitializeRequestParams>, roots: Result<Sandbox, EditError>) {
         let mut sessions = self.lock();
         if let Some(session) = sessions.iter_mut().find(|s| Arc::ptr_eq(&s.client, &client)) {
             session.roots = Some(roots);
@@ -147,6 +203,11 @@ impl Workspace {
             Err(poisoned) => poisoned.into_inner(),
         }
     }
+}
+
+/// The error of every call made without a workspace: which flag to add, and how.
+pub fn no_workspace() -> EditError {
+    EditError::new(NO_WORKSPACE_CODE, no_workspace_message(&ROOT_FLAG))
 }
 
 /// The local path of a `file://` URI (percent-decoded), or `None` for any other URI.
@@ -182,7 +243,7 @@ mod tests {
         let inner = dir.path().join("inner");
         std::fs::create_dir(&inner).unwrap();
         let outside = tempfile::tempdir().unwrap();
-        let workspace = Workspace::new(Sandbox::new([dir.path()]).unwrap());
+        let workspace = Workspace::explicit(Sandbox::new([dir.path()]).unwrap());
         let uri = |p: &std::path::Path| Root::new(format!("file://{}", p.display()));
 
         let narrowed = workspace.narrow(&[uri(&inner)]).unwrap();
@@ -193,6 +254,25 @@ mod tests {
         // outside only: nothing accessible
         assert!(workspace.narrow(&[uri(outside.path())]).is_err());
         // empty list: no narrowing
-        assert_eq!(workspace.narrow(&[]).unwrap().roots(), workspace.configured().roots());
+        assert_eq!(workspace.narrow(&[]).unwrap().roots(), workspace.configured().unwrap().roots());
+    }
+
+    #[test]
+    fn without_root_the_client_roots_are_the_workspace() {
+        let dir = tempfile::tempdir().unwrap();
+        let other = tempfile::tempdir().unwrap();
+        let uri = |p: &std::path::Path| Root::new(format!("file://{}", p.display()));
+        // no fallback: the client's roots, whatever they are
+        let none = Workspace::by_default(None);
+        let sandbox = none.from_client(&[uri(dir.path()), uri(&dir.path().join("missing"))]).unwrap();
+        assert_eq!(sandbox.roots(), &[dir.path().canonicalize().unwrap()]);
+        // an empty list or only missing directories: no workspace, with the flag to add
+        assert_eq!(none.from_client(&[]).unwrap_err().code, NO_WORKSPACE_CODE);
+        let missing = none.from_client(&[uri(&dir.path().join("missing"))]).unwrap_err();
+        assert!(missing.message.contains("--root"), "{missing:?}");
+        // a working-directory fallback is replaced by the client's roots, not narrowed
+        let cwd = Workspace::by_default(Some(Sandbox::new([dir.path()]).unwrap()));
+        assert_eq!(cwd.from_client(&[uri(other.path())]).unwrap().roots(), &[other.path().canonicalize().unwrap()]);
+        assert_eq!(cwd.from_client(&[]).unwrap().roots(), &[dir.path().canonicalize().unwrap()]);
     }
 }

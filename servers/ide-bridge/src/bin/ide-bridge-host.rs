@@ -21,9 +21,10 @@ use tokio_util::sync::CancellationToken;
 #[derive(Debug, Parser)]
 #[command(name = "ide-bridge-host", version, about)]
 struct Cli {
-    /// The workspace folder to serve.
+    /// The workspace folder to serve. Default: the working directory if it is a project (not /,
+    /// the home directory or a system directory); otherwise the host refuses to start.
     #[arg(long, value_name = "DIR")]
-    root: PathBuf,
+    root: Option<PathBuf>,
 
     /// The port on 127.0.0.1 (0: any free port).
     #[arg(long, default_value_t = DEFAULT_PORT)]
@@ -74,6 +75,14 @@ fn parse_seconds(s: &str) -> Result<f64, String> {
     }
 }
 
+/// The directory flag, for the start-up log line.
+const ROOT_FLAG: mcp_shared::workspace::DirectoryFlag<'static> = mcp_shared::workspace::DirectoryFlag {
+    server: "ide-bridge-host",
+    flag: "--root",
+    what: "workspace folder",
+    example: "/path/to/project",
+};
+
 /// Writes one line to stderr, whatever the log filter (the port and the token must be seen).
 fn say(line: &str) {
     let _ = writeln!(std::io::stderr(), "ide-bridge-host: {line}");
@@ -98,7 +107,19 @@ fn main() -> anyhow::Result<()> {
         max_list_entries: cli.max_list_entries.max(1),
         fsync: !cli.no_fsync,
     };
-    let workspace = Workspace::open(&cli.root, settings)?;
+    // The shared default-workspace rule (a host has no MCP client, so no client roots, and
+    // nothing to serve without a folder: it stops with the flag to add instead).
+    let home = mcp_shared::workspace::home_dir();
+    let startup =
+        mcp_shared::workspace::decide(cli.root.clone().into_iter().collect(), std::env::current_dir(), home.as_deref());
+    startup.log(&ROOT_FLAG, home.as_deref());
+    let Some(root) = startup.dirs().into_iter().next() else {
+        bail!(
+            "no workspace: started without --root in a directory that is not a project (such as / or the home \
+             directory); start it with --root DIR, e.g. ide-bridge-host --root /path/to/project"
+        );
+    };
+    let workspace = Workspace::open(&root, settings)?;
     let root = workspace.root();
     let config = HostConfig {
         workspace,

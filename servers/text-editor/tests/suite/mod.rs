@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 mod concurrency;
 mod confinement;
+mod defaults;
 mod encodings;
 mod errors;
 mod large;

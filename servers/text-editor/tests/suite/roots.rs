@@ -9,10 +9,10 @@ use serde_json::{Value, json};
 use super::{BIN, TOOL};
 
 /// A client that declares roots and answers `roots/list` with `roots` (or an error).
-struct RootsClient {
-    client: StdioClient,
-    roots: Result<Vec<String>, ()>,
-    asked: usize,
+pub(super) struct RootsClient {
+    pub(super) client: StdioClient,
+    pub(super) roots: Result<Vec<String>, ()>,
+    pub(super) asked: usize,
 }
 
 impl RootsClient {
@@ -22,8 +22,12 @@ impl RootsClient {
             args.push("--root".to_owned());
             args.push(root.display().to_string());
         }
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let mut client = StdioClient::spawn(BIN, &args).unwrap();
+        RootsClient::spawn(StdioClient::builder(BIN).args(args), roots)
+    }
+
+    /// Spawns `builder`'s server and initialises it as a client that declares roots.
+    pub(super) fn spawn(builder: mcp_tests::ClientBuilder, roots: Result<Vec<String>, ()>) -> RootsClient {
+        let mut client = builder.spawn().unwrap();
         let mut params = StdioClient::default_initialize_params();
         params["capabilities"] = json!({"roots": {"listChanged": true}});
         client.initialize_with(params).unwrap();
@@ -31,7 +35,7 @@ impl RootsClient {
     }
 
     /// Calls the tool, answering the server's `roots/list` requests meanwhile.
-    fn call(&mut self, args: Value) -> Value {
+    pub(super) fn call(&mut self, args: Value) -> Value {
         let id = self.client.send_request("tools/call", json!({"name": TOOL, "arguments": args})).unwrap();
         loop {
             let msg = self.client.read_message().unwrap();
@@ -56,7 +60,7 @@ impl RootsClient {
     }
 }
 
-fn uri(p: &Path) -> String {
+pub(super) fn uri(p: &Path) -> String {
     format!("file://{}", p.display())
 }
 
