@@ -36,7 +36,9 @@ impl Default for TransportArgs {
     }
 }
 
-fn parse_seconds(s: &str) -> Result<f64, String> {
+/// The one parser of a duration flag in seconds (`--tool-timeout`, the bridge's and the host's
+/// timeouts): a positive, finite number of seconds, at most a year; fractions allowed (`0.5`).
+pub fn parse_seconds(s: &str) -> Result<f64, String> {
     let secs: f64 = s.parse().map_err(|_| format!("`{s}` is not a number of seconds"))?;
     if secs.is_finite() && secs > 0.0 && secs <= 86_400.0 * 365.0 {
         Ok(secs)
