@@ -23,8 +23,9 @@
 //! Writes are atomic: a hidden temporary file (`.name.mcp-tmp-<random>`) is
 //! created in the target's directory, written, given the old file's
 //! permissions, fsync'ed, renamed over the target (or hard-linked, for
-//! `create_new`), and the directory is fsync'ed.
+//! `create_new`), and the directory is fsync'ed (`atomic.rs`).
 
+mod atomic;
 mod error;
 mod lexical;
 mod walk;
@@ -35,12 +36,9 @@ mod tests;
 use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::fmt;
-use std::hash::{BuildHasher, Hasher};
-use std::io::{self, Read, Write};
-use std::os::unix::fs::PermissionsExt as _;
+use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::SystemTime;
 
 use cap_std::ambient_authority;
@@ -559,7 +557,7 @@ impl Sandbox {
             root.dir.create_dir_all(parent).map_err(|e| self.io(e, shown))?;
         }
         let parent_dir = open_dir_at(&root.dir, parent).map_err(|e| self.io(e, shown))?;
-        write_in(&parent_dir, Path::new(name), bytes, opts).map_err(|e| self.io(e, shown))
+        atomic::write_in(&parent_dir, Path::new(name), bytes, opts).map_err(|e| self.io(e, shown))
     }
 
     /// Removes a file (a symlink as the last component is removed itself, not
@@ -785,88 +783,4 @@ impl Sandbox {
         };
         Ok(Real { root, rel, md })
     }
-}
-
-/// A fresh random number for temporary names (no RNG dependency needed:
-/// `RandomState` is randomly keyed; the counter and time make each unique).
-fn random_suffix() -> u64 {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
-    hasher.write_u32(std::process::id());
-    if let Ok(now) = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH) {
-        hasher.write_u128(now.as_nanos());
-    }
-    hasher.finish()
-}
-
-/// Creates a hidden temporary file beside `name` in `dir`.
-fn create_temp(dir: &Dir, name: &Path, mode: u32) -> io::Result<(PathBuf, std::fs::File)> {
-    let base: String = name.to_string_lossy().chars().take(64).collect();
-    for _ in 0..16 {
-        let temp = PathBuf::from(format!(".{base}{}{:016x}", lexical::TEMP_MARKER, random_suffix()));
-        let mut options = OpenOptions::new();
-        options.write(true).create_new(true);
-        options.mode(mode);
-        match dir.open_with(&temp, &options) {
-            Ok(file) => return Ok((temp, file.into_std())),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
-        }
-    }
-    Err(io::Error::from(io::ErrorKind::AlreadyExists))
-}
-
-/// The atomic write proper, in the directory handle `dir`, of the single
-/// component `name`.
-fn write_in(dir: &Dir, name: &Path, bytes: &[u8], opts: &WriteOptions) -> io::Result<()> {
-    let existing = match dir.symlink_metadata(name) {
-        Ok(md) => Some(md),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e),
-    };
-    if let Some(md) = &existing {
-        if md.is_dir() {
-            return Err(io::Error::from(io::ErrorKind::IsADirectory));
-        }
-        if opts.create_new {
-            return Err(io::Error::from(io::ErrorKind::AlreadyExists));
-        }
-    }
-    let mode = match &existing {
-        Some(md) if md.is_file() => Some(md.mode() & 0o7777),
-        _ => opts.mode_if_new,
-    };
-    // Without an explicit mode, 0644 less the umask; with one, private until set.
-    let (temp, mut file) = create_temp(dir, name, if mode.is_some() { 0o600 } else { 0o644 })?;
-    let result: io::Result<()> = (|| {
-        file.write_all(bytes)?;
-        if let Some(mode) = mode {
-            file.set_permissions(std::fs::Permissions::from_mode(mode))?;
-        }
-        if opts.fsync {
-            file.sync_all()?;
-        }
-        drop(file);
-        if opts.create_new {
-            // link(2) never replaces: atomic against a concurrent creator.
-            dir.hard_link(&temp, dir, name)?;
-            // The new name is in place; a failure here only leaves a hidden temp.
-            let _ = dir.remove_file(&temp);
-        } else {
-            dir.rename(&temp, dir, name)?;
-        }
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = dir.remove_file(&temp);
-    }
-    result?;
-    if opts.fsync {
-        // Dir handles may be `O_PATH`, which fsync refuses: open it for reading.
-        let mut options = OpenOptions::new();
-        options.read(true);
-        dir.open_with(".", &options)?.sync_all()?;
-    }
-    Ok(())
 }
