@@ -1,8 +1,8 @@
-//! Error codes shared by every server (spec 004's upper-case strings plus what the servers need).
+//! Error codes shared by every server (the template's upper-case strings plus what the servers need).
 
 use serde::{Deserialize, Serialize};
 
-/// A machine-readable error code, serialised as spec 004's upper-case strings.
+/// A machine-readable error code, serialised as upper-case strings (`INVALID_ARGS`).
 ///
 /// Tools put one in [`crate::ContentItem::Error`]; clients read it from
 /// `structuredContent.error.code` of an `isError` result.
@@ -90,7 +90,7 @@ impl ErrorCode {
         }
     }
 
-    /// The IDE bridge's JSON-RPC wire code for this error (spec 003), where it has one.
+    /// The IDE bridge's JSON-RPC wire code for this error (`servers/ide-bridge/docs/ide-bridge-protocol.md`), where it has one.
     ///
     /// `-32001` access denied, `-32002` file too large, `-32003` not found, `-32004` read-only;
     /// bad arguments use JSON-RPC's `-32602` and everything else `-32603`.

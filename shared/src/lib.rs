@@ -1,6 +1,6 @@
 //! `mcp-shared`: the core every mcp-suite server stands on.
 //!
-//! - [`output`]: the tool result type of spec 004 ([`ToolOutput`]) and its one mapping to MCP.
+//! - [`output`]: the tool result type ([`ToolOutput`]) and its one mapping to MCP.
 //! - [`diff`]: bounded unified diffs of a change made on someone's behalf.
 //! - [`error`]: the error codes ([`ErrorCode`]) shared by every server.
 //! - [`registry`]: the [`Tool`] trait and the [`ToolRegistry`].

@@ -1,7 +1,7 @@
-//! The tool result type of spec 004 and its one mapping to MCP's `CallToolResult`.
+//! The suite's tool result type and its one mapping to MCP's `CallToolResult`.
 //!
-//! Spec 004 says a tool returns `{ content: [ text | json | error ] }`. MCP has no `json` or
-//! `error` block, so the mapping is fixed here, once (DESIGN.md):
+//! A tool returns `{ content: [ text | json | error ] }`. MCP has no `json` or `error` block, so
+//! the mapping is fixed here, once (docs/architecture.md, "One call"):
 //!
 //! - `Text` → a text block;
 //! - `Json` → `structuredContent` (an object; a non-object value is wrapped as `{"value": v}`)
@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use crate::{error::ErrorCode, sandbox::SandboxError};
 
-/// What a tool returns: an ordered list of content items (spec 004's formal result shape).
+/// What a tool returns: an ordered list of content items (the suite's result shape).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct ToolOutput {
     /// The items, in the order the tool produced them.
@@ -24,7 +24,7 @@ pub struct ToolOutput {
 
 /// THE failure type of every tool of every server: a code and a message a model can act on.
 ///
-/// It is the payload of [`ContentItem::Error`] (spec 004's `{ message, code }`), so a tool's
+/// It is the payload of [`ContentItem::Error`] (`{ message, code }`), so a tool's
 /// internals can return `Result<_, ToolError>` all the way up and `?` a [`SandboxError`] (see the
 /// `From` impl below) without a second failure struct per crate.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
@@ -74,7 +74,7 @@ impl From<SandboxError> for ToolError {
     }
 }
 
-/// One item of a [`ToolOutput`], serialised as spec 004 writes it
+/// One item of a [`ToolOutput`], serialised in the suite's result shape
 /// (`{"type":"text","text":..}`, `{"type":"json","json":..}`, `{"type":"error","error":{..}}`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
@@ -197,7 +197,7 @@ impl From<ToolOutput> for CallToolResult {
     }
 }
 
-/// Spec 004's legacy result shape: `{ok: true, result}` or `{ok: false, error: {message, code}}`.
+/// The legacy result shape older callers of the template expect: `{ok: true, result}` or `{ok: false, error: {message, code}}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum OkResult {
@@ -244,7 +244,7 @@ macro_rules! bool_literal {
 bool_literal!(True, true);
 bool_literal!(False, false);
 
-/// Spec 004's adapter: `{content}` → `{ok: true, result} | {ok: false, error}`.
+/// The adapter to the legacy shape: `{content}` → `{ok: true, result} | {ok: false, error}`.
 ///
 /// An error item wins; else the first JSON item is the result; else the non-empty text items
 /// joined by `\n` (an empty output gives `""`).

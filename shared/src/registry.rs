@@ -1,4 +1,4 @@
-//! The tool registry of spec 004: a typed [`Tool`] trait and a [`ToolRegistry`] that refuses
+//! The tool registry: a typed [`Tool`] trait and a [`ToolRegistry`] that refuses
 //! duplicate names.
 //!
 //! A tool declares its parameters as a struct deriving `Deserialize + JsonSchema + garde::Validate`;

@@ -228,7 +228,7 @@ const KNOWN_METHODS: &[&str] = &[
 impl McpServer {
     /// Answers a `tools/call` whose params rmcp could not parse: a missing or non-string `name`
     /// is a JSON-RPC error; an unknown tool is the usual -32602; `arguments` that are not an
-    /// object are the tool's `INVALID_INPUT` result (spec 004: "input not an object").
+    /// object are the tool's `INVALID_INPUT` result (the template's contract: "input not an object").
     fn malformed_tool_call(&self, params: Option<&serde_json::Value>) -> Result<serde_json::Value, McpError> {
         let params = params.and_then(serde_json::Value::as_object);
         let Some(name) = params.and_then(|p| p.get("name")).and_then(serde_json::Value::as_str) else {

@@ -1,4 +1,5 @@
-//! `mcp-server-sample-tool`: the template of mcp-suite (spec 004 made real).
+//! `mcp-server-sample-tool`: the template of mcp-suite: a tool registry, the sample
+//! `hoge` tool and its exact error codes.
 //!
 //! A server is a [`ToolRegistry`] plus a `main.rs` that parses flags and serves it. To add a
 //! tool: write one file under `src/tools/` implementing [`mcp_shared::Tool`], and add one

@@ -1,4 +1,4 @@
-//! Tour of `mcp-server-sample-tool`: the `hoge` tool of spec 004 (`calc`: x + y) and
+//! Tour of `mcp-server-sample-tool`: the template's `hoge` tool (`calc`: x + y) and
 //! `countdown` (progress notifications).
 
 use anyhow::Result;

@@ -124,7 +124,7 @@ pub fn run(t: &mut Tour) -> Result<()> {
     )?;
     t.expect_error("`..` out of the root is OUTSIDE_ROOT", &r, "OUTSIDE_ROOT");
 
-    t.step("prompts/get text_editor_guide (the system-prompt section of spec 000 §7.1)");
+    t.step("prompts/get text_editor_guide (the system-prompt section for the tool)");
     let response = t.request(&mut c, "prompts/get", json!({"name": "text_editor_guide"}))?;
     let guide = response.pointer("/result/messages/0/content/text").and_then(|v| v.as_str()).unwrap_or("");
     t.check(

@@ -1,9 +1,9 @@
-//! `hoge` (spec 004): `{"action": "calc", "args": {"x": 1, "y": 2}}` → `{"value": 3}`.
+//! `hoge`, the template's sample tool: `{"action": "calc", "args": {"x": 1, "y": 2}}` → `{"value": 3}`.
 //!
 //! The template of a tool with typed parameters: [`HogeInput`] derives serde (the registry
 //! deserialises it and names the failing field), schemars (the input schema) and garde (the
 //! rules serde cannot say, here "the sum is finite"); [`HogeOutput`] derives the output schema.
-//! Errors, as spec 004 classifies them: no input object → `INVALID_INPUT`; any other action
+//! Errors, as the template's contract classifies them: no input object → `INVALID_INPUT`; any other action
 //! → `UNKNOWN_ACTION` listing the known ones; `args` missing or `x`/`y` not numbers →
 //! `INVALID_ARGS` naming the field. Integers stay integers (1 + 2 is `3`, not `3.0`).
 
@@ -27,7 +27,7 @@ pub struct HogeInput {
     pub action: Action,
     /// The operands of `calc`.
     #[garde(custom(finite_sum))]
-    // serde alone would take `[1, 2]` as `{x: 1, y: 2}`; spec 004's `args` is an object.
+    // serde alone would take `[1, 2]` as `{x: 1, y: 2}`; the contract's `args` is an object.
     #[serde(deserialize_with = "mcp_shared::registry::object")]
     pub args: CalcArgs,
 }
@@ -80,7 +80,7 @@ fn finite_sum(args: &CalcArgs, _ctx: &()) -> garde::Result {
     }
 }
 
-/// The sample tool of spec 004.
+/// The template's sample tool.
 pub struct Hoge;
 
 /// `x + y`, keeping integers integral; `None` when the sum is not a finite number.
@@ -100,7 +100,7 @@ pub fn add(x: &Number, y: &Number) -> Option<Number> {
     Number::from_f64(sum)
 }
 
-/// Spec 004 checks the action before the arguments: another action is `UNKNOWN_ACTION`, whatever
+/// The contract checks the action before the arguments: another action is `UNKNOWN_ACTION`, whatever
 /// else the call carries.
 fn check_action(action: Option<&Value>) -> Result<(), ToolError> {
     let known = Action::ALL.map(Action::as_str).join(", ");
@@ -139,7 +139,7 @@ impl Tool for Hoge {
         Some(schema::output::<HogeOutput>())
     }
 
-    /// The shared typed parsing, after the two checks spec 004 classifies apart: no object at
+    /// The shared typed parsing, after the two checks the contract classifies apart: no object at
     /// all is `INVALID_INPUT`, another action `UNKNOWN_ACTION`.
     fn parse(&self, arguments: Option<JsonObject>) -> Result<HogeInput, ToolOutput> {
         let Some(arguments) = arguments else {

@@ -1,4 +1,4 @@
-//! The `hoge` contract of spec 004, through the real binary.
+//! The `hoge` contract (codes and messages), through the real binary.
 
 use mcp_tests::{error_code, is_error, structured, text_of};
 use serde_json::json;
