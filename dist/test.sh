@@ -91,7 +91,9 @@ done
 # chroot check above does detect a dynamic dependency.
 R="$TMP/chroot-control"
 mkdir -p "$R/work"
-cp "$(command -v true)" "$R/mcp-server-sample-tool"
+CONTROL="$(type -P true)"
+readelf -dW "$CONTROL" | grep -q NEEDED || fail "static: the control $CONTROL is not a dynamic executable"
+cp "$CONTROL" "$R/mcp-server-sample-tool"
 if "${SESSION[@]}" sample-tool --work /work --host-work "$R/work" --label control -- chroot "$R" /mcp-server-sample-tool 2>/dev/null; then
   fail "static: the control (a dynamic executable in an empty chroot) passed: the chroot check proves nothing"
 else
