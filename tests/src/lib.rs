@@ -8,6 +8,8 @@
 //! - [`client`]: [`StdioClient`] (spawn a server, talk JSON-RPC to it, read its stderr) and its
 //!   [`ClientBuilder`].
 //! - [`result`]: helpers to read a `tools/call` result: [`text_of`], [`is_error`], [`structured`].
+//! - [`http`]: [`http::HttpSession`], a blocking keep-alive Streamable HTTP client (the HTTP
+//!   load benchmark `mcp-http-load`).
 //! - [`locate`]: [`find_server_binary`], for the tour and the benchmark.
 //! - [`procfs`]: resident memory of a process (tree) from `/proc`, for the benchmark.
 //! - [`tour`]: the guided tour of every server (`cargo run --bin tour`).
@@ -16,6 +18,7 @@
 //! the same for every server the benchmark measures.
 
 pub mod client;
+pub mod http;
 pub mod locate;
 pub mod procfs;
 pub mod result;
