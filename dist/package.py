@@ -59,16 +59,21 @@ NPM_PLATFORMS = {npm: (npm.split("-")[0], npm.split("-")[1]) for _, npm, _ in TA
 PREFIX = "mcp-server-"
 
 
-def servers():
-    """The server crates (servers/*) from cargo metadata: name, version, bins, license, text."""
+def workspace_packages():
+    """The workspace's packages, as `cargo metadata` describes them."""
     out = subprocess.run(
         ["cargo", "metadata", "--no-deps", "--format-version", "1", "--offline"],
         cwd=ROOT,
         check=True,
         stdout=subprocess.PIPE,
     ).stdout
+    return json.loads(out)["packages"]
+
+
+def servers():
+    """The server crates (servers/*) from cargo metadata: name, version, bins, license, text."""
     found = []
-    for package in json.loads(out)["packages"]:
+    for package in workspace_packages():
         rel = os.path.relpath(package["manifest_path"], ROOT)
         if not rel.startswith("servers" + os.sep) or not package["name"].startswith(PREFIX):
             continue
@@ -97,13 +102,7 @@ def dist_name(server):
 
 
 def repository():
-    out = subprocess.run(
-        ["cargo", "metadata", "--no-deps", "--format-version", "1", "--offline"],
-        cwd=ROOT,
-        check=True,
-        stdout=subprocess.PIPE,
-    ).stdout
-    for package in json.loads(out)["packages"]:
+    for package in workspace_packages():
         if package.get("repository"):
             return package["repository"]
     return "https://github.com/mcp-suite/mcp-suite"
