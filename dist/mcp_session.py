@@ -26,6 +26,7 @@ import os
 import secrets
 import select
 import shlex
+import signal
 import socket
 import subprocess
 import sys
@@ -253,7 +254,15 @@ def run(server, argv, work, host_work, host_cmd):
         argv = fill(argv)
         host_argv = fill(shlex.split(host_cmd))
         try:
-            host = subprocess.Popen(host_argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            # Its own process group: a launcher (npx) may not pass SIGTERM on to the host it
+            # started, and the whole group must go when the test ends.
+            host = subprocess.Popen(
+                host_argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
         except OSError as error:
             raise SessionError(f"cannot start {host_argv[0]}: {error}") from error
     session = None
@@ -285,11 +294,24 @@ def run(server, argv, work, host_work, host_cmd):
         if session is not None:
             session.kill()
         if host is not None:
-            host.terminate()
-            try:
-                host.wait(timeout=TIMEOUT)
-            except subprocess.TimeoutExpired:
-                host.kill()
+            stop_group(host)
+
+
+def stop_group(proc):
+    """SIGTERM to the process group of `proc` (a leader), then SIGKILL to whatever is left."""
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        pass
+    try:
+        proc.wait(timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        pass
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
 
 
 def main():

@@ -17,6 +17,11 @@ pub fn init() {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
         .with_target(false)
+        // When stderr is gone (the client closed its end of the pipe), a failed write must be
+        // dropped silently: tracing-subscriber would otherwise report it with `eprintln!`, which
+        // panics on the same broken pipe, in whatever task logged (the host's signal task
+        // then died and SIGTERM no longer stopped it).
+        .log_internal_errors(false)
         .try_init();
 }
 

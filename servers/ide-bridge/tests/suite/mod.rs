@@ -36,6 +36,7 @@ mod limits;
 mod protocol;
 mod reconnect;
 mod resources;
+mod signals;
 mod tour;
 
 /// The MCP side.
