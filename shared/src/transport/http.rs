@@ -1,21 +1,62 @@
-//! Streamable HTTP at `/mcp`: stateful sessions, `Host` and `Origin` checked against the bound
-//! loopback address (DNS rebinding → 403), and an optional bearer token (→ 401 without it).
+//! Streamable HTTP at `/mcp`, and `GET /healthz`.
+//!
+//! - **Who may call**: `Host` and `Origin` are checked against allow-lists (the bound loopback
+//!   address by default, plus `--allow-host` / `--allow-origin`): a web page cannot reach the
+//!   server through DNS rebinding (403). With `--http-token`, every `/mcp` request needs
+//!   `Authorization: Bearer <token>` (401). A non-loopback address without a token is refused at
+//!   start unless `--insecure-no-token` says the network is guarded otherwise.
+//! - **Sessions** (the default): rmcp's local session manager, each session ended after
+//!   `--session-idle-timeout` without a message, at most `--max-sessions` at once (a new one past
+//!   it is `503` with `Retry-After`; the existing ones keep working). `--stateless`: no session
+//!   state at all, so replicas behind any load balancer can serve one client.
+//! - **Connections**: [`listener`](super::listener) (TCP_NODELAY, header-read timeout, connection
+//!   cap, graceful shutdown).
+//! - `GET /healthz` answers `200 ok` without authentication, for orchestrators' probes.
 
-use std::{net::SocketAddr, sync::Arc};
+use std::{net::SocketAddr, sync::Arc, time::Duration};
 
 use axum::{
     extract::{Request, State},
-    http::{HeaderValue, StatusCode, header},
+    http::{HeaderValue, Method, StatusCode, header},
     middleware::{self, Next},
     response::{IntoResponse, Response},
+    routing::get,
 };
 use rmcp::transport::streamable_http_server::{
-    StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
+    StreamableHttpServerConfig, StreamableHttpService,
+    session::local::{LocalSessionManager, SessionConfig},
 };
 use tokio_util::sync::CancellationToken;
 
-use super::ServeError;
+use super::{
+    ServeError,
+    auth::{bearer_token, constant_time_eq},
+    listener::{self, ListenerLimits},
+};
 use crate::server::McpServer;
+
+/// Everything the HTTP flags configure.
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    /// The bearer token every `/mcp` request must carry, if any.
+    pub token: Option<String>,
+    /// The largest request body.
+    pub max_message_bytes: usize,
+    /// More `Host` values to accept (`name` or `name:port`).
+    pub allow_hosts: Vec<String>,
+    /// More browser `Origin`s to accept (`scheme://host[:port]`).
+    pub allow_origins: Vec<String>,
+    /// Serve a non-loopback address without a token.
+    pub insecure_no_token: bool,
+    /// No session state between requests.
+    pub stateless: bool,
+    /// Sessions at most (stateful mode).
+    pub max_sessions: usize,
+    /// A session without a message for this long is ended.
+    pub session_idle_timeout: Duration,
+    /// The listener's limits.
+    pub limits: ListenerLimits,
+}
 
 /// The `Host` values accepted for a server bound to `addr`: the address itself and, for a
 /// loopback address, `localhost`; each with and without the port.
@@ -49,29 +90,24 @@ pub fn allowed_origins(addr: SocketAddr) -> Vec<String> {
     origins
 }
 
-/// Constant-time comparison of a presented token `a` with the secret `b`.
-pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    // The time depends on `a`'s length only (the presented token, which the caller knows): every
-    // byte of `a` is compared with `b`, cycled, and a length mismatch is folded into the result
-    // instead of returning early, so neither `b`'s content nor its length leaks.
-    if b.is_empty() {
-        return a.is_empty();
+/// The refusal of a public address without a token, or `None` when `addr` may be served.
+pub fn public_without_token(addr: SocketAddr, options: &HttpOptions) -> Option<String> {
+    if addr.ip().is_loopback() || options.token.is_some() || options.insecure_no_token {
+        return None;
     }
-    let length_differs = u8::from(a.len() != b.len());
-    let diff = a.iter().zip(b.iter().cycle()).fold(length_differs, |acc, (x, y)| acc | (x ^ y));
-    std::hint::black_box(diff) == 0
+    Some(format!(
+        "refusing to serve HTTP on {addr} without --http-token: anyone who can reach that address could call \
+         the tools. Set a token (--http-token TOKEN or the MCP_HTTP_TOKEN environment variable), or bind \
+         127.0.0.1, or, if something else guards the network (a private container network, an authenticating \
+         proxy), say so with --insecure-no-token"
+    ))
 }
 
 async fn require_token(State(token): State<Arc<Option<String>>>, request: Request, next: Next) -> Response {
     let Some(expected) = token.as_deref() else {
         return next.run(request).await;
     };
-    let presented = request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
-        .map(str::trim);
+    let presented = request.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(bearer_token);
     match presented {
         Some(p) if constant_time_eq(p.as_bytes(), expected.as_bytes()) => next.run(request).await,
         _ => {
@@ -83,67 +119,115 @@ async fn require_token(State(token): State<Arc<Option<String>>>, request: Reques
     }
 }
 
-/// Binds `addr` and serves until Ctrl-C / SIGTERM.
-pub async fn serve_http(
-    server: McpServer,
-    addr: SocketAddr,
-    token: Option<String>,
-    max_message_bytes: usize,
-) -> Result<(), ServeError> {
+/// Binds `addr` and serves until SIGTERM / Ctrl-C, then shuts down gracefully.
+pub async fn serve_http(server: McpServer, addr: SocketAddr, options: HttpOptions) -> Result<(), ServeError> {
+    if let Some(refusal) = public_without_token(addr, &options) {
+        return Err(ServeError::Refused(refusal));
+    }
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|source| ServeError::Io { context: format!("cannot listen on {addr}"), source })?;
     let bound = listener
         .local_addr()
         .map_err(|source| ServeError::Io { context: "cannot read the bound address".into(), source })?;
-    if !bound.ip().is_loopback() {
-        tracing::warn!(%bound, "serving HTTP on a non-loopback address: anyone who can reach it can call the tools; set --http-token");
+    if !bound.ip().is_loopback() && options.token.is_none() {
+        tracing::warn!(%bound, "--insecure-no-token: serving HTTP on a non-loopback address without a token");
     }
-    let shutdown = CancellationToken::new();
-    let router = router(server, bound, token.clone(), max_message_bytes, shutdown.clone());
+    let sessions = CancellationToken::new();
+    let router = router(server, bound, &options, sessions.clone());
     tracing::info!(
         url = %format!("http://{bound}/mcp"),
-        auth = if token.is_some() { "bearer token" } else { "none" },
+        auth = if options.token.is_some() { "bearer token" } else { "none" },
+        mode = if options.stateless { "stateless" } else { "sessions" },
+        max_connections = options.limits.max_connections,
         "serving Streamable HTTP"
     );
+    let shutdown = CancellationToken::new();
     let signal = shutdown.clone();
     tokio::spawn(async move {
         wait_for_signal().await;
         signal.cancel();
     });
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move { shutdown.cancelled().await })
-        .await
-        .map_err(|source| ServeError::Io { context: "HTTP server failed".into(), source })
+    listener::serve(listener, router, options.limits, shutdown, sessions).await;
+    Ok(())
 }
 
-/// The router: `/mcp` behind the token check, with Host/Origin validation by rmcp.
+/// The router: `/healthz`, and `/mcp` behind the token check and the session cap, with
+/// Host/Origin validation by rmcp. `sessions` ends every session when cancelled.
 pub fn router(
     server: McpServer,
     bound: SocketAddr,
-    token: Option<String>,
-    max_message_bytes: usize,
-    shutdown: CancellationToken,
+    options: &HttpOptions,
+    sessions: CancellationToken,
 ) -> axum::Router {
+    let mut hosts = allowed_hosts(bound);
+    hosts.extend(options.allow_hosts.iter().cloned());
+    let mut origins = allowed_origins(bound);
+    origins.extend(options.allow_origins.iter().map(|o| o.trim_end_matches('/').to_owned()));
     let config = StreamableHttpServerConfig::default()
-        .with_allowed_hosts(allowed_hosts(bound))
-        .with_allowed_origins(allowed_origins(bound))
-        .with_legacy_session_mode(true)
-        .with_max_request_body_bytes(max_message_bytes)
-        .with_cancellation_token(shutdown);
-    let service =
-        StreamableHttpService::new(move || Ok(server.clone()), Arc::new(LocalSessionManager::default()), config);
-    axum::Router::new()
+        .with_allowed_hosts(hosts)
+        .with_allowed_origins(origins)
+        .with_legacy_session_mode(!options.stateless)
+        .with_json_response(options.stateless)
+        .with_max_request_body_bytes(options.max_message_bytes)
+        .with_cancellation_token(sessions);
+    let mut session_config = SessionConfig::default();
+    session_config.keep_alive = Some(options.session_idle_timeout);
+    let mut manager = LocalSessionManager::default();
+    manager.session_config = session_config;
+    let manager = Arc::new(manager);
+    let service = StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&manager), config);
+    let gate = SessionGate { manager, max: if options.stateless { usize::MAX } else { options.max_sessions } };
+    let mcp = axum::Router::new()
         .nest_service("/mcp", service)
         .layer(middleware::from_fn(session_deleted_is_ok))
-        .layer(middleware::from_fn_with_state(Arc::new(token), require_token))
+        .layer(middleware::from_fn_with_state(Arc::new(gate), limit_sessions))
+        .layer(middleware::from_fn_with_state(Arc::new(options.token.clone()), require_token));
+    axum::Router::new().route("/healthz", get(healthz)).merge(mcp)
+}
+
+async fn healthz() -> &'static str {
+    "ok\n"
+}
+
+/// What [`limit_sessions`] needs: the live sessions and the cap.
+struct SessionGate {
+    manager: Arc<LocalSessionManager>,
+    max: usize,
+}
+
+/// A request that would open a session (a `POST` without `Mcp-Session-Id`) when `--max-sessions`
+/// are open is answered `503` with `Retry-After`; requests of existing sessions pass.
+///
+/// The count is read at the door, so initializes racing at the cap may pass it by the number in
+/// flight at that instant (bounded by `--max-connections`).
+async fn limit_sessions(State(gate): State<Arc<SessionGate>>, request: Request, next: Next) -> Response {
+    let opens_session = request.method() == Method::POST && !request.headers().contains_key("mcp-session-id");
+    if opens_session && gate.max != usize::MAX {
+        let open = gate.manager.sessions.read().await.len();
+        if open >= gate.max {
+            tracing::debug!(open, "session cap reached: 503");
+            let mut response = (
+                StatusCode::SERVICE_UNAVAILABLE,
+                format!(
+                    "Too many open sessions ({open}, the limit is {}): retry later; idle sessions end after \
+                     --session-idle-timeout.\n",
+                    gate.max
+                ),
+            )
+                .into_response();
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("10"));
+            return response;
+        }
+    }
+    next.run(request).await
 }
 
 /// rmcp answers a successful session `DELETE` with 202 Accepted; the Python SDK (and so
 /// mcp-use) logs "Session termination failed: 202" unless it gets 200 or 204. The session is
 /// closed by then, so 204 No Content says exactly what happened.
 async fn session_deleted_is_ok(request: Request, next: Next) -> Response {
-    let is_delete = request.method() == axum::http::Method::DELETE;
+    let is_delete = request.method() == Method::DELETE;
     let mut response = next.run(request).await;
     if is_delete && response.status() == StatusCode::ACCEPTED {
         *response.status_mut() = StatusCode::NO_CONTENT;
@@ -178,6 +262,24 @@ async fn wait_for_signal() {
 mod tests {
     use super::*;
 
+    fn options() -> HttpOptions {
+        HttpOptions {
+            token: None,
+            max_message_bytes: 1024,
+            allow_hosts: vec![],
+            allow_origins: vec![],
+            insecure_no_token: false,
+            stateless: false,
+            max_sessions: 10,
+            session_idle_timeout: Duration::from_secs(60),
+            limits: ListenerLimits {
+                max_connections: 16,
+                header_read_timeout: Duration::from_secs(10),
+                shutdown_grace: Duration::from_secs(10),
+            },
+        }
+    }
+
     #[test]
     fn host_and_origin_lists_name_the_bound_address() {
         let addr: SocketAddr = "127.0.0.1:8123".parse().unwrap();
@@ -188,13 +290,13 @@ mod tests {
     }
 
     #[test]
-    fn token_comparison() {
-        assert!(constant_time_eq(b"abc", b"abc"));
-        assert!(!constant_time_eq(b"abc", b"abd"));
-        assert!(!constant_time_eq(b"abc", b"abcd"));
-        assert!(!constant_time_eq(b"abcabc", b"abc"), "a repeated secret is not the secret");
-        assert!(!constant_time_eq(b"", b"abc"));
-        assert!(!constant_time_eq(b"abc", b""));
-        assert!(constant_time_eq(b"", b""));
+    fn a_public_address_needs_a_token_or_an_explicit_insecure_flag() {
+        let public: SocketAddr = "0.0.0.0:8080".parse().unwrap();
+        let loopback: SocketAddr = "127.0.0.1:8080".parse().unwrap();
+        let refusal = public_without_token(public, &options()).unwrap();
+        assert!(refusal.contains("--http-token") && refusal.contains("--insecure-no-token"), "{refusal}");
+        assert!(public_without_token(loopback, &options()).is_none());
+        assert!(public_without_token(public, &HttpOptions { token: Some("t".into()), ..options() }).is_none());
+        assert!(public_without_token(public, &HttpOptions { insecure_no_token: true, ..options() }).is_none());
     }
 }

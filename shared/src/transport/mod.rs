@@ -7,7 +7,9 @@ use rmcp::ServiceExt;
 
 use crate::server::{McpServer, ServerSettings};
 
+pub mod auth;
 pub mod http;
+pub mod listener;
 pub mod stdio;
 
 /// The flags every server shares. Embed with `#[command(flatten)]`.
@@ -28,11 +30,78 @@ pub struct TransportArgs {
     /// The largest JSON-RPC message accepted, in bytes; larger ones are refused with an error.
     #[arg(long, value_name = "BYTES", default_value_t = 64 * 1024 * 1024)]
     pub max_message_bytes: usize,
+
+    /// HTTP: another `Host` header value to accept (`name` or `name:port`), e.g. the name a
+    /// reverse proxy or a container port mapping uses. Repeatable. Default: the bound address
+    /// (and `localhost` for a loopback address) only.
+    #[arg(long = "allow-host", value_name = "NAME")]
+    pub allow_hosts: Vec<String>,
+
+    /// HTTP: another browser `Origin` to accept (`scheme://host[:port]`). Repeatable. Default:
+    /// pages served from the bound address only.
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    pub allow_origins: Vec<String>,
+
+    /// HTTP: serve a non-loopback address without --http-token (refused otherwise), when
+    /// something else guards the network.
+    #[arg(long)]
+    pub insecure_no_token: bool,
+
+    /// HTTP: no session state between requests, so that replicas behind a load balancer can
+    /// serve one client (no server-to-client requests: no MCP roots, no progress).
+    #[arg(long)]
+    pub stateless: bool,
+
+    /// HTTP: open connections at most; past it, a connection that never sent a request gives
+    /// way, else the new one gets 503. Default: the file-descriptor limit less a reserve.
+    #[arg(long, value_name = "N")]
+    pub max_connections: Option<usize>,
+
+    /// HTTP: seconds a client has to send a request head; also the longest a kept-alive
+    /// connection may stay idle between requests.
+    #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = parse_seconds)]
+    pub header_read_timeout: f64,
+
+    /// HTTP: sessions open at once at most; a new session past it gets 503 with Retry-After.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_SESSIONS)]
+    pub max_sessions: usize,
+
+    /// HTTP: seconds without a message after which a session is ended (its client must
+    /// initialize again).
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_SESSION_IDLE_SECS, value_parser = parse_seconds)]
+    pub session_idle_timeout: f64,
+
+    /// HTTP: on SIGTERM, seconds in-flight calls get to finish before the server exits.
+    #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = parse_seconds)]
+    pub shutdown_grace: f64,
 }
+
+/// The default `--max-sessions`: with the measured cost of an idle session it bounds the memory
+/// of abandoned sessions (see the README's HTTP section).
+pub const DEFAULT_MAX_SESSIONS: usize = 1000;
+
+/// The default `--session-idle-timeout`: 30 minutes. A person may think for a long time between
+/// two tool calls and a session that ended forces the client to start over; memory is bounded by
+/// `--max-sessions` whatever the timeout.
+pub const DEFAULT_SESSION_IDLE_SECS: f64 = 1800.0;
 
 impl Default for TransportArgs {
     fn default() -> Self {
-        TransportArgs { http: None, http_token: None, tool_timeout: 30.0, max_message_bytes: 64 * 1024 * 1024 }
+        TransportArgs {
+            http: None,
+            http_token: None,
+            tool_timeout: 30.0,
+            max_message_bytes: 64 * 1024 * 1024,
+            allow_hosts: Vec::new(),
+            allow_origins: Vec::new(),
+            insecure_no_token: false,
+            stateless: false,
+            max_connections: None,
+            header_read_timeout: 10.0,
+            max_sessions: DEFAULT_MAX_SESSIONS,
+            session_idle_timeout: DEFAULT_SESSION_IDLE_SECS,
+            shutdown_grace: 10.0,
+        }
     }
 }
 
@@ -52,6 +121,25 @@ impl TransportArgs {
     pub fn settings(&self) -> ServerSettings {
         ServerSettings { tool_timeout: Duration::from_secs_f64(self.tool_timeout) }
     }
+
+    /// The HTTP options these flags ask for.
+    pub fn http_options(&self) -> http::HttpOptions {
+        http::HttpOptions {
+            token: self.http_token.clone().filter(|t| !t.is_empty()),
+            max_message_bytes: self.max_message_bytes,
+            allow_hosts: self.allow_hosts.clone(),
+            allow_origins: self.allow_origins.clone(),
+            insecure_no_token: self.insecure_no_token,
+            stateless: self.stateless,
+            max_sessions: self.max_sessions.max(1),
+            session_idle_timeout: Duration::from_secs_f64(self.session_idle_timeout),
+            limits: listener::ListenerLimits {
+                max_connections: self.max_connections.unwrap_or_else(listener::default_max_connections).max(1),
+                header_read_timeout: Duration::from_secs_f64(self.header_read_timeout),
+                shutdown_grace: Duration::from_secs_f64(self.shutdown_grace),
+            },
+        }
+    }
 }
 
 /// Errors that end serving.
@@ -69,6 +157,9 @@ pub enum ServeError {
         #[source]
         source: std::io::Error,
     },
+    /// The flags ask for something unsafe (a public address without a token).
+    #[error("{0}")]
+    Refused(String),
     /// The server task failed.
     #[error("the server task failed: {0}")]
     Join(String),
@@ -94,7 +185,7 @@ pub fn serve_blocking(server: McpServer, args: &TransportArgs) -> Result<(), Ser
 pub async fn serve(server: McpServer, args: &TransportArgs) -> Result<(), ServeError> {
     let server = server.with_settings(args.settings());
     match args.http {
-        Some(addr) => http::serve_http(server, addr, args.http_token.clone(), args.max_message_bytes).await,
+        Some(addr) => http::serve_http(server, addr, args.http_options()).await,
         None => serve_stdio(server, args.max_message_bytes).await,
     }
 }

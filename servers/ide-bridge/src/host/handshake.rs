@@ -5,7 +5,7 @@
 //! header must be on the explicit allow-list (empty by default) → else 403, so no web page can;
 //! `Authorization: Bearer <token>` must carry the token (compared in constant time) → else 401.
 
-use mcp_shared::transport::http::constant_time_eq;
+use mcp_shared::transport::auth::{bearer_token, constant_time_eq};
 use tokio_tungstenite::tungstenite::http::{HeaderMap, StatusCode, header};
 
 /// Why an upgrade was refused: the status and a short reason (sent as the body, and logged).
@@ -77,12 +77,7 @@ impl Policy {
             (None, _) => return Err(Refusal::unauthorized("missing Authorization: Bearer <token>")),
             (Some(_), Some(_)) => return Err(Refusal::unauthorized("more than one Authorization header")),
         };
-        let token = value
-            .to_str()
-            .ok()
-            .and_then(|v| v.trim().split_once(' '))
-            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case(crate::protocol::BEARER))
-            .map(|(_, token)| token.trim());
+        let token = value.to_str().ok().and_then(bearer_token);
         match token {
             Some(token) if constant_time_eq(token.as_bytes(), self.token.as_bytes()) => Ok(()),
             Some(_) => Err(Refusal::unauthorized("wrong token")),

@@ -4,6 +4,7 @@ use mcp_tests::StdioClient;
 
 mod calls;
 mod http;
+mod http_limits;
 mod long_running;
 mod protocol;
 mod tour;
