@@ -76,14 +76,16 @@ pub struct TransportArgs {
     pub shutdown_grace: f64,
 }
 
-/// The default `--max-sessions`: with the measured cost of an idle session it bounds the memory
-/// of abandoned sessions (see the README's HTTP section).
-pub const DEFAULT_MAX_SESSIONS: usize = 1000;
+/// The default `--max-sessions`. An idle session costs ~52 KiB (rmcp's per-session tasks and
+/// channels, measured by bench/http_limits.py), so abandoned sessions cost at most ~27 MiB over
+/// the idle server; 512 concurrent clients is far more than a tool server on one machine serves
+/// (scale out with --stateless replicas).
+pub const DEFAULT_MAX_SESSIONS: usize = 512;
 
-/// The default `--session-idle-timeout`: 30 minutes. A person may think for a long time between
-/// two tool calls and a session that ended forces the client to start over; memory is bounded by
-/// `--max-sessions` whatever the timeout.
-pub const DEFAULT_SESSION_IDLE_SECS: f64 = 1800.0;
+/// The default `--session-idle-timeout`: 10 minutes. Long enough for a person to think between
+/// two tool calls (a session that ended forces the client to initialize again), short enough
+/// that a flood of abandoned sessions holds the door (`--max-sessions`) for at most that long.
+pub const DEFAULT_SESSION_IDLE_SECS: f64 = 600.0;
 
 impl Default for TransportArgs {
     fn default() -> Self {
