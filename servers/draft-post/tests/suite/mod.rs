@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 mod concurrency;
 mod crash;
 mod errors;
+mod http_replicas;
 mod listing;
 mod no_repo;
 mod protocol;
