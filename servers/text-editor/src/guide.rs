@@ -184,7 +184,7 @@ pub fn instructions(tool: &str, roots: &[String]) -> String {
          `view` shows a file with line numbers (`view_range` [start, end] for part of it; -1 = to the end) or lists a directory two levels deep; \
          `create` makes a new file (never overwrites); \
          `str_replace` replaces `old_str`, which must match exactly one place (whitespace included; add surrounding lines to make it unique); \
-         `insert` adds `new_str` after line `insert_line` (0 = top); \
+         `insert` adds `new_str` as whole lines after line `insert_line` (0 = top; a trailing newline adds no empty line); \
          `undo_edit` reverts the last edit of a file. \
          Paths are absolute paths inside the root(s), or relative to {first}. \
          View a file before editing it and check the snippet after each edit. \

@@ -1,9 +1,17 @@
 //! `insert`: puts `new_str` (or its alias `insert_text`) after line `insert_line` (0: at the
-//! top), as the reference does: the text becomes lines of its own.
+//! top), as whole lines.
 //!
-//! One deliberate difference: the presence or absence of the final newline is kept. Inserting
-//! after the last line of a file that ends with a newline appends lines before that newline
-//! (the reference would leave an empty line and drop the final newline).
+//! Line-oriented, unlike the reference (and the npm server and goose), which split the text on
+//! `\n` and so turned the empty piece after a trailing newline into an extra empty line: Claude 4
+//! models send `insert_text` ending with a newline (`"HELLO\n"`), and a third of the inserts of
+//! real commits replayed that way came out with a blank line nobody asked for. Here:
+//!
+//! - a text that ends with a line ending adds exactly its lines; one without gets the file's line
+//!   ending: `"HELLO"` and `"HELLO\n"` both insert the one line `HELLO`, `"HELLO\n\n"` inserts
+//!   `HELLO` and one empty line;
+//! - the inserted lines take the file's line endings (CRLF in a CRLF file);
+//! - the presence or absence of the file's final newline is kept: inserting after the last line
+//!   of a file without one keeps it without one.
 
 use mcp_shared::ErrorCode;
 use serde_json::Value;
@@ -43,8 +51,11 @@ impl Editor {
         };
         let k = as_integer(insert_line).ok_or_else(|| out_of_range(&insert_line.to_string()))?;
         let k = usize::try_from(k).ok().filter(|&k| k <= total).ok_or_else(|| out_of_range(&k.to_string()))?;
-        let inserted = normalize_input(&new_raw);
-        document::check_encodable(doc.format, &inserted).map_err(|e| {
+        let normalized = normalize_input(&new_raw);
+        // Whole lines: one trailing line ending ends the last inserted line (it is not one more,
+        // empty, line); the line endings are the file's (`denormalize` below).
+        let inserted = normalized.strip_suffix('\n').unwrap_or(&normalized);
+        document::check_encodable(doc.format, inserted).map_err(|e| {
             EditError::invalid(format!(
                 "No text was inserted: it contains {:?}, which cannot be written in {}, the encoding of {}. Use characters that {} can represent.",
                 e.character, e.encoding, t.shown, e.encoding
@@ -68,7 +79,7 @@ impl Editor {
         };
         // The snippet is taken before the file's text is edited in place.
         let first = after_line.saturating_sub(SNIPPET_LINES);
-        let count = (after_line - first) + lines::line_count(&inserted) + SNIPPET_LINES;
+        let count = (after_line - first) + lines::line_count(inserted) + SNIPPET_LINES;
         let shown = snippet(text, &splice, lines::newline_count(&text[..splice.start]), first, count);
         let (a, b) = (norm.to_original(splice.start), norm.to_original(splice.end));
         let replacement = norm.denormalize(&splice.replacement).into_owned();
@@ -112,6 +123,35 @@ mod tests {
         assert_eq!(insert("a\nb", json!(2), "x").unwrap().1, "a\nb\nx");
         assert_eq!(insert("a\nb", json!(2), "x\n").unwrap().1, "a\nb\nx");
         assert_eq!(insert("", json!(0), "x").unwrap().1, "x\n");
+    }
+
+    #[test]
+    fn a_trailing_newline_ends_the_last_line_and_adds_no_empty_one() {
+        // as Claude 4 models send it: "HELLO" and "HELLO\n" insert the same one line
+        for text in ["HELLO", "HELLO\n", "HELLO\r\n"] {
+            assert_eq!(insert("a\nb\nc\n", json!(2), text).unwrap().1, "a\nb\nHELLO\nc\n", "{text:?}");
+            assert_eq!(insert("a\nb\nc\n", json!(0), text).unwrap().1, "HELLO\na\nb\nc\n", "{text:?}");
+            assert_eq!(insert("a\nb\nc\n", json!(3), text).unwrap().1, "a\nb\nc\nHELLO\n", "{text:?}");
+            assert_eq!(insert("a\nb", json!(2), text).unwrap().1, "a\nb\nHELLO", "{text:?}");
+            assert_eq!(insert("", json!(0), text).unwrap().1, "HELLO\n", "{text:?}");
+        }
+        // one more newline is one empty line
+        assert_eq!(insert("a\nb\n", json!(1), "HELLO\n\n").unwrap().1, "a\nHELLO\n\nb\n");
+        assert_eq!(insert("a\nb\n", json!(1), "x\ny\n").unwrap().1, "a\nx\ny\nb\n");
+        // a lone newline is one empty line
+        assert_eq!(insert("a\nb\n", json!(1), "\n").unwrap().1, "a\n\nb\n");
+        // in a CRLF file the inserted lines get CRLF, whatever the model sent
+        assert_eq!(insert("a\r\nb\r\n", json!(1), "x\ny\n").unwrap().1, "a\r\nx\r\ny\r\nb\r\n");
+        assert_eq!(insert("a\r\nb\r\n", json!(2), "x").unwrap().1, "a\r\nb\r\nx\r\n");
+    }
+
+    #[test]
+    fn the_snippet_shows_the_inserted_lines_only() {
+        let content: String = (1..=10).map(|i| format!("{i}\n")).collect();
+        let (with_newline, file_a) = insert(&content, json!(6), "new\n").unwrap();
+        let (without, file_b) = insert(&content, json!(6), "new").unwrap();
+        assert_eq!(with_newline, without);
+        assert_eq!(file_a, file_b);
     }
 
     #[test]

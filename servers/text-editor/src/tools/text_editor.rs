@@ -50,7 +50,7 @@ pub struct TextEditorInput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
     pub new_str: Option<String>,
-    /// Alias of `new_str` for the `insert` command (the name newer Claude models use).
+    /// Alias of `new_str` for the `insert` command (the name newer Claude models use). The text is inserted as whole lines: a trailing newline ends its last line and adds no empty line (`"HELLO"` and `"HELLO\n"` both insert the one line `HELLO`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
     pub insert_text: Option<String>,
@@ -80,6 +80,10 @@ Notes for using the `str_replace` command:
 * The `old_str` parameter should match EXACTLY one or more consecutive lines from the original file. Be mindful of whitespaces!
 * If the `old_str` parameter is not unique in the file, the replacement will not be performed. Make sure to include enough context in `old_str` to make it unique
 * The `new_str` parameter should contain the edited lines that should replace the `old_str`
+
+Notes for using the `insert` command:
+* The text is inserted as whole lines after line `insert_line` (0: before the first line), with the file's line endings
+* A trailing newline ends the last inserted line and adds no empty line: `\"HELLO\"` and `\"HELLO\\n\"` both insert the one line `HELLO`; `\"HELLO\\n\\n\"` inserts `HELLO` and one empty line
 
 Paths must lie inside the server's root(s). Files keep their encoding (UTF-8, UTF-16, Shift_JIS, EUC-JP, Latin-1, ...), line endings and final newline; binary files are refused.";
 

@@ -21,7 +21,8 @@ fn an_agent_session() {
     assert!(text.ends_with("     1\tdef main():\n     2\t    print('hello')\n"), "{text}");
 
     s.ok(json!({"command": "str_replace", "path": main, "old_str": "    print('hello')", "new_str": "    name = 'world'\n    print(f'hello {name}')"}));
-    s.ok(json!({"command": "insert", "path": main, "insert_line": 0, "new_str": "import sys\n"}));
+    // whole lines: the trailing newline ends `import sys`; the second one is the empty line
+    s.ok(json!({"command": "insert", "path": main, "insert_line": 0, "new_str": "import sys\n\n"}));
     assert_eq!(
         s.read_string("src/main.py"),
         "import sys\n\ndef main():\n    name = 'world'\n    print(f'hello {name}')\n\n\nif __name__ == '__main__':\n    main()\n"
