@@ -15,6 +15,7 @@ mod outputs;
 mod properties;
 mod protocol;
 mod reference;
+mod replay;
 mod roots;
 mod session;
 mod tour;
