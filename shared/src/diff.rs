@@ -31,6 +31,18 @@ pub struct BoundedDiff {
 /// text at most `max_bytes` bytes plus the note when cut.
 pub fn unified(old: &str, new: &str, old_name: &str, new_name: &str, max_bytes: usize) -> BoundedDiff {
     let diff = TextDiff::configure().timeout(DIFF_TIMEOUT).diff_lines(old, new);
+    let (added, removed) = counts(&diff);
+    let full = diff.unified_diff().context_radius(3).header(old_name, new_name).to_string();
+    bounded(full, added, removed, max_bytes)
+}
+
+/// The lines a change from `old` to `new` adds and removes, without the diff text (for a log
+/// line that must never carry the content).
+pub fn line_counts(old: &str, new: &str) -> (usize, usize) {
+    counts(&TextDiff::configure().timeout(DIFF_TIMEOUT).diff_lines(old, new))
+}
+
+fn counts(diff: &TextDiff<'_, '_, str>) -> (usize, usize) {
     let (mut added, mut removed) = (0, 0);
     for op in diff.ops() {
         let (tag, old_range, new_range) = op.as_tag_tuple();
@@ -44,7 +56,11 @@ pub fn unified(old: &str, new: &str, old_name: &str, new_name: &str, max_bytes: 
             }
         }
     }
-    let full = diff.unified_diff().context_radius(3).header(old_name, new_name).to_string();
+    (added, removed)
+}
+
+/// `full` as a [`BoundedDiff`]: whole when it fits in `max_bytes`, else cut with the note.
+fn bounded(full: String, added: usize, removed: usize, max_bytes: usize) -> BoundedDiff {
     if full.len() <= max_bytes {
         return BoundedDiff { text: full, added, removed, truncated: false };
     }

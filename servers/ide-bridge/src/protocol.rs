@@ -113,6 +113,11 @@ pub struct WriteResult {
     pub bytes: u64,
     /// Whether the file did not exist before.
     pub created: bool,
+    /// The text the write replaced, when the file existed and was UTF-8 text within
+    /// `maxFileSize`: the bridge shows the model what changed (a bounded unified diff). Hosts
+    /// that leave it out are still correct; the result then has no diff.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous: Option<String>,
 }
 
 /// `host/info` result.

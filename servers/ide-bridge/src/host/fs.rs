@@ -160,14 +160,33 @@ impl Workspace {
         let path = self.sandbox.resolve_rel(shown).map_err(|e| map_error(e, shown, Op::Write))?;
         check_writable_name(&path, shown)?;
         let existed = self.sandbox.exists(&path).map_err(|e| map_error(e, shown, Op::Write))?;
+        // What the write replaces, for the diff the bridge shows (text within the size limit only;
+        // anything else is simply not sent).
+        let previous = if existed { self.previous_text(&path) } else { None };
         let opts =
             WriteOptions { fsync: self.settings.fsync, create_parents: true, create_new: false, mode_if_new: None };
         self.sandbox
             .write_atomic(&path, params.content.as_bytes(), &opts)
             .map_err(|e| map_error(e, shown, Op::Write))?;
         let rel = slash_path(path.rel()).unwrap_or_else(|| shown.to_owned());
-        tracing::info!(path = %rel, bytes, created = !existed, "wrote {rel} ({bytes} bytes)");
-        Ok(WriteResult { bytes, created: !existed })
+        match &previous {
+            // The counts, never the content.
+            Some(old) => {
+                let (added, removed) = mcp_shared::diff::line_counts(old, &params.content);
+                tracing::info!(path = %rel, bytes, added, removed, "wrote {rel} ({bytes} bytes, +{added} -{removed} lines)");
+            }
+            None => tracing::info!(path = %rel, bytes, created = !existed, "wrote {rel} ({bytes} bytes)"),
+        }
+        Ok(WriteResult { bytes, created: !existed, previous })
+    }
+
+    /// The current text of an existing file, if it is UTF-8 within the size limit.
+    fn previous_text(&self, path: &SandboxPath) -> Option<String> {
+        let md = self.sandbox.metadata(path).ok()?;
+        if md.len > self.settings.max_file_size {
+            return None;
+        }
+        String::from_utf8(self.sandbox.read(path).ok()?).ok()
     }
 }
 
@@ -368,9 +387,9 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let ws = workspace(tmp.path());
         let r = write(&ws, "new/dir/file.txt", "one").unwrap();
-        assert_eq!(r, WriteResult { bytes: 3, created: true });
+        assert_eq!(r, WriteResult { bytes: 3, created: true, previous: None });
         let r = write(&ws, "new/dir/file.txt", "two!").unwrap();
-        assert_eq!(r, WriteResult { bytes: 4, created: false });
+        assert_eq!(r, WriteResult { bytes: 4, created: false, previous: Some("one".into()) });
         assert_eq!(fs::read_to_string(tmp.path().join("new/dir/file.txt")).unwrap(), "two!");
         assert_eq!(write(&ws, "x", &"y".repeat(101)).unwrap_err().code, -32002);
         assert!(!tmp.path().join("x").exists());

@@ -40,9 +40,24 @@ pub struct WriteFileOutput {
     pub path: String,
     /// Bytes written (UTF-8).
     pub bytes: u64,
-    /// Whether the file is new.
+    /// Whether the file is new (false: an existing file was replaced).
     pub created: bool,
+    /// Lines the write added to the replaced file (replaced files whose old text the host sent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines_added: Option<usize>,
+    /// Lines the write removed from the replaced file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines_removed: Option<usize>,
+    /// The unified diff of the replaced file, at most 8 KiB, with a note when cut.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
+    /// Whether `diff` was cut.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff_truncated: Option<bool>,
 }
+
+/// The largest diff a result carries.
+pub const MAX_DIFF_BYTES: usize = 8 * 1024;
 
 /// `write_file`.
 #[derive(Debug, Clone)]
@@ -61,7 +76,8 @@ impl WriteFile {
 pub const DESCRIPTION: &str = "Create or overwrite a text file in the IDE workspace with `content`, the \
      complete new text. `path` is relative to the workspace root; missing directories are created. \
      The write is atomic (the file is never left half-written) and the IDE's user is notified. \
-     Returns {path, bytes, created}. Fails with READ_ONLY when the workspace host is read-only and \
+     Returns {path, bytes, created}; when an existing file was replaced, also what changed: \
+     lines_added, lines_removed and a unified diff (at most 8 KiB, diff_truncated when cut). Fails with READ_ONLY when the workspace host is read-only and \
      FILE_TOO_LARGE over its size limit (100 KB by default).";
 
 /// The note put before [`DESCRIPTION`] while the connected host is read-only.
@@ -97,10 +113,46 @@ impl Tool for WriteFile {
             Ok(written) => written,
             Err(error) => return error,
         };
-        let verb = if written.created { "Created" } else { "Overwrote" };
-        ToolOutput::text_and_json(
-            format!("{verb} {} ({} bytes).", params.path, written.bytes),
-            json!(WriteFileOutput { path: params.path, bytes: written.bytes, created: written.created }),
-        )
+        let mut output = WriteFileOutput {
+            path: params.path,
+            bytes: written.bytes,
+            created: written.created,
+            lines_added: None,
+            lines_removed: None,
+            diff: None,
+            diff_truncated: None,
+        };
+        let text = match (written.created, &written.previous) {
+            (true, _) => format!("Created {} ({} bytes).", output.path, output.bytes),
+            (false, Some(old)) => {
+                let name = output.path.trim_start_matches('/');
+                let change = mcp_shared::diff::unified(
+                    old,
+                    &params.content,
+                    &format!("a/{name}"),
+                    &format!("b/{name}"),
+                    MAX_DIFF_BYTES,
+                );
+                let summary = if change.text.is_empty() {
+                    format!("Replaced {} ({} bytes): the content is unchanged.", output.path, output.bytes)
+                } else {
+                    format!(
+                        "Replaced {} ({} bytes): +{} -{} lines.\n{}",
+                        output.path, output.bytes, change.added, change.removed, change.text
+                    )
+                };
+                output.lines_added = Some(change.added);
+                output.lines_removed = Some(change.removed);
+                output.diff = Some(change.text);
+                output.diff_truncated = Some(change.truncated);
+                summary
+            }
+            (false, None) => format!(
+                "Replaced {} ({} bytes); the host did not send the previous text (binary, too large, or an older host), \
+                 so there is no diff.",
+                output.path, output.bytes
+            ),
+        };
+        ToolOutput::text_and_json(text, json!(output))
     }
 }

@@ -154,6 +154,49 @@ fn write_file_is_atomic_creates_parents_and_is_logged() {
 }
 
 #[test]
+fn replacing_a_file_says_what_changed_and_the_host_logs_only_the_counts() {
+    let env = Env::new();
+    let old: String = (1..=30).map(|i| format!("line {i}\n")).collect();
+    let ws = env.workspace("ws", &[("notes.md", &old)]);
+    let host = env.host(&ws, &[]);
+    let mut bridge = env.bridge(&ws, &[]);
+    let new = old.replace("line 10\n", "line ten\n").replace("line 20\n", "") + "SECRET-TAIL\n";
+    let replaced = bridge.call_tool("write_file", json!({"path": "notes.md", "content": new})).unwrap();
+    assert!(!is_error(&replaced), "{replaced}");
+    let out = structured(&replaced).unwrap();
+    assert_eq!(out["created"], false);
+    assert_eq!((out["lines_added"].as_u64(), out["lines_removed"].as_u64()), (Some(2), Some(2)), "{out}");
+    assert_eq!(out["diff_truncated"], false);
+    let diff = out["diff"].as_str().unwrap();
+    assert!(diff.starts_with("--- a/notes.md\n+++ b/notes.md\n@@ "), "{diff}");
+    assert!(
+        diff.contains("\n-line 10\n+line ten\n") && diff.contains("\n-line 20\n") && diff.contains("\n+SECRET-TAIL\n")
+    );
+    let text = mcp_tests::text_of(&replaced);
+    assert!(text.starts_with("Replaced notes.md (") && text.contains("+2 -2 lines") && text.contains(diff), "{text}");
+    // the host logs the counts, never the content
+    let line = host.wait_for_line("notes.md");
+    assert!(line.contains("+2 -2 lines"), "{line}");
+    assert!(!host.stderr().contains("SECRET-TAIL"), "{}", host.stderr());
+
+    // a large rewrite: the diff is cut at 8 KiB, with the note, and the counts cover all of it
+    let big_old: String = (0..2000).map(|i| format!("old {i}\n")).collect();
+    let big_new: String = (0..2000).map(|i| format!("new {i}\n")).collect();
+    fs::write(ws.join("big.txt"), &big_old).unwrap();
+    let host_big = bridge.call_tool("write_file", json!({"path": "big.txt", "content": big_new})).unwrap();
+    let out = structured(&host_big).unwrap();
+    // the host's default size limit (100 KB) keeps the old text: 2000 lines each way
+    assert_eq!((out["lines_added"].as_u64(), out["lines_removed"].as_u64()), (Some(2000), Some(2000)), "{out}");
+    assert_eq!(out["diff_truncated"], true);
+    let diff = out["diff"].as_str().unwrap();
+    assert!(diff.len() <= 8 * 1024 + 200 && diff.contains("diff cut at 8192 bytes"), "{}", diff.len());
+
+    // a new file says nothing more than before
+    let created = bridge.call_tool("write_file", json!({"path": "fresh.md", "content": "x\n"})).unwrap();
+    assert_eq!(structured(&created).unwrap(), json!({"path": "fresh.md", "bytes": 2, "created": true}));
+}
+
+#[test]
 fn a_read_only_host_refuses_writes_and_tools_list_says_so() {
     let env = Env::new();
     let ws = env.workspace("ws", &[("a.txt", "keep")]);

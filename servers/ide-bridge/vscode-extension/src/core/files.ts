@@ -175,6 +175,8 @@ export class Files {
       throw WireError.of('INVALID_ARGS', `invalid path \`${shown}\`: not a regular file (a device, socket or FIFO)`);
     }
     const notice = { path: target.lexical.join('/'), bytes, created: target.stat === undefined };
+    // What the write replaces, for the bridge's diff (UTF-8 text within the limit only).
+    const previous = target.stat?.type === 'file' ? await this.previousText(target.abs) : undefined;
     if (this.settings.confirmWrites) {
       let allowed = false;
       try {
@@ -198,7 +200,20 @@ export class Files {
     }
     this.notifier.log('info', `wrote ${notice.path} (${bytes} bytes)`);
     this.notifier.didWrite(notice);
-    return { bytes, created: notice.created };
+    return previous === undefined ? { bytes, created: notice.created } : { bytes, created: notice.created, previous };
+  }
+
+  /** The current text of the file `abs`, if it is UTF-8 within `maxFileSize`; else undefined. */
+  private async previousText(abs: string): Promise<string | undefined> {
+    try {
+      const bytes = await this.workspace.read(abs, this.settings.maxFileSize);
+      if (bytes.length > this.settings.maxFileSize) {
+        return undefined;
+      }
+      return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+    } catch {
+      return undefined;
+    }
   }
 
   /** Confines `shown`, with its errors as wire errors. */

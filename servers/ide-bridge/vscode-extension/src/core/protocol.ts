@@ -185,6 +185,11 @@ export interface WriteResult {
   bytes: number;
   /** Whether the file did not exist before. */
   created: boolean;
+  /**
+   * The text the write replaced, when the file existed and was UTF-8 text within `maxFileSize`:
+   * the bridge shows the model a bounded diff of it. Optional: without it there is no diff.
+   */
+  previous?: string;
 }
 
 /** `host/info` result. */

@@ -77,7 +77,15 @@ test('the Rust bridge lists, reads and writes through the Node host over a real 
   assert.deepEqual(created.structuredContent, { path: 'notes/todo.md', bytes: 10, created: true });
   assert.equal(await fs.readFile(path.join(root, 'notes/todo.md'), 'utf8'), '- ship it\n');
   const replaced = await mcp.tool('write_file', { path: 'notes/todo.md', content: '- shipped ✓\n' });
-  assert.deepEqual(replaced.structuredContent, { path: 'notes/todo.md', bytes: 14, created: false });
+  assert.deepEqual(replaced.structuredContent, {
+    path: 'notes/todo.md',
+    bytes: 14,
+    created: false,
+    lines_added: 1,
+    lines_removed: 1,
+    diff: '--- a/notes/todo.md\n+++ b/notes/todo.md\n@@ -1 +1 @@\n-- ship it\n+- shipped ✓\n',
+    diff_truncated: false,
+  }, 'the extension sends the replaced text: the bridge shows the diff');
   assert.deepEqual(
     notifier.writes.map((w) => [w.path, w.bytes, w.created]),
     [

@@ -125,7 +125,7 @@ test('confirmWrites asks in a modal: Deny writes nothing, Allow writes', async (
   );
 
   ui.answer = (_text, items) => (items.includes('Allow') ? 'Allow' : undefined);
-  assert.deepEqual(await client.call('fs/write', { path: 'a.txt', content: 'changed' }), { bytes: 7, created: false });
+  assert.deepEqual(await client.call('fs/write', { path: 'a.txt', content: 'changed' }), { bytes: 7, created: false, previous: 'A' });
   assert.equal(await fs.readFile(path.join(folder, 'a.txt'), 'utf8'), 'changed');
   assert.ok(ui.messages.some((m) => m.text === 'MCP client wrote a.txt (7 bytes).'));
 });

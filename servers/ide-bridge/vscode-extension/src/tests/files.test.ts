@@ -116,7 +116,7 @@ for (const impl of IMPLEMENTATIONS) {
       const { client, notifier } = await serve(t, root, { maxFileSize: 100 });
 
       assert.deepEqual(await client.call('fs/write', { path: 'new/dir/file.txt', content: 'one' }), { bytes: 3, created: true });
-      assert.deepEqual(await client.call('fs/writeFile', { path: 'new/dir/file.txt', content: 'twö' }), { bytes: 4, created: false });
+      assert.deepEqual(await client.call('fs/writeFile', { path: 'new/dir/file.txt', content: 'twö' }), { bytes: 4, created: false, previous: 'one' });
       assert.equal(await fs.readFile(path.join(root, 'new/dir/file.txt'), 'utf8'), 'twö');
       await client.call('fs/write', { path: 'script.sh', content: '#!/bin/sh\necho hi\n' });
       assert.equal((await fs.stat(path.join(root, 'script.sh'))).mode & 0o777, 0o750);
@@ -207,7 +207,7 @@ for (const impl of IMPLEMENTATIONS) {
       assert.equal((await client.call('fs/read', { path: 'good-link.txt' })).content, 'inside');
       assert.equal((await client.call('fs/read', { path: 'good-dir/b.txt' })).content, 'b');
       assert.equal((await client.call('fs/read', { path: 'abs-inside.txt' })).content, 'b');
-      assert.deepEqual(await client.call('fs/write', { path: 'good-link.txt', content: 'new' }), { bytes: 3, created: false });
+      assert.deepEqual(await client.call('fs/write', { path: 'good-link.txt', content: 'new' }), { bytes: 3, created: false, previous: 'inside' });
       assert.equal(await fs.readFile(path.join(root, 'inside.txt'), 'utf8'), 'new');
       assert.ok((await fs.lstat(path.join(root, 'good-link.txt'))).isSymbolicLink());
       assert.equal((await client.request('fs/read', { path: 'loop' })).error?.code, Code.INVALID_PARAMS);
