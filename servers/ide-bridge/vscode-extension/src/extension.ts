@@ -246,22 +246,91 @@ class Controller implements vscode.Disposable {
   }
 }
 
-/** The editor side of the core's {@link Notifier}: messages, the modal question, the log. */
+/** The URI scheme of the proposed contents shown in the diff editor before a write. */
+export const PROPOSED_SCHEME = 'ide-bridge-proposed';
+
+/**
+ * The proposed texts of writes waiting for the user's answer, served to the diff editor as
+ * read-only documents (`ide-bridge-proposed:/<path>?<n>`).
+ */
+class Proposals implements vscode.TextDocumentContentProvider {
+  private readonly texts = new Map<string, string>();
+  private next = 0;
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.texts.get(uri.toString()) ?? '';
+  }
+
+  /** A document holding `text`, named after `rel`; forgotten with {@link forget}. */
+  add(rel: string, text: string): vscode.Uri {
+    this.next += 1;
+    const uri = vscode.Uri.from({ scheme: PROPOSED_SCHEME, path: `/${rel}`, query: String(this.next) });
+    this.texts.set(uri.toString(), text);
+    return uri;
+  }
+
+  forget(uri: vscode.Uri): void {
+    this.texts.delete(uri.toString());
+  }
+}
+
+const proposals = new Proposals();
+
+/** The editor side of the core's {@link Notifier}: messages, the review of a write, the log. */
 class EditorNotifier implements Notifier {
   constructor(
     private readonly output: vscode.LogOutputChannel,
     private readonly uriOf: (rel: string) => vscode.Uri,
   ) {}
 
+  /**
+   * With `confirmWrites`: opens VS Code's diff editor (the current file, or an empty document for
+   * a new file, against the proposed text), then asks Allow / Deny in a notification (not a
+   * modal, so that the diff can be scrolled while deciding). Dismissing the question denies.
+   */
   async confirmWrite(notice: WriteNotice): Promise<boolean> {
     const verb = notice.created ? 'create' : 'overwrite';
-    const choice = await vscode.window.showWarningMessage(
-      `An MCP client wants to ${verb} ${notice.path} (${notice.bytes} bytes).`,
-      { modal: true, detail: 'The write comes through the IDE Bridge (antigravity.mcp.confirmWrites is on).' },
-      { title: 'Allow' },
-      { title: 'Deny', isCloseAffordance: true },
-    );
-    return choice?.title === 'Allow';
+    const proposed = proposals.add(notice.path, notice.content);
+    const empty = notice.created ? proposals.add(notice.path, '') : undefined;
+    try {
+      try {
+        await vscode.commands.executeCommand(
+          'vscode.diff',
+          empty ?? this.uriOf(notice.path),
+          proposed,
+          `${notice.path}: ${notice.created ? 'new file' : 'current'} ↔ proposed by an MCP client`,
+          { preview: true },
+        );
+      } catch (error) {
+        this.output.warn(`cannot show the diff of ${notice.path}: ${String(error)}`);
+      }
+      const choice = await vscode.window.showWarningMessage(
+        `An MCP client wants to ${verb} ${notice.path} (${notice.bytes} bytes). Review the diff, then allow or deny the write.`,
+        'Allow',
+        'Deny',
+      );
+      return choice === 'Allow';
+    } finally {
+      await this.closeDiff(proposed);
+      proposals.forget(proposed);
+      if (empty !== undefined) {
+        proposals.forget(empty);
+      }
+    }
+  }
+
+  /** Closes the diff editor showing `proposed`, if the editor can say which tab that is. */
+  private async closeDiff(proposed: vscode.Uri): Promise<void> {
+    const groups = vscode.window.tabGroups;
+    if (groups === undefined) {
+      return;
+    }
+    const tabs = groups.all
+      .flatMap((group) => group.tabs)
+      .filter((tab) => tab.input instanceof vscode.TabInputTextDiff && tab.input.modified.toString() === proposed.toString());
+    if (tabs.length > 0) {
+      await groups.close(tabs).then(undefined, () => undefined);
+    }
   }
 
   didWrite(notice: WriteNotice): void {
@@ -287,6 +356,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(
     output,
     ctl,
+    vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, proposals),
     vscode.commands.registerCommand('antigravity.mcp.showToken', async () => {
       const running = ctl.state;
       if (running === undefined) {

@@ -174,7 +174,7 @@ export class Files {
     if (target.stat !== undefined && target.stat.type !== 'file') {
       throw WireError.of('INVALID_ARGS', `invalid path \`${shown}\`: not a regular file (a device, socket or FIFO)`);
     }
-    const notice = { path: target.lexical.join('/'), bytes, created: target.stat === undefined };
+    const notice = { path: target.lexical.join('/'), bytes, created: target.stat === undefined, content: params.content };
     // What the write replaces, for the bridge's diff (UTF-8 text within the limit only).
     const previous = target.stat?.type === 'file' ? await this.previousText(target.abs) : undefined;
     if (this.settings.confirmWrites) {
@@ -185,7 +185,7 @@ export class Files {
         this.notifier.log('warn', `asking the user about a write of ${notice.path} failed: ${String(error)}`);
       }
       if (!allowed) {
-        throw WireError.of('ACCESS_DENIED', `the IDE's user denied the write of \`${shown}\`; nothing was written`);
+        throw WireError.of('ACCESS_DENIED', `the IDE's user declined the write of \`${shown}\` after reviewing it; nothing was written`);
       }
     }
     if (cancellation.cancelled) {

@@ -77,6 +77,8 @@ export interface WriteNotice {
   bytes: number;
   /** Whether the file is new. */
   created: boolean;
+  /** The proposed text (what the write would put in the file), for the review before it. */
+  content: string;
 }
 
 /** How the core talks to the user. */

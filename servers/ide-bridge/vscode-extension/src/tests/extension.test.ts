@@ -101,7 +101,7 @@ test('activation serves the folder, advertises it, and shows every write', async
   await assert.rejects(RpcClient.connect(t, `ws://127.0.0.1:${port}`, { token }));
 });
 
-test('confirmWrites asks in a modal: Deny writes nothing, Allow writes', async (t) => {
+test('confirmWrites shows the diff, then asks: Deny writes nothing, Allow writes', async (t) => {
   const { folder } = await editor(t, { port: 0, confirmWrites: true, token: 'my-configured-token', maxFileSize: 10 });
   await extension.activate(extensionContext() as never);
   const { port, token } = served();
@@ -110,11 +110,19 @@ test('confirmWrites asks in a modal: Deny writes nothing, Allow writes', async (
   assert.equal((await client.call('host/info')).maxFileSize, 10);
 
   ui.answer = (_text, items) => (items.includes('Deny') ? 'Deny' : undefined);
+  const diffsBefore = ui.diffs.length;
   const denied = await client.request('fs/write', { path: 'a.txt', content: 'changed' });
   assert.equal(denied.error?.code, Code.ACCESS_DENIED);
-  const question = ui.messages.find((m) => m.modal);
-  assert.deepEqual(question && { ...question, text: undefined }, { kind: 'warning', text: undefined, modal: true, items: ['Allow', 'Deny'] });
-  assert.match(question?.text ?? '', /overwrite a\.txt \(7 bytes\)/);
+  assert.match(denied.error?.message ?? '', /declined the write of `a\.txt`.*nothing was written/);
+  // the diff editor: the current file against the proposed text, before the question
+  const diff = ui.diffs[diffsBefore];
+  assert.ok(diff !== undefined, 'vscode.diff was opened');
+  assert.equal(diff.left, `file://${path.join(folder, 'a.txt')}`);
+  assert.match(diff.right, /^ide-bridge-proposed:\/\/\/a\.txt\?\d+$/);
+  assert.deepEqual([diff.leftText, diff.rightText], ['A', 'changed']);
+  const question = ui.messages.find((m) => m.items.includes('Allow'));
+  assert.deepEqual(question && { ...question, text: undefined }, { kind: 'warning', text: undefined, modal: false, items: ['Allow', 'Deny'] });
+  assert.match(question?.text ?? '', /overwrite a\.txt \(7 bytes\)\. Review the diff/);
   assert.equal(await fs.readFile(path.join(folder, 'a.txt'), 'utf8'), 'A');
 
   await vscode.commands.executeCommand('antigravity.mcp.copyClientConfig');
@@ -127,6 +135,12 @@ test('confirmWrites asks in a modal: Deny writes nothing, Allow writes', async (
   ui.answer = (_text, items) => (items.includes('Allow') ? 'Allow' : undefined);
   assert.deepEqual(await client.call('fs/write', { path: 'a.txt', content: 'changed' }), { bytes: 7, created: false, previous: 'A' });
   assert.equal(await fs.readFile(path.join(folder, 'a.txt'), 'utf8'), 'changed');
+  // a new file: an empty document against the proposed text
+  assert.deepEqual(await client.call('fs/write', { path: 'fresh.txt', content: 'new!' }), { bytes: 4, created: true });
+  const fresh = ui.diffs.at(-1);
+  assert.deepEqual(fresh && [fresh.leftText, fresh.rightText], ['', 'new!']);
+  assert.match(fresh?.left ?? '', /^ide-bridge-proposed:\/\/\/fresh\.txt\?\d+$/);
+  assert.equal(await fs.readFile(path.join(folder, 'fresh.txt'), 'utf8'), 'new!');
   assert.ok(ui.messages.some((m) => m.text === 'MCP client wrote a.txt (7 bytes).'));
 });
 

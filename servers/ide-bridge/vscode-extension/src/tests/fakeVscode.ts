@@ -14,10 +14,15 @@ export class Uri {
   private constructor(
     readonly scheme: string,
     readonly path: string,
+    readonly query = '',
   ) {}
 
   static file(fsPath: string): Uri {
     return new Uri('file', fsPath);
+  }
+
+  static from(parts: { scheme: string; path?: string; query?: string }): Uri {
+    return new Uri(parts.scheme, parts.path ?? '', parts.query ?? '');
   }
 
   static joinPath(base: Uri, ...parts: string[]): Uri {
@@ -33,7 +38,7 @@ export class Uri {
   }
 
   toString(): string {
-    return `${this.scheme}://${this.path}`;
+    return `${this.scheme}://${this.path}${this.query === '' ? '' : `?${this.query}`}`;
   }
 }
 
@@ -61,6 +66,11 @@ export const ui = {
   clipboard: '',
   output: [] as string[],
   opened: [] as string[],
+  /**
+   * The diff editors opened (`vscode.diff`): both sides as URIs and as the text the editor would
+   * show (a file's bytes, or what the content provider of its scheme serves at that moment).
+   */
+  diffs: [] as { left: string; right: string; leftText: string; rightText: string; title: string }[],
   /** Called whenever a message is shown. */
   onMessage: undefined as undefined | (() => void),
 };
@@ -71,6 +81,37 @@ export const settings: Record<string, unknown> = {};
 const configurationChanged = new Emitter<{ affectsConfiguration(section: string): boolean }>();
 const foldersChanged = new Emitter<unknown>();
 const commands = new Map<string, (...args: unknown[]) => unknown>();
+const contentProviders = new Map<string, { provideTextDocumentContent(uri: Uri): string }>();
+
+/** The text the editor would show for `uri`: a file's content, or its scheme's provider's. */
+async function documentText(uri: Uri): Promise<string> {
+  if (uri.scheme === 'file') {
+    return Buffer.from(await fakeFs.readFile(uri.fsPath)).toString('utf8');
+  }
+  const provider = contentProviders.get(uri.scheme);
+  if (provider === undefined) {
+    throw new Error(`no content provider for the scheme ${uri.scheme}`);
+  }
+  return provider.provideTextDocumentContent(uri);
+}
+
+/** Commands the editor itself provides. */
+const builtinCommands = new Map<string, (...args: unknown[]) => unknown>([
+  [
+    'vscode.diff',
+    async (left: unknown, right: unknown, title: unknown) => {
+      const [l, r] = [left as Uri, right as Uri];
+      ui.diffs.push({
+        left: l.toString(),
+        right: r.toString(),
+        leftText: await documentText(l),
+        rightText: await documentText(r),
+        title: String(title),
+      });
+      ui.onMessage?.();
+    },
+  ],
+]);
 
 /** The names of the commands registered (and not disposed) so far. */
 export function registeredCommands(): string[] {
@@ -121,6 +162,10 @@ export const vscode = {
     getConfiguration: (section: string) => ({
       get: <T>(key: string, fallback: T): T => (section === 'antigravity.mcp' && key in settings ? (settings[key] as T) : fallback),
     }),
+    registerTextDocumentContentProvider: (scheme: string, provider: { provideTextDocumentContent(uri: Uri): string }) => {
+      contentProviders.set(scheme, provider);
+      return { dispose: () => contentProviders.delete(scheme) };
+    },
     onDidChangeConfiguration: configurationChanged.event,
     onDidChangeWorkspaceFolders: foldersChanged.event,
   },
@@ -142,7 +187,7 @@ export const vscode = {
       return { dispose: () => commands.delete(name) };
     },
     executeCommand: async (name: string, ...args: unknown[]) => {
-      const run = commands.get(name);
+      const run = commands.get(name) ?? builtinCommands.get(name);
       if (run === undefined) {
         // As the editor does: a command nobody registered is an error, not a silent no-op.
         throw new Error(`command '${name}' not found`);

@@ -165,7 +165,7 @@ test('confirmWrites: a write waits for Allow, Deny writes nothing, every write i
   let asked = once(notifier, 'asked');
   const allowed = client.request('fs/write', { path: 'yes.txt', content: 'ok' });
   const [notice] = await asked;
-  assert.deepEqual(notice, { path: 'yes.txt', bytes: 2, created: true });
+  assert.deepEqual(notice, { path: 'yes.txt', bytes: 2, created: true, content: 'ok' });
   await assert.rejects(fs.stat(path.join(root, 'yes.txt')), 'nothing is written before the answer');
   release(true);
   assert.deepEqual((await allowed).result, { bytes: 2, created: true });
@@ -176,7 +176,7 @@ test('confirmWrites: a write waits for Allow, Deny writes nothing, every write i
   release(false);
   const reply = await denied;
   assert.equal(reply.error?.code, Code.ACCESS_DENIED);
-  assert.match(reply.error?.message ?? '', /denied/);
+  assert.match(reply.error?.message ?? '', /user declined the write/);
   assert.equal(await fs.readFile(path.join(root, 'yes.txt'), 'utf8'), 'ok');
   assert.deepEqual(
     notifier.writes.map((w) => w.path),
