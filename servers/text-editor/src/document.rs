@@ -229,11 +229,6 @@ pub fn is_binary_control(c: char) -> bool {
 }
 
 impl Document {
-    /// A new UTF-8 document.
-    pub fn utf8(text: String) -> Document {
-        Document { format: Format::UTF8, text }
-    }
-
     /// The bytes of this document, in its own format.
     pub fn encode(&self) -> Result<Vec<u8>, Unencodable> {
         encode_text(self.format, &self.text)

@@ -4,10 +4,7 @@
 //! (see [`crate::locks`]); tests call it directly. Each command lives in its own file under
 //! [`crate::commands`].
 
-use std::{
-    path::Path,
-    sync::{Mutex, atomic::AtomicBool},
-};
+use std::sync::{Mutex, atomic::AtomicBool};
 
 use mcp_shared::{
     ErrorCode,
@@ -17,7 +14,7 @@ use serde_json::Value;
 
 use crate::{
     document::{self, Document, NotText},
-    error::EditError,
+    error::{self, ToolError},
     history::{self, Change, History, Record},
     lines::{self, Splice},
     render,
@@ -136,8 +133,8 @@ impl Editor {
         command: Command,
         path: &SandboxPath,
         request: Request,
-    ) -> Result<Reply, EditError> {
-        let target = Target { sandbox, path, shown: path.display(), command, blocking: true, abandoned: None };
+    ) -> Result<Reply, ToolError> {
+        let target = Target::new(sandbox, path, command, true, None);
         self.dispatch(&target, request)
     }
 
@@ -151,9 +148,8 @@ impl Editor {
         path: &SandboxPath,
         request: Request,
         abandoned: &AtomicBool,
-    ) -> Result<Reply, EditError> {
-        let target =
-            Target { sandbox, path, shown: path.display(), command, blocking: true, abandoned: Some(abandoned) };
+    ) -> Result<Reply, ToolError> {
+        let target = Target::new(sandbox, path, command, true, Some(abandoned));
         self.dispatch(&target, request)
     }
 
@@ -166,15 +162,14 @@ impl Editor {
         command: Command,
         path: &SandboxPath,
         request: Request,
-    ) -> Option<Result<Reply, EditError>> {
-        let target = Target { sandbox, path, shown: path.display(), command, blocking: false, abandoned: None };
-        match self.dispatch(&target, request) {
-            Err(e) if is_would_block(&e) => None,
-            other => Some(other),
-        }
+    ) -> Option<Result<Reply, ToolError>> {
+        let target = Target::new(sandbox, path, command, false, None);
+        let result = self.dispatch(&target, request);
+        // The lock was taken by another process: nothing was done, the caller retries blocking.
+        if target.would_block.get() { None } else { Some(result) }
     }
 
-    fn dispatch(&self, target: &Target<'_>, request: Request) -> Result<Reply, EditError> {
+    fn dispatch(&self, target: &Target<'_>, request: Request) -> Result<Reply, ToolError> {
         match target.command {
             Command::View => self.view(target, request.view_range.as_ref()),
             Command::Create => self.create(target, request.file_text),
@@ -186,7 +181,7 @@ impl Editor {
 
     /// Resolves `raw` (normalised like Python's `pathlib`) in `sandbox` and runs `command`: the
     /// whole call, for tests and in-process use.
-    pub fn run(&self, sandbox: &Sandbox, command: Command, raw: &str, request: Request) -> Result<Reply, EditError> {
+    pub fn run(&self, sandbox: &Sandbox, command: Command, raw: &str, request: Request) -> Result<Reply, ToolError> {
         let path = resolve(sandbox, raw, command)?;
         self.execute(sandbox, command, &path, request)
     }
@@ -200,7 +195,7 @@ impl Editor {
 
     /// The reference's `validate_path`: a missing path is an error except for `create`, an
     /// existing one is an error for `create`, a directory is an error except for `view`.
-    pub(crate) fn validate(&self, t: &Target<'_>) -> Result<Option<Metadata>, EditError> {
+    pub(crate) fn validate(&self, t: &Target<'_>) -> Result<Option<Metadata>, ToolError> {
         let metadata = match t.sandbox.metadata(t.path) {
             Ok(md) => Some(md),
             Err(mcp_shared::sandbox::SandboxError::NotFound { .. }) => None,
@@ -209,20 +204,20 @@ impl Editor {
         };
         match (&metadata, t.command) {
             (None, Command::Create) => Ok(None),
-            (None, _) => Err(EditError::new(ErrorCode::NotFound, render::does_not_exist(t.shown))),
+            (None, _) => Err(ToolError::new(ErrorCode::NotFound, render::does_not_exist(t.shown))),
             (Some(_), Command::Create) => {
-                Err(EditError::new(ErrorCode::AlreadyExists, render::already_exists(t.shown)))
+                Err(ToolError::new(ErrorCode::AlreadyExists, render::already_exists(t.shown)))
             }
             (Some(md), command) if md.is_dir && command != Command::View => {
-                Err(EditError::invalid(render::is_a_directory(t.shown)))
+                Err(error::invalid(render::is_a_directory(t.shown)))
             }
             (Some(_), _) => Ok(metadata),
         }
     }
 
     /// The error for a file over `--max-file-size`.
-    pub(crate) fn too_large(&self, t: &Target<'_>, len: u64) -> EditError {
-        EditError::new(
+    pub(crate) fn too_large(&self, t: &Target<'_>, len: u64) -> ToolError {
+        ToolError::new(
             ErrorCode::FileTooLarge,
             format!(
                 "The file {} is {len} bytes, more than this server's limit of {} bytes (--max-file-size), so it cannot be {} whole. View the part you need with `view_range`, e.g. [1, 100], after finding its line numbers with `grep -n`.",
@@ -242,21 +237,32 @@ impl Editor {
     /// retry follows a real edit of theirs (no spinning), a process with a queue of edits can
     /// win many times in a row, and the call is bounded by `--tool-timeout` (after which it
     /// writes nothing). A non-blocking try gives up after a few rounds.
-    pub(crate) fn open_locked(&self, t: &Target<'_>) -> Result<std::fs::File, EditError> {
+    pub(crate) fn open_locked(&self, t: &Target<'_>) -> Result<std::fs::File, ToolError> {
         use std::os::unix::fs::MetadataExt as _;
         const NON_BLOCKING_TRIES: usize = 16;
-        let operation = if t.blocking {
-            rustix::fs::FlockOperation::LockExclusive
-        } else {
-            rustix::fs::FlockOperation::NonBlockingLockExclusive
-        };
         let tries = if t.blocking { usize::MAX } else { NON_BLOCKING_TRIES };
         for _ in 0..tries {
             t.still_wanted()?;
             let file = t.sandbox.open_read(t.path).map_err(|e| t.sandbox_error(e))?;
-            match rustix::fs::flock(&file, operation) {
+            // std's `File::lock` (flock(2) on Linux): the same lock the shared sandbox's lock
+            // files take, so there is one locking mechanism in the suite.
+            let locked = if t.blocking {
+                file.lock()
+            } else {
+                match file.try_lock() {
+                    Ok(()) => Ok(()),
+                    Err(std::fs::TryLockError::WouldBlock) => {
+                        t.would_block.set(true);
+                        return Err(ToolError::new(
+                            ErrorCode::Unavailable,
+                            format!("{} is locked by another process's edit; nothing was changed", t.shown),
+                        ));
+                    }
+                    Err(std::fs::TryLockError::Error(error)) => Err(error),
+                }
+            };
+            match locked {
                 Ok(()) => {}
-                Err(rustix::io::Errno::WOULDBLOCK) if !t.blocking => return Err(would_block()),
                 Err(error) => {
                     // Locks are advisory: a file system without them still gets atomic writes.
                     tracing::debug!(%error, path = t.shown, "flock failed; editing without the inter-process lock");
@@ -268,7 +274,7 @@ impl Editor {
                 _ => return Ok(file),
             }
         }
-        Err(EditError::new(
+        Err(ToolError::new(
             ErrorCode::Conflict,
             format!(
                 "{} is being replaced again and again by another process; nothing was changed. Retry later.",
@@ -279,7 +285,7 @@ impl Editor {
 
     /// Reads and decodes a file to edit it (`md`: its metadata), from `file` (its locked
     /// handle, see [`Editor::open_locked`]).
-    pub(crate) fn load(&self, t: &Target<'_>, md: &Metadata, file: &std::fs::File) -> Result<Document, EditError> {
+    pub(crate) fn load(&self, t: &Target<'_>, md: &Metadata, file: &std::fs::File) -> Result<Document, ToolError> {
         use std::io::Read as _;
         if md.len > self.limits.max_file_size {
             return Err(self.too_large(t, md.len));
@@ -315,10 +321,10 @@ impl Editor {
         a: usize,
         b: usize,
         replacement: &str,
-    ) -> Result<(), EditError> {
+    ) -> Result<(), ToolError> {
         let new_len = doc.text.len() - (b - a) + replacement.len() + doc.format.bom_len();
         if new_len as u64 > self.limits.max_file_size {
-            return Err(EditError::new(
+            return Err(ToolError::new(
                 ErrorCode::FileTooLarge,
                 format!(
                     "No change was made: the edit would make {} {new_len} bytes, more than this server's limit of {} bytes (--max-file-size).",
@@ -333,7 +339,7 @@ impl Editor {
             (text.into_bytes(), Change::Splice { offset: a, removed, inserted_len: replacement.len() })
         } else {
             let new_bytes = splice_bytes(&doc, a, b, replacement).map_err(|e| {
-                EditError::invalid(format!(
+                error::invalid(format!(
                     "No change was made: the new text contains {:?}, which cannot be written in {}, the encoding of {}. Use characters that {} can represent.",
                     e.character, e.encoding, t.shown, e.encoding
                 ))
@@ -364,24 +370,35 @@ pub(crate) struct Target<'a> {
     pub blocking: bool,
     /// Set when the caller gave up on the call: then nothing may be written.
     pub abandoned: Option<&'a AtomicBool>,
+    /// Set by a non-blocking call that found the file locked by another process (nothing done).
+    pub would_block: std::cell::Cell<bool>,
 }
 
-/// The marker of [`Editor::try_execute`]'s "would block" (never shown to a caller).
-const WOULD_BLOCK: &str = "\u{0}would block";
-
-fn would_block() -> EditError {
-    EditError::new(ErrorCode::Unavailable, WOULD_BLOCK)
-}
-
-fn is_would_block(e: &EditError) -> bool {
-    e.code == ErrorCode::Unavailable && e.message == WOULD_BLOCK
+impl<'a> Target<'a> {
+    fn new(
+        sandbox: &'a Sandbox,
+        path: &'a SandboxPath,
+        command: Command,
+        blocking: bool,
+        abandoned: Option<&'a AtomicBool>,
+    ) -> Target<'a> {
+        Target {
+            sandbox,
+            path,
+            shown: path.display(),
+            command,
+            blocking,
+            abandoned,
+            would_block: std::cell::Cell::new(false),
+        }
+    }
 }
 
 impl Target<'_> {
     /// An error if the caller gave up on the call (checked before every write).
-    pub fn still_wanted(&self) -> Result<(), EditError> {
+    pub fn still_wanted(&self) -> Result<(), ToolError> {
         match self.abandoned {
-            Some(flag) if flag.load(std::sync::atomic::Ordering::SeqCst) => Err(EditError::new(
+            Some(flag) if flag.load(std::sync::atomic::Ordering::SeqCst) => Err(ToolError::new(
                 ErrorCode::Cancelled,
                 format!("The call on {} was stopped before it changed anything; nothing was changed.", self.shown),
             )),
@@ -389,16 +406,16 @@ impl Target<'_> {
         }
     }
 
-    pub fn sandbox_error(&self, e: mcp_shared::sandbox::SandboxError) -> EditError {
-        EditError::from_sandbox(e, self.shown, self.command)
+    pub fn sandbox_error(&self, e: mcp_shared::sandbox::SandboxError) -> ToolError {
+        error::from_sandbox(e, self.shown, self.command)
     }
 }
 
 /// Resolves a path the caller sent: normalised like Python's `pathlib` (so messages show it as
 /// the reference does), then confined to the sandbox.
-pub fn resolve(sandbox: &Sandbox, raw: &str, command: Command) -> Result<SandboxPath, EditError> {
+pub fn resolve(sandbox: &Sandbox, raw: &str, command: Command) -> Result<SandboxPath, ToolError> {
     let shown = render::normalize_display(raw);
-    sandbox.resolve(&shown).map_err(|e| EditError::from_sandbox(e, &shown, command))
+    sandbox.resolve(&shown).map_err(|e| error::from_sandbox(e, &shown, command))
 }
 
 /// The key of a file in the history and the lock map.
@@ -407,7 +424,7 @@ pub fn history_key(path: &SandboxPath) -> std::path::PathBuf {
 }
 
 /// The message for a file that is not text.
-pub(crate) fn not_text(shown: &str, e: &NotText) -> EditError {
+pub(crate) fn not_text(shown: &str, e: &NotText) -> ToolError {
     let message = match e {
         NotText::Binary => format!(
             "The file {shown} is binary (it contains NUL bytes or is not valid text in any supported encoding); the text editor only views and edits text files."
@@ -416,17 +433,17 @@ pub(crate) fn not_text(shown: &str, e: &NotText) -> EditError {
             "The file {shown} looks like {encoding} text, but it does not decode and encode back to the same bytes, so it cannot be shown or edited without changing it."
         ),
     };
-    EditError::new(ErrorCode::BinaryFile, message)
+    ToolError::new(ErrorCode::BinaryFile, message)
 }
 
 /// The file's bytes as they are now, from its decoded document (borrowed for plain UTF-8).
-fn old_bytes(doc: &Document) -> Result<std::borrow::Cow<'_, [u8]>, EditError> {
+fn old_bytes(doc: &Document) -> Result<std::borrow::Cow<'_, [u8]>, ToolError> {
     if doc.format == document::Format::UTF8 {
         return Ok(doc.text.as_bytes().into());
     }
     doc.encode()
         .map(Into::into)
-        .map_err(|_| EditError::new(ErrorCode::InternalError, "The file could not be re-encoded."))
+        .map_err(|_| ToolError::new(ErrorCode::InternalError, "The file could not be re-encoded."))
 }
 
 /// The document's text with `a..b` (original positions) replaced, encoded in its format.
@@ -452,9 +469,4 @@ fn splice_bytes(doc: &Document, a: usize, b: usize, replacement: &str) -> Result
 /// (`before_newlines`: the number of `\n` before the splice).
 pub(crate) fn snippet(norm: &str, splice: &Splice, before_newlines: usize, first: usize, count: usize) -> String {
     lines::window(&norm[..splice.start], before_newlines, &splice.replacement, &norm[splice.end..], first, count)
-}
-
-/// Whether `key` has undo history (for tests).
-pub fn has_history(editor: &Editor, key: &Path) -> bool {
-    editor.history().depth_of(key) > 0
 }

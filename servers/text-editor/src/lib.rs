@@ -35,7 +35,6 @@ pub mod tools;
 pub mod workspace;
 
 pub use editor::{Command, Editor, Limits, Reply, Request};
-pub use error::EditError;
 pub use workspace::Workspace;
 
 /// The binary's name, announced in `initialize`.

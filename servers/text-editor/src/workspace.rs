@@ -34,7 +34,7 @@ use mcp_shared::{
     workspace::{NO_WORKSPACE_CODE, no_workspace_message},
 };
 
-use crate::{ROOT_FLAG, error::EditError};
+use crate::{ROOT_FLAG, error::ToolError};
 
 /// How long the server waits for the client's `roots/list` answer.
 const ROOTS_TIMEOUT: Duration = Duration::from_secs(5);
@@ -46,7 +46,7 @@ const MAX_SESSIONS: usize = 64;
 struct Session {
     client: Arc<InitializeRequestParams>,
     /// `None` until fetched, and again after `roots/list_changed`.
-    roots: Option<Result<Sandbox, EditError>>,
+    roots: Option<Result<Sandbox, ToolError>>,
 }
 
 /// The start-up workspace and, per client session, what the client's roots make of it.
@@ -85,13 +85,13 @@ impl Workspace {
     }
 
     /// The start-up sandbox, or the no-workspace error.
-    fn fallback(&self) -> Result<Sandbox, EditError> {
+    fn fallback(&self) -> Result<Sandbox, ToolError> {
         self.configured.clone().ok_or_else(no_workspace)
     }
 
     /// The sandbox for a call from `peer`: the start-up roots, narrowed (with `--root`) or
     /// replaced (without) by the client's roots when it declared the capability.
-    pub async fn sandbox(&self, peer: Option<&Peer<RoleServer>>) -> Result<Sandbox, EditError> {
+    pub async fn sandbox(&self, peer: Option<&Peer<RoleServer>>) -> Result<Sandbox, ToolError> {
         let Some(peer) = peer else {
             return self.fallback();
         };
@@ -122,12 +122,12 @@ impl Workspace {
 
     /// What the client's `roots` make of the start-up workspace: with `--root` they narrow it
     /// ([`Self::narrow`]); without, they are the workspace. An empty list changes nothing.
-    pub fn from_client(&self, roots: &[Root]) -> Result<Sandbox, EditError> {
+    pub fn from_client(&self, roots: &[Root]) -> Result<Sandbox, ToolError> {
         if roots.is_empty() {
             return self.fallback();
         }
         if self.explicit {
-            return self.narrow(roots).map_err(|message| EditError::new(ErrorCode::OutsideRoot, message));
+            return self.narrow(roots).map_err(|message| ToolError::new(ErrorCode::OutsideRoot, message));
         }
         // The client's roots are the user's choice (even `/`); those that are not directories
         // here (another machine's, deleted) are skipped.
@@ -138,7 +138,7 @@ impl Workspace {
             .collect();
         Sandbox::new(&paths).map_err(|_| {
             let shown: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
-            EditError::new(
+            ToolError::new(
                 NO_WORKSPACE_CODE,
                 format!(
                     "No path is accessible: none of the client's roots ({}) is a directory on this machine, and the server was started without {}. Ask the user to open an existing folder, or to add {} to this server's arguments in the client configuration.",
@@ -181,11 +181,11 @@ impl Workspace {
         })
     }
 
-    fn cached(&self, client: &Arc<InitializeRequestParams>) -> Option<Result<Sandbox, EditError>> {
+    fn cached(&self, client: &Arc<InitializeRequestParams>) -> Option<Result<Sandbox, ToolError>> {
         self.lock().iter().find(|s| Arc::ptr_eq(&s.client, client)).and_then(|s| s.roots.clone())
     }
 
-    fn store(&self, client: Arc<InitializeRequestParams>, roots: Result<Sandbox, EditError>) {
+    fn store(&self, client: Arc<InitializeRequestParams>, roots: Result<Sandbox, ToolError>) {
         let mut sessions = self.lock();
         if let Some(session) = sessions.iter_mut().find(|s| Arc::ptr_eq(&s.client, &client)) {
             session.roots = Some(roots);
@@ -206,8 +206,8 @@ impl Workspace {
 }
 
 /// The error of every call made without a workspace: which flag to add, and how.
-pub fn no_workspace() -> EditError {
-    EditError::new(NO_WORKSPACE_CODE, no_workspace_message(&ROOT_FLAG))
+pub fn no_workspace() -> ToolError {
+    ToolError::new(NO_WORKSPACE_CODE, no_workspace_message(&ROOT_FLAG))
 }
 
 /// The local path of a `file://` URI (percent-decoded), or `None` for any other URI.

@@ -6,16 +6,16 @@ use mcp_shared::{ErrorCode, sandbox::WriteOptions};
 
 use crate::{
     editor::{Editor, Reply, Target, history_key},
-    error::EditError,
+    error::{self, ToolError},
     history::{Change, Record},
 };
 
 impl Editor {
-    pub(crate) fn create(&self, t: &Target<'_>, file_text: Option<String>) -> Result<Reply, EditError> {
+    pub(crate) fn create(&self, t: &Target<'_>, file_text: Option<String>) -> Result<Reply, ToolError> {
         self.validate(t)?;
-        let text = file_text.ok_or_else(|| EditError::required("file_text", t.command))?;
+        let text = file_text.ok_or_else(|| error::required("file_text", t.command))?;
         if text.len() as u64 > self.limits.max_file_size {
-            return Err(EditError::new(
+            return Err(ToolError::new(
                 ErrorCode::FileTooLarge,
                 format!(
                     "No file was created: `file_text` is {} bytes, more than this server's limit of {} bytes (--max-file-size). Create the file smaller, then add to it with `insert`.",
@@ -38,7 +38,12 @@ mod tests {
 
     use crate::{Command, Editor, Limits, Request};
 
-    fn create(editor: &Editor, sandbox: &Sandbox, path: &str, text: Option<&str>) -> Result<String, crate::EditError> {
+    fn create(
+        editor: &Editor,
+        sandbox: &Sandbox,
+        path: &str,
+        text: Option<&str>,
+    ) -> Result<String, mcp_shared::ToolError> {
         let request = Request { file_text: text.map(str::to_owned), ..Request::default() };
         editor.run(sandbox, Command::Create, path, request).map(|r| r.text)
     }

@@ -20,7 +20,7 @@ use crate::{
     commands::view::as_integer,
     document,
     editor::{Editor, Reply, Target, snippet},
-    error::EditError,
+    error::{self, ToolError},
     lines::{self, Normalized, Splice, normalize_input},
     render::{self, SNIPPET_LINES},
 };
@@ -31,20 +31,20 @@ impl Editor {
         t: &Target<'_>,
         insert_line: Option<&Value>,
         new_str: Option<String>,
-    ) -> Result<Reply, EditError> {
+    ) -> Result<Reply, ToolError> {
         let Some(md) = self.validate(t)? else {
-            return Err(EditError::new(ErrorCode::NotFound, render::does_not_exist(t.shown)));
+            return Err(ToolError::new(ErrorCode::NotFound, render::does_not_exist(t.shown)));
         };
         let insert_line =
-            insert_line.filter(|v| !v.is_null()).ok_or_else(|| EditError::required("insert_line", t.command))?;
-        let new_raw = new_str.ok_or_else(|| EditError::required("new_str", t.command))?;
+            insert_line.filter(|v| !v.is_null()).ok_or_else(|| error::required("insert_line", t.command))?;
+        let new_raw = new_str.ok_or_else(|| error::required("new_str", t.command))?;
         let file = self.open_locked(t)?;
         let doc = self.load(t, &md, &file)?;
         let norm = Normalized::new(&doc.text);
         let text = norm.as_str();
         let total = lines::line_count(text);
         let out_of_range = |shown: &str| {
-            EditError::invalid(format!(
+            error::invalid(format!(
                 "Invalid `insert_line` parameter: {shown}. It should be within the range of lines of the file: {}",
                 render::py_list(&[0, total as i64])
             ))
@@ -56,7 +56,7 @@ impl Editor {
         // empty, line); the line endings are the file's (`denormalize` below).
         let inserted = normalized.strip_suffix('\n').unwrap_or(&normalized);
         document::check_encodable(doc.format, inserted).map_err(|e| {
-            EditError::invalid(format!(
+            error::invalid(format!(
                 "No text was inserted: it contains {:?}, which cannot be written in {}, the encoding of {}. Use characters that {} can represent.",
                 e.character, e.encoding, t.shown, e.encoding
             ))
@@ -101,7 +101,7 @@ mod tests {
 
     use crate::{Command, Editor, Limits, Request};
 
-    fn insert(content: &str, line: serde_json::Value, new: &str) -> Result<(String, String), crate::EditError> {
+    fn insert(content: &str, line: serde_json::Value, new: &str) -> Result<(String, String), mcp_shared::ToolError> {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("f"), content).unwrap();
         let sandbox = Sandbox::new([dir.path()]).unwrap();

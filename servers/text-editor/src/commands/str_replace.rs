@@ -12,7 +12,7 @@ use memchr::memmem;
 use crate::{
     document,
     editor::{Editor, Reply, Target, snippet},
-    error::EditError,
+    error::{self, ToolError},
     fuzzy::{self, Stripped},
     lines::{self, Normalized, Splice, normalize_input},
     render::{self, SNIPPET_LINES},
@@ -24,13 +24,13 @@ impl Editor {
         t: &Target<'_>,
         old_str: Option<String>,
         new_str: Option<String>,
-    ) -> Result<Reply, EditError> {
+    ) -> Result<Reply, ToolError> {
         let Some(md) = self.validate(t)? else {
-            return Err(EditError::new(ErrorCode::NotFound, render::does_not_exist(t.shown)));
+            return Err(ToolError::new(ErrorCode::NotFound, render::does_not_exist(t.shown)));
         };
-        let old_raw = old_str.ok_or_else(|| EditError::required("old_str", t.command))?;
+        let old_raw = old_str.ok_or_else(|| error::required("old_str", t.command))?;
         if old_raw.is_empty() {
-            return Err(EditError::invalid(
+            return Err(error::invalid(
                 "Parameter `old_str` must not be empty for command: str_replace. Pass the exact text to replace, with enough surrounding lines to make it unique; to add text without replacing any, use `insert`.",
             ));
         }
@@ -41,7 +41,7 @@ impl Editor {
         let old = normalize_input(&old_raw);
         let new = normalize_input(new_str.as_deref().unwrap_or(""));
         document::check_encodable(doc.format, &new).map_err(|e| {
-            EditError::invalid(format!(
+            error::invalid(format!(
                 "No replacement was performed: `new_str` contains {:?}, which cannot be written in {}, the encoding of {}. Use characters that {} can represent.",
                 e.character, e.encoding, t.shown, e.encoding
             ))
@@ -53,7 +53,7 @@ impl Editor {
             (Some(start), None) => (start, start + old.len(), None),
             (Some(_), Some(_)) => {
                 let lines = occurrence_lines(text, &finder);
-                return Err(EditError::new(
+                return Err(ToolError::new(
                     ErrorCode::MultipleMatches,
                     format!(
                         "No replacement was performed. Multiple occurrences of old_str `{old_raw}` in lines {}. Please ensure it is unique",
@@ -93,7 +93,7 @@ impl Editor {
         text: &str,
         old: &str,
         old_raw: &str,
-    ) -> Result<(usize, usize, Option<String>), EditError> {
+    ) -> Result<(usize, usize, Option<String>), ToolError> {
         let verbatim =
             format!("No replacement was performed, old_str `{old_raw}` did not appear verbatim in {}.", t.shown);
         let needle = fuzzy::strip_lines(old);
@@ -111,7 +111,7 @@ impl Editor {
                     return Ok((start, end, Some(note)));
                 }
                 (Some(_), Some(_)) => {
-                    return Err(EditError::new(
+                    return Err(ToolError::new(
                         ErrorCode::NoMatch,
                         format!(
                             "{verbatim} Ignoring trailing whitespace it matches more than one place; view the file and include more surrounding lines, exactly as they are."
@@ -130,7 +130,7 @@ impl Editor {
             ),
             None => " View the file to find the exact text to replace.".to_owned(),
         };
-        Err(EditError::new(ErrorCode::NoMatch, format!("{verbatim}{hint}")))
+        Err(ToolError::new(ErrorCode::NoMatch, format!("{verbatim}{hint}")))
     }
 }
 
@@ -170,7 +170,7 @@ mod tests {
         path: &str,
         old: &str,
         new: Option<&str>,
-    ) -> Result<crate::Reply, crate::EditError> {
+    ) -> Result<crate::Reply, mcp_shared::ToolError> {
         let request = Request { old_str: Some(old.into()), new_str: new.map(Into::into), ..Request::default() };
         editor.run(sandbox, Command::StrReplace, path, request)
     }

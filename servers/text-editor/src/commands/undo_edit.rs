@@ -7,24 +7,24 @@ use mcp_shared::ErrorCode;
 use crate::{
     document,
     editor::{Editor, Reply, Target, history_key},
-    error::EditError,
+    error::ToolError,
     history::Change,
     lines::Normalized,
     render,
 };
 
 impl Editor {
-    pub(crate) fn undo_edit(&self, t: &Target<'_>) -> Result<Reply, EditError> {
+    pub(crate) fn undo_edit(&self, t: &Target<'_>) -> Result<Reply, ToolError> {
         self.validate(t)?;
         let key = history_key(t.path);
         let Some(record) = self.history().pop(&key) else {
-            return Err(EditError::new(ErrorCode::NotFound, format!("No edit history found for {}.", t.shown)));
+            return Err(ToolError::new(ErrorCode::NotFound, format!("No edit history found for {}.", t.shown)));
         };
         let result = (|| {
             let file = self.open_locked(t)?;
             let current = read_all(t, &file)?;
             if !record.matches(&current) {
-                return Err(EditError::new(
+                return Err(ToolError::new(
                     ErrorCode::Conflict,
                     format!(
                         "No edit was undone: {} was changed by someone else since the last edit made with this tool, and undoing it would overwrite those changes. View the file and edit it directly instead.",
@@ -44,7 +44,7 @@ impl Editor {
                 }
                 Change::Splice { .. } => {
                     let before = record.reverse(&current).ok_or_else(|| {
-                        EditError::new(
+                        ToolError::new(
                             ErrorCode::InternalError,
                             "The undo record does not fit the file; nothing was changed.",
                         )
@@ -70,7 +70,7 @@ impl Editor {
 }
 
 /// The whole content of an opened file.
-fn read_all(t: &Target<'_>, file: &std::fs::File) -> Result<Vec<u8>, EditError> {
+fn read_all(t: &Target<'_>, file: &std::fs::File) -> Result<Vec<u8>, ToolError> {
     use std::io::Read as _;
     let mut bytes = Vec::new();
     let mut reader = file;

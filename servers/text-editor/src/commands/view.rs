@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::{
     document::{self, StreamDecoder},
     editor::{Editor, Reply, Target, not_text},
-    error::EditError,
+    error::{self, ToolError},
     render,
 };
 
@@ -31,15 +31,15 @@ struct Range {
 }
 
 impl Editor {
-    pub(crate) fn view(&self, t: &Target<'_>, view_range: Option<&Value>) -> Result<Reply, EditError> {
+    pub(crate) fn view(&self, t: &Target<'_>, view_range: Option<&Value>) -> Result<Reply, ToolError> {
         let Some(md) = self.validate(t)? else {
-            return Err(EditError::new(mcp_shared::ErrorCode::NotFound, render::does_not_exist(t.shown)));
+            return Err(ToolError::new(mcp_shared::ErrorCode::NotFound, render::does_not_exist(t.shown)));
         };
         // As in the reference, an empty list means no range.
         let view_range = view_range.filter(|v| !v.is_null() && v.as_array().is_none_or(|a| !a.is_empty()));
         if md.is_dir {
             if view_range.is_some() {
-                return Err(EditError::invalid(
+                return Err(error::invalid(
                     "The `view_range` parameter is not allowed when `path` points to a directory.",
                 ));
             }
@@ -49,7 +49,7 @@ impl Editor {
         self.view_file(t, &md, range)
     }
 
-    fn view_dir(&self, t: &Target<'_>) -> Result<Reply, EditError> {
+    fn view_dir(&self, t: &Target<'_>) -> Result<Reply, ToolError> {
         let options = WalkOptions {
             max_depth: Some(2),
             hidden: false,
@@ -82,7 +82,7 @@ impl Editor {
         )))
     }
 
-    fn view_file(&self, t: &Target<'_>, md: &Metadata, range: Option<Range>) -> Result<Reply, EditError> {
+    fn view_file(&self, t: &Target<'_>, md: &Metadata, range: Option<Range>) -> Result<Reply, ToolError> {
         if range.is_none() && md.len > self.limits.max_file_size {
             return Err(self.too_large(t, md.len));
         }
@@ -95,7 +95,7 @@ impl Editor {
     /// The lines of `range` joined by `\n` (as the reference's `"\n".join(lines[a:b])`), read
     /// no further than needed; the errors of an invalid range, worded as the reference's.
     /// (`len`: the file's size.)
-    fn read_range(&self, t: &Target<'_>, file: std::fs::File, range: Range, len: u64) -> Result<String, EditError> {
+    fn read_range(&self, t: &Target<'_>, file: std::fs::File, range: Range, len: u64) -> Result<String, ToolError> {
         let mut lines = LineScan::new(range, self.limits.max_output_chars);
         let mut reader = file;
         let mut buf = vec![0u8; CHUNK];
@@ -139,7 +139,7 @@ impl Editor {
         mut file: std::fs::File,
         range: Range,
         len: u64,
-    ) -> Result<String, EditError> {
+    ) -> Result<String, ToolError> {
         if len > self.limits.max_file_size {
             return Err(not_text(t.shown, &document::NotText::Binary));
         }
@@ -167,7 +167,7 @@ fn read_full(reader: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
     Ok(filled)
 }
 
-fn io_error(t: &Target<'_>, e: std::io::Error) -> EditError {
+fn io_error(t: &Target<'_>, e: std::io::Error) -> ToolError {
     t.sandbox_error(mcp_shared::sandbox::SandboxError::Io { path: t.shown.to_owned(), kind: e.kind(), source: e })
 }
 
@@ -176,8 +176,8 @@ fn to_usize(n: i64) -> usize {
 }
 
 /// Checks that `view_range` is a list of two integers.
-fn parse_range(value: &Value) -> Result<Range, EditError> {
-    let invalid = || EditError::invalid("Invalid `view_range`. It should be a list of two integers.");
+fn parse_range(value: &Value) -> Result<Range, ToolError> {
+    let invalid = || error::invalid("Invalid `view_range`. It should be a list of two integers.");
     let items = value.as_array().ok_or_else(invalid)?;
     if items.len() != 2 {
         return Err(invalid());
@@ -311,25 +311,25 @@ impl LineScan {
     }
 
     /// The content, or the reference's error for a range outside the file.
-    fn finish(self, eof: bool) -> Result<String, EditError> {
+    fn finish(self, eof: bool) -> Result<String, ToolError> {
         let Range { start, end } = self.range;
         let shown = render::py_list(&[start, end]);
         if eof {
             let lines = self.line as i64 + 1;
             if start < 1 || start > lines {
-                return Err(EditError::invalid(format!(
+                return Err(error::invalid(format!(
                     "Invalid `view_range`: {shown}. Its first element `{start}` should be within the range of lines of the file: {}",
                     render::py_list(&[1, lines])
                 )));
             }
             if end > lines {
-                return Err(EditError::invalid(format!(
+                return Err(error::invalid(format!(
                     "Invalid `view_range`: {shown}. Its second element `{end}` should be smaller than the number of lines in the file: `{lines}`"
                 )));
             }
         }
         if end != -1 && end < start {
-            return Err(EditError::invalid(format!(
+            return Err(error::invalid(format!(
                 "Invalid `view_range`: {shown}. Its second element `{end}` should be larger or equal than its first `{start}`"
             )));
         }
@@ -343,7 +343,7 @@ mod tests {
 
     use super::*;
 
-    fn scan(text: &str, start: i64, end: i64, budget: usize, chunk: usize) -> Result<String, EditError> {
+    fn scan(text: &str, start: i64, end: i64, budget: usize, chunk: usize) -> Result<String, ToolError> {
         let mut s = LineScan::new(Range { start, end }, budget);
         let pieces: Vec<&str> = {
             let mut v = Vec::new();

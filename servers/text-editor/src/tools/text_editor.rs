@@ -22,7 +22,7 @@ use serde_json::Value;
 
 use crate::{
     editor::{self, Command, Editor, Request},
-    error::EditError,
+    error::ToolError,
     locks::FileLocks,
     workspace::Workspace,
 };
@@ -101,10 +101,10 @@ impl TextEditor {
         TextEditor { name: name.into(), editor, workspace, locks: Arc::new(FileLocks::new()) }
     }
 
-    async fn call(&self, input: TextEditorInput, ctx: &ToolContext) -> Result<editor::Reply, EditError> {
+    async fn call(&self, input: TextEditorInput, ctx: &ToolContext) -> Result<editor::Reply, ToolError> {
         let Some(command) = Command::parse(&input.command) else {
             let allowed: Vec<&str> = Command::ALL.iter().map(|c| c.as_str()).collect();
-            return Err(EditError::new(
+            return Err(ToolError::new(
                 ErrorCode::UnknownAction,
                 format!(
                     "Unrecognized command {}. The allowed commands for the {} tool are: {}",
@@ -147,7 +147,7 @@ impl TextEditor {
             Ok(result) => result,
             Err(error) => {
                 tracing::error!(%error, "editor task failed");
-                Err(EditError::new(
+                Err(ToolError::new(
                     ErrorCode::InternalError,
                     "The command failed unexpectedly; nothing more was changed. The server logged the details; retry.",
                 ))

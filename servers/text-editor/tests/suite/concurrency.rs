@@ -66,7 +66,7 @@ fn a_file_locked_by_another_process_waits_while_other_files_go_on() {
     let (a, b) = (s.path("a.txt"), s.path("b.txt"));
     // Another process (this test) holds the editors' advisory lock on a.txt.
     let held = std::fs::File::open(s.root.join("a.txt")).unwrap();
-    rustix::fs::flock(&held, rustix::fs::FlockOperation::LockExclusive).unwrap();
+    held.lock().unwrap();
     let pending = s.client.send_request("tools/call", replace_call(&a, 1, "a")).unwrap();
     // b.txt is edited while the call on a.txt waits for the lock (were calls not independent,
     // this would hang until the client's timeout)...
@@ -87,7 +87,7 @@ fn an_edit_that_timed_out_while_waiting_for_a_lock_never_lands_afterwards() {
     s.write("a.txt", content(3));
     let a = s.path("a.txt");
     let held = std::fs::File::open(s.root.join("a.txt")).unwrap();
-    rustix::fs::flock(&held, rustix::fs::FlockOperation::LockExclusive).unwrap();
+    held.lock().unwrap();
     for args in [
         replace_call(&a, 1, "late")["arguments"].clone(),
         json!({"command": "insert", "path": a, "insert_line": 0, "new_str": "late"}),
