@@ -88,11 +88,6 @@ impl SandboxError {
         }
     }
 
-    /// The wire string of [`Self::code`] (`"OUTSIDE_ROOT"`, ...).
-    pub fn kind_code(&self) -> &'static str {
-        self.code().as_str()
-    }
-
     /// The message a client may read: the `Display` text, except that an escape does not list
     /// the server's roots (host paths the caller did not send).
     pub fn public_message(&self) -> String {

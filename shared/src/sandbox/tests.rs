@@ -5,6 +5,8 @@ use std::os::unix::fs::{MetadataExt as _, PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
+
+use crate::ErrorCode;
 use tempfile::TempDir;
 
 use super::*;
@@ -38,7 +40,7 @@ fn s(p: &Path) -> String {
 fn is_outside<T: std::fmt::Debug>(r: Result<T, SandboxError>) -> bool {
     match r {
         Err(e @ SandboxError::OutsideRoot { .. }) => {
-            assert_eq!(e.kind_code(), "OUTSIDE_ROOT");
+            assert_eq!(e.code(), ErrorCode::OutsideRoot);
             true
         }
         other => {
@@ -106,7 +108,7 @@ fn sandbox_nul_byte_and_empty_path_are_invalid() {
     for bad in ["a\0b", "", "/etc\0"] {
         let err = f.sb.resolve(bad).unwrap_err();
         assert!(matches!(err, SandboxError::InvalidPath { .. }), "{err:?}");
-        assert_eq!(err.kind_code(), "INVALID_ARGS");
+        assert_eq!(err.code(), ErrorCode::InvalidArgs);
         assert!(f.sb.resolve_rel(bad).is_err());
     }
     let p = f.sb.resolve("a").unwrap();
@@ -245,7 +247,7 @@ fn sandbox_same_error_whether_the_outside_target_exists_or_not() {
                     _ => f.sb.write_atomic(&p, b"x", &WriteOptions::default()),
                 }
                 .unwrap_err();
-                assert_eq!(err.kind_code(), "OUTSIDE_ROOT");
+                assert_eq!(err.code(), ErrorCode::OutsideRoot);
                 err.to_string().replacen(name, "NAME", 1)
             };
             let (a, b) = (run("a"), run("b"));
@@ -368,7 +370,7 @@ fn sandbox_create_new_on_existing_file_is_already_exists() {
     let p = f.sb.resolve("a.txt").unwrap();
     let err = f.sb.write_atomic(&p, b"clobber", &opts).unwrap_err();
     assert!(matches!(err, SandboxError::AlreadyExists { .. }), "{err:?}");
-    assert_eq!(err.kind_code(), "ALREADY_EXISTS");
+    assert_eq!(err.code(), ErrorCode::AlreadyExists);
     assert_eq!(fs::read_to_string(f.root.join("a.txt")).unwrap(), "keep");
 
     let q = f.sb.resolve("b.txt").unwrap();

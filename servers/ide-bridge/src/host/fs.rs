@@ -52,10 +52,12 @@ impl Workspace {
     pub fn open(root: &Path, settings: WorkspaceSettings) -> Result<Workspace, OpenError> {
         let sandbox = Sandbox::new([root]).map_err(|e| OpenError {
             root: root.display().to_string(),
-            reason: match e.kind_code() {
-                "NOT_FOUND" => "it does not exist".to_owned(),
-                "INVALID_ARGS" => "it is not a directory".to_owned(),
-                _ => e.to_string(),
+            reason: match e {
+                SandboxError::NotFound { .. } => "it does not exist".to_owned(),
+                SandboxError::NotADirectory { .. } | SandboxError::IsADirectory { .. } => {
+                    "it is not a directory".to_owned()
+                }
+                other => other.to_string(),
             },
         })?;
         Ok(Workspace { sandbox, settings })
@@ -259,19 +261,19 @@ fn map_error(error: SandboxError, shown: &str, op: Op) -> WireError {
         SandboxError::InvalidPath { reason, .. } => {
             WireError::new(ErrorCode::InvalidArgs, format!("invalid path `{shown}`: {reason}"))
         }
-        _ => match error.kind_code() {
-            "ACCESS_DENIED" => {
-                WireError::new(ErrorCode::AccessDenied, format!("the file system denied access to `{shown}`"))
-            }
-            "ALREADY_EXISTS" => WireError::new(ErrorCode::AlreadyExists, format!("`{shown}` already exists")),
-            _ => {
-                tracing::warn!(%error, path = shown, ?op, "file operation failed");
-                WireError::new(
-                    ErrorCode::InternalError,
-                    format!("the file operation on `{shown}` failed; details are in the host's log"),
-                )
-            }
-        },
+        SandboxError::PermissionDenied { .. } => {
+            WireError::new(ErrorCode::AccessDenied, format!("the file system denied access to `{shown}`"))
+        }
+        SandboxError::AlreadyExists { .. } => {
+            WireError::new(ErrorCode::AlreadyExists, format!("`{shown}` already exists"))
+        }
+        SandboxError::Io { .. } => {
+            tracing::warn!(%error, path = shown, ?op, "file operation failed");
+            WireError::new(
+                ErrorCode::InternalError,
+                format!("the file operation on `{shown}` failed; details are in the host's log"),
+            )
+        }
     }
 }
 
