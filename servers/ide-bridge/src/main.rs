@@ -33,18 +33,11 @@ struct Cli {
     workspace: Option<PathBuf>,
 
     /// How long one request waits for the host's answer, in seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 20.0, value_parser = parse_seconds)]
+    #[arg(long, value_name = "SECS", default_value_t = 20.0, value_parser = mcp_shared::transport::parse_seconds)]
     request_timeout: f64,
 
     #[command(flatten)]
     transport: TransportArgs,
-}
-
-fn parse_seconds(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(secs) if secs.is_finite() && secs > 0.0 && secs <= 86_400.0 => Ok(secs),
-        _ => Err(format!("`{s}` is not a number of seconds between 0 and 86400")),
-    }
 }
 
 fn main() -> anyhow::Result<()> {

@@ -56,7 +56,7 @@ struct Cli {
     allowed_origins: Vec<String>,
 
     /// The keep-alive ping interval, in seconds; a client silent for two intervals is dropped.
-    #[arg(long, value_name = "SECS", default_value_t = 15.0, value_parser = parse_seconds)]
+    #[arg(long, value_name = "SECS", default_value_t = 15.0, value_parser = mcp_shared::transport::parse_seconds)]
     ping_interval: f64,
 
     /// Do not fsync written files and directories (faster, not durable across a power loss).
@@ -66,13 +66,6 @@ struct Cli {
     /// Do not write the discovery file (bridges then need --url and --token).
     #[arg(long)]
     no_discovery: bool,
-}
-
-fn parse_seconds(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(secs) if (0.01..=86_400.0).contains(&secs) => Ok(secs),
-        _ => Err(format!("`{s}` is not a number of seconds between 0.01 and 86400")),
-    }
 }
 
 /// The directory flag, for the start-up log line.
