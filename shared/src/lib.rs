@@ -9,6 +9,7 @@
 //! - [`transport`]: stdio and Streamable HTTP, behind one flattened clap [`TransportArgs`].
 //! - [`sandbox`]: confined, symlink-safe, atomic file access under one or more roots.
 //! - [`logging`]: tracing to stderr and the terminal banner.
+//! - [`uri`]: `file://` URIs of MCP client roots as local paths.
 //! - [`workspace`]: the default workspace when a server's directory flag is absent.
 
 pub mod diff;
@@ -20,6 +21,7 @@ pub mod sandbox;
 pub mod schema;
 pub mod server;
 pub mod transport;
+pub mod uri;
 pub mod workspace;
 
 pub use error::ErrorCode;

@@ -45,7 +45,9 @@ impl ClientRoots {
             return cached;
         }
         let roots = match tokio::time::timeout(ROOTS_TIMEOUT, peer.list_roots()).await {
-            Ok(Ok(result)) => Some(result.roots.iter().filter_map(|r| file_uri_to_path(&r.uri)).collect::<Vec<_>>()),
+            Ok(Ok(result)) => {
+                Some(result.roots.iter().filter_map(|r| mcp_shared::uri::file_uri_to_path(&r.uri)).collect::<Vec<_>>())
+            }
             Ok(Err(error)) => {
                 tracing::warn!(%error, "the client declared roots but roots/list failed; using the configured places");
                 None
@@ -84,30 +86,5 @@ impl ClientRoots {
             Ok(guard) => guard,
             Err(poisoned) => poisoned.into_inner(),
         }
-    }
-}
-
-/// The local path of a `file://` URI (percent-decoded), or `None` for any other URI.
-fn file_uri_to_path(uri: &str) -> Option<PathBuf> {
-    let rest = uri.strip_prefix("file://")?;
-    let path = rest.strip_prefix("localhost").unwrap_or(rest);
-    if !path.starts_with('/') {
-        return None;
-    }
-    let decoded = percent_encoding::percent_decode_str(path).decode_utf8().ok()?;
-    (!decoded.contains('\0')).then(|| PathBuf::from(decoded.into_owned()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn file_uris_become_paths() {
-        assert_eq!(file_uri_to_path("file:///home/a%20b/blog"), Some(PathBuf::from("/home/a b/blog")));
-        assert_eq!(file_uri_to_path("file://localhost/x"), Some(PathBuf::from("/x")));
-        assert_eq!(file_uri_to_path("https://example.com/x"), None);
-        assert_eq!(file_uri_to_path("file://host/x"), None);
-        assert_eq!(file_uri_to_path("file:///a%00b"), None);
     }
 }

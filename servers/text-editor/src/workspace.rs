@@ -133,7 +133,7 @@ impl Workspace {
         // here (another machine's, deleted) are skipped.
         let paths: Vec<PathBuf> = roots
             .iter()
-            .filter_map(|root| root_uri_to_path(&root.uri))
+            .filter_map(|root| mcp_shared::uri::file_uri_to_path(&root.uri))
             .filter(|path| std::fs::metadata(path).is_ok_and(|md| md.is_dir()))
             .collect();
         Sandbox::new(&paths).map_err(|_| {
@@ -171,7 +171,8 @@ impl Workspace {
         if roots.is_empty() {
             return Ok(configured.clone());
         }
-        let paths: Vec<PathBuf> = roots.iter().filter_map(|root| root_uri_to_path(&root.uri)).collect();
+        let paths: Vec<PathBuf> =
+            roots.iter().filter_map(|root| mcp_shared::uri::file_uri_to_path(&root.uri)).collect();
         configured.narrowed(&paths).map_err(|_| {
             let shown: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
             format!(
@@ -210,32 +211,9 @@ pub fn no_workspace() -> ToolError {
     ToolError::new(NO_WORKSPACE_CODE, no_workspace_message(&ROOT_FLAG))
 }
 
-/// The local path of a `file://` URI (percent-decoded), or `None` for any other URI.
-pub fn root_uri_to_path(uri: &str) -> Option<PathBuf> {
-    let rest = uri.strip_prefix("file://")?;
-    let path = rest.strip_prefix("localhost").unwrap_or(rest);
-    if !path.starts_with('/') {
-        return None;
-    }
-    let decoded = percent_encoding::percent_decode_str(path).decode_utf8().ok()?;
-    if decoded.contains('\0') {
-        return None;
-    }
-    Some(PathBuf::from(decoded.into_owned()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn file_uris_become_paths() {
-        assert_eq!(root_uri_to_path("file:///home/a%20b/p"), Some(PathBuf::from("/home/a b/p")));
-        assert_eq!(root_uri_to_path("file://localhost/x"), Some(PathBuf::from("/x")));
-        assert_eq!(root_uri_to_path("https://example.com/x"), None);
-        assert_eq!(root_uri_to_path("file://host/x"), None);
-        assert_eq!(root_uri_to_path("file:///a%00b"), None);
-    }
 
     #[test]
     fn client_roots_only_narrow() {
