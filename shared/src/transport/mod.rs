@@ -9,6 +9,7 @@ use crate::server::{McpServer, ServerSettings};
 
 pub mod auth;
 pub mod http;
+pub mod id_scan;
 pub mod listener;
 pub mod stdio;
 

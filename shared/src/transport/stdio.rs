@@ -6,7 +6,8 @@
 //! official SDKs do, so an echoing peer cannot start an error storm) and adds: a message larger
 //! than `--max-message-bytes` is dropped without ever being buffered whole, and if its `id` can
 //! be read from its first bytes the client gets a JSON-RPC error under that id; a JSON object
-//! with an id that is not a valid request gets an error under its id too.
+//! with an id that is not a valid request gets an error under its id too. The id scanner of
+//! oversized messages is its own file, `id_scan.rs`.
 
 use std::sync::Arc;
 
@@ -17,6 +18,8 @@ use rmcp::{
     transport::Transport,
 };
 use serde_json::{Value, json};
+
+use super::id_scan::scan_request_id;
 use tokio::{
     io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader},
     sync::Mutex,
@@ -267,140 +270,9 @@ fn classify_invalid(line: &[u8], error: &serde_json::Error) -> Invalid {
     }
 }
 
-/// Reads the top-level `"id"` of a JSON-RPC message from its first bytes, if it is there
-/// (a number or a string, before the prefix ends). Never reads past the prefix.
-pub fn scan_request_id(prefix: &[u8]) -> Option<Value> {
-    let mut s = Scanner { b: prefix, i: 0 };
-    if s.b.starts_with(b"\xEF\xBB\xBF") {
-        s.i = 3;
-    }
-    s.ws();
-    s.eat(b'{')?;
-    loop {
-        s.ws();
-        let key_start = s.i;
-        s.string()?;
-        let key = &s.b[key_start..s.i];
-        s.ws();
-        s.eat(b':')?;
-        s.ws();
-        let value_start = s.i;
-        s.value()?;
-        if key == b"\"id\"" {
-            let raw = &s.b[value_start..s.i];
-            return match serde_json::from_slice::<Value>(raw).ok()? {
-                v @ Value::String(_) => Some(v),
-                Value::Number(n) => {
-                    n.as_i64().or_else(|| n.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64)).map(Value::from)
-                }
-                _ => None,
-            };
-        }
-        s.ws();
-        match s.next()? {
-            b',' => continue,
-            _ => return None,
-        }
-    }
-}
-
-struct Scanner<'a> {
-    b: &'a [u8],
-    i: usize,
-}
-
-impl Scanner<'_> {
-    fn next(&mut self) -> Option<u8> {
-        let c = *self.b.get(self.i)?;
-        self.i += 1;
-        Some(c)
-    }
-    fn peek(&self) -> Option<u8> {
-        self.b.get(self.i).copied()
-    }
-    fn ws(&mut self) {
-        while matches!(self.peek(), Some(b' ' | b'\t' | b'\r' | b'\n')) {
-            self.i += 1;
-        }
-    }
-    fn eat(&mut self, c: u8) -> Option<()> {
-        (self.next()? == c).then_some(())
-    }
-    fn string(&mut self) -> Option<()> {
-        self.eat(b'"')?;
-        loop {
-            match self.next()? {
-                b'"' => return Some(()),
-                b'\\' => {
-                    self.next()?;
-                }
-                _ => {}
-            }
-        }
-    }
-    /// Skips one value of any kind (strings, nested containers, scalars).
-    fn value(&mut self) -> Option<()> {
-        match self.peek()? {
-            b'"' => self.string(),
-            b'{' | b'[' => {
-                let mut depth = 0usize;
-                loop {
-                    match self.peek()? {
-                        b'"' => self.string()?,
-                        b'{' | b'[' => {
-                            depth += 1;
-                            self.i += 1;
-                        }
-                        b'}' | b']' => {
-                            depth -= 1;
-                            self.i += 1;
-                            if depth == 0 {
-                                return Some(());
-                            }
-                        }
-                        _ => self.i += 1,
-                    }
-                }
-            }
-            _ => {
-                let start = self.i;
-                while let Some(c) = self.peek() {
-                    if matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n') {
-                        break;
-                    }
-                    self.i += 1;
-                }
-                // A scalar cut by the end of the prefix is not trustworthy.
-                (self.i > start && self.i < self.b.len()).then_some(())
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn scans_ids_before_the_params() {
-        assert_eq!(scan_request_id(br#"{"jsonrpc":"2.0","id":7,"method":"x","params":{"a":"#), Some(json!(7)));
-        assert_eq!(scan_request_id(br#"{"id":"abc","params":"#), Some(json!("abc")));
-        assert_eq!(scan_request_id(br#" { "jsonrpc" : "2.0" , "id" : 3.0 , "#), Some(json!(3)));
-        assert_eq!(
-            scan_request_id(br#"{"method":"tools/call","params":{"id":1,"x":[1,{"id":2}]},"id":9}"#),
-            Some(json!(9))
-        );
-        assert_eq!(scan_request_id(br#"{"params":{"x":"\"id\":5"},"id":"q\"s"}"#), Some(json!("q\"s")));
-    }
-
-    #[test]
-    fn gives_up_when_the_id_is_not_in_the_prefix() {
-        assert_eq!(scan_request_id(br#"{"jsonrpc":"2.0","method":"x","params":{"a":"aaaa"#), None);
-        assert_eq!(scan_request_id(br#"{"id":12"#), None, "a number cut by the prefix end");
-        assert_eq!(scan_request_id(br#"{"id":null,"#), None);
-        assert_eq!(scan_request_id(b"not json"), None);
-        assert_eq!(scan_request_id(br#"[{"id":1}]"#), None);
-    }
 
     async fn roundtrip(input: Vec<u8>, max: usize) -> (Vec<Option<String>>, String) {
         let (client_out, server_in) = tokio::io::duplex(1 << 20);
