@@ -1,0 +1,193 @@
+// Drives the extension inside a real VS Code (code-server, started by run.sh): opens the workspace
+// in headless chromium, waits for the extension's host (its discovery file), then talks to it
+// through the Rust mcp-server-ide-bridge over a real MCP session:
+//
+//   1. tools/list; list_files, read_file; `../etc/passwd` refused; a bridge with a wrong token
+//      refused;
+//   2. write_file with antigravity.mcp.confirmWrites on (run.sh's settings): the diff editor and
+//      the Allow / Deny notification appear; Allow writes (a new file, then a replaced one whose
+//      result carries the diff; disk checked), Deny writes nothing and the model gets
+//      ACCESS_DENIED; screenshots of the diff and of the notification go to --shots.
+//
+// Every wait is bounded; a failure prints what was expected and exits 1.
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { createInterface } from 'node:readline';
+
+const args = Object.fromEntries(
+  process.argv.slice(2).reduce((pairs, arg, i, all) => (arg.startsWith('--') ? [...pairs, [arg.slice(2), all[i + 1]]] : pairs), []),
+);
+const require = createRequire(import.meta.url);
+const { chromium } = require(args.playwright);
+
+const WAIT_MS = Number(process.env.E2E_WAIT_MS ?? 180_000);
+let failures = 0;
+function check(ok, what, detail = '') {
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}${ok || detail === '' ? '' : `: ${detail}`}`);
+  if (!ok) failures += 1;
+  return ok;
+}
+function fatal(message) {
+  console.error(`FAIL ${message}`);
+  process.exit(1);
+}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** The discovery record of the extension's host, once it is there (and not `notPort`). */
+async function discover(notPort) {
+  const dir = path.join(args.xdg, 'ide-bridge');
+  const deadline = Date.now() + WAIT_MS;
+  while (Date.now() < deadline) {
+    for (const name of await fs.readdir(dir).catch(() => [])) {
+      if (!name.endsWith('.json')) continue;
+      try {
+        const record = JSON.parse(await fs.readFile(path.join(dir, name), 'utf8'));
+        if (record.port !== notPort && record.workspaceFolders?.some((f) => path.resolve(f) === path.resolve(args.workspace))) {
+          return record;
+        }
+      } catch {
+        // being written
+      }
+    }
+    await sleep(200);
+  }
+  return fatal(`no discovery file for ${args.workspace} in ${dir} within ${WAIT_MS / 1000} s: the extension did not start`);
+}
+
+/** A minimal MCP stdio client around one mcp-server-ide-bridge process. */
+class Bridge {
+  constructor(url, token) {
+    this.proc = spawn(args.bridge, ['--url', url, '--token', token, '--request-timeout', '300', '--tool-timeout', '310'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, IDE_BRIDGE_TOKEN: '' },
+    });
+    this.next = 1;
+    this.pending = new Map();
+    this.stderr = '';
+    this.proc.stderr.on('data', (d) => (this.stderr += d));
+    createInterface({ input: this.proc.stdout }).on('line', (line) => {
+      let message;
+      try {
+        message = JSON.parse(line);
+      } catch {
+        return;
+      }
+      const waiter = this.pending.get(message.id);
+      if (waiter) {
+        this.pending.delete(message.id);
+        waiter(message);
+      }
+    });
+  }
+  request(method, params = {}) {
+    const id = this.next++;
+    this.proc.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${method}: no answer within ${WAIT_MS / 1000} s; stderr: ${this.stderr}`)), WAIT_MS);
+      this.pending.set(id, (m) => {
+        clearTimeout(timer);
+        resolve(m);
+      });
+    });
+  }
+  async initialize() {
+    const init = await this.request('initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'ide-bridge-e2e', version: '1' },
+    });
+    this.proc.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+    return init;
+  }
+  /** Calls a tool; retries while the bridge is still connecting (UNAVAILABLE), as a model would. */
+  async tool(name, argumentsObject, { retry = true } = {}) {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const answer = await this.request('tools/call', { name, arguments: argumentsObject });
+      const result = answer.result ?? { isError: true, structuredContent: { error: { code: 'JSONRPC', message: JSON.stringify(answer.error) } } };
+      const code = result.structuredContent?.error?.code;
+      if (!(retry && result.isError && code === 'UNAVAILABLE' && Date.now() < deadline)) return result;
+      await sleep(250);
+    }
+  }
+  close() {
+    this.proc.kill();
+  }
+}
+const text = (result) => result.content?.map((c) => c.text ?? '').join('') ?? '';
+const code = (result) => result.structuredContent?.error?.code;
+
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox'] });
+let bridge;
+try {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await page.goto(args.url, { timeout: WAIT_MS });
+  const record = await discover(undefined);
+  check(record.token === args.token, 'the extension published its host with the configured token');
+  const url = `ws://127.0.0.1:${record.port}`;
+
+  // 1. a real MCP session through the Rust bridge
+  bridge = new Bridge(url, args.token);
+  const init = await bridge.initialize();
+  check(init.result?.serverInfo?.name === 'mcp-server-ide-bridge', 'initialize', JSON.stringify(init));
+  const tools = (await bridge.request('tools/list')).result?.tools?.map((t) => t.name) ?? [];
+  check(['list_files', 'read_file', 'write_file'].every((t) => tools.includes(t)), 'tools/list', JSON.stringify(tools));
+  const listed = await bridge.tool('list_files', { recursive: true });
+  const files = listed.structuredContent?.files ?? [];
+  check(files.includes('README.md') && files.includes('src/main.ts'), 'list_files', JSON.stringify(listed));
+  const read = await bridge.tool('read_file', { path: 'README.md' });
+  check(text(read) === '# e2e workspace\n', 'read_file', JSON.stringify(read));
+  const escape = await bridge.tool('read_file', { path: '../etc/passwd' });
+  check(escape.isError === true && code(escape) === 'ACCESS_DENIED' && !text(escape).includes('root:'), 'read_file ../etc/passwd is refused', JSON.stringify(escape));
+  bridge.close();
+  bridge = undefined;
+  const wrong = new Bridge(url, 'not-the-token');
+  await wrong.initialize();
+  const refused = await wrong.tool('list_files', {}, { retry: false });
+  check(refused.isError === true && /token|401|unauthori/i.test(text(refused)), 'a wrong token is refused', JSON.stringify(refused));
+  wrong.close();
+
+  // 2. confirmWrites (on in the settings run.sh wrote): the diff editor and Allow / Deny
+  bridge = new Bridge(url, args.token);
+  await bridge.initialize();
+  await fs.mkdir(args.shots, { recursive: true });
+  const allow = page.getByRole('button', { name: 'Allow' });
+  const deny = page.getByRole('button', { name: 'Deny' });
+
+  const createCall = bridge.tool('write_file', { path: 'notes/e2e.md', content: 'written by the e2e test\n' });
+  await allow.first().waitFor({ timeout: WAIT_MS });
+  await allow.first().click();
+  const written = await createCall;
+  const onDisk = await fs.readFile(path.join(args.workspace, 'notes/e2e.md'), 'utf8').catch(() => '(missing)');
+  check(!written.isError && written.structuredContent?.created === true && onDisk === 'written by the e2e test\n', 'write_file of a new file, allowed', JSON.stringify(written));
+
+  const allowedCall = bridge.tool('write_file', { path: 'README.md', content: '# e2e workspace\n\nAllowed by a click.\n' });
+  await allow.first().waitFor({ timeout: WAIT_MS });
+  await sleep(1000); // let the diff editor render for the screenshot
+  await page.screenshot({ path: path.join(args.shots, 'confirm-write-diff.png') });
+  check((await page.locator('.monaco-diff-editor').count()) > 0, 'the diff editor is open while the question is asked');
+  await allow.first().click();
+  const allowed = await allowedCall;
+  const afterAllow = await fs.readFile(path.join(args.workspace, 'README.md'), 'utf8');
+  check(!allowed.isError && afterAllow === '# e2e workspace\n\nAllowed by a click.\n', 'Allow writes', JSON.stringify(allowed));
+  check(allowed.structuredContent?.lines_added === 2 && (allowed.structuredContent?.diff ?? '').includes('+Allowed by a click.'), 'the result carries the diff', JSON.stringify(allowed.structuredContent));
+
+  const deniedCall = bridge.tool('write_file', { path: 'README.md', content: 'should never be written\n' });
+  await deny.first().waitFor({ timeout: WAIT_MS });
+  await sleep(500);
+  await page.screenshot({ path: path.join(args.shots, 'confirm-write-notification.png'), clip: { x: 700, y: 500, width: 700, height: 400 } });
+  await deny.first().click();
+  const denied = await deniedCall;
+  const afterDeny = await fs.readFile(path.join(args.workspace, 'README.md'), 'utf8');
+  check(denied.isError === true && code(denied) === 'ACCESS_DENIED' && /declined/.test(text(denied)), 'Deny: ACCESS_DENIED, the user declined', JSON.stringify(denied));
+  check(afterDeny === afterAllow, 'Deny writes nothing');
+} catch (error) {
+  failures += 1;
+  console.error(`FAIL ${error.stack ?? error}`);
+} finally {
+  bridge?.close();
+  await browser.close();
+}
+process.exit(failures === 0 ? 0 : 1);
