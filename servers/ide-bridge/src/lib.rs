@@ -1,4 +1,4 @@
-//! `mcp-server-ide-bridge`: an IDE workspace exposed to MCP clients (spec 003), in two binaries.
+//! `mcp-server-ide-bridge`: an IDE workspace exposed to MCP clients, in two binaries.
 //!
 //! - `mcp-server-ide-bridge` is a stdio MCP server ([`server`]): the tools `list_files`,
 //!   `read_file`, `write_file` ([`tools`]) and the `file:///{path}` resources

@@ -1,7 +1,7 @@
 //! Paths as the bridge receives them (tool arguments, `file:///` URIs) and as the host takes them.
 //!
 //! The host takes paths relative to the workspace root. A model may pass an absolute path inside
-//! the workspace (as spec 003's `file:///path/to/project/src/main.ts` does); it is made relative
+//! the workspace (as an IDE's `file:///path/to/project/src/main.ts` is); it is made relative
 //! here, lexically, and the host's sandbox still decides what is inside. Everything else is passed
 //! on unchanged, so the host's refusal names the path the caller sent.
 

@@ -39,10 +39,10 @@ pub const BEARER: &str = "Bearer";
 /// The environment variable both binaries read the token from.
 pub const TOKEN_ENV: &str = "IDE_BRIDGE_TOKEN";
 
-/// The default port (spec 003's `antigravity.mcp.port`).
+/// The default port (the extension's `antigravity.mcp.port`).
 pub const DEFAULT_PORT: u16 = 8888;
 
-/// The default largest file a host reads or writes, in bytes (spec 003's `maxFileSize`).
+/// The default largest file a host reads or writes, in bytes (the extension's `antigravity.mcp.maxFileSize`).
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 102_400;
 
 /// The default largest WebSocket message a host accepts, in bytes.
@@ -151,7 +151,7 @@ pub struct CancelParams {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 #[error("{message} ({code})")]
 pub struct WireError {
-    /// The numeric code (spec 003's -32001..-32004, JSON-RPC's, or the table of the protocol doc).
+    /// The numeric code (the IDE bridge's -32001..-32010, JSON-RPC's: the table of docs/ide-bridge-protocol.md §8).
     pub code: i64,
     /// A human-readable message.
     pub message: String,

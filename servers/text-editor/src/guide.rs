@@ -1,8 +1,8 @@
-//! The guide of spec 000 §7.1 (the system-prompt section that teaches a coding agent the tool
+//! The guide (the system-prompt section that teaches a coding agent the tool
 //! and the git workflow around it), offered as the MCP prompt `text_editor_guide`, and its
 //! short form, the server's `instructions`.
 //!
-//! The text is the spec's, with the tool name and the workspace root of this server in place
+//! The text is the original guide's, with the tool name and the workspace root of this server in place
 //! of `text_editor` and `/workspace/project`.
 
 use std::sync::Arc;
@@ -22,7 +22,8 @@ use crate::workspace::Workspace;
 pub const PROMPT_NAME: &str = "text_editor_guide";
 
 /// What `prompts/list` says about the prompt.
-pub const PROMPT_DESCRIPTION: &str = "How to use the text editor tool and the git workflow around it: the system-prompt section for a coding agent (spec 000, section 7.1).";
+pub const PROMPT_DESCRIPTION: &str =
+    "How to use the text editor tool and the git workflow around it: the system-prompt section for a coding agent.";
 
 /// The guide, with `{tool}` and `{root}` to fill in.
 const GUIDE: &str = r##"## Text Editor Tool
@@ -171,7 +172,7 @@ If push fails due to remote changes:
 - The working directory is `{root}/`
 "##;
 
-/// The §7.1 guide for a server whose tool is `tool` and whose first root is `root`.
+/// The guide for a server whose tool is `tool` and whose first root is `root`.
 pub fn guide(tool: &str, root: &str) -> String {
     GUIDE.replace("{tool}", tool).replace("{root}", root.trim_end_matches('/'))
 }

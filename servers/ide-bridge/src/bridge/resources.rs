@@ -1,4 +1,4 @@
-//! Resources (spec 003 §6.2) and the state-dependent `tools/list`, as a [`ServerExtension`].
+//! Resources (`file:///{path}`) and the state-dependent `tools/list`, as a [`ServerExtension`].
 //!
 //! - `resources/templates/list`: `file:///{path}` (text/plain).
 //! - `resources/list`: the workspace's files (`fs/list` recursive), a page at a time; the cursor

@@ -1,4 +1,4 @@
-//! The headless workspace host (`ide-bridge-host`): the IDE extension's role of spec 003.
+//! The headless workspace host (`ide-bridge-host`): the role the IDE extension plays.
 //!
 //! It listens on 127.0.0.1 only, checks every WebSocket upgrade ([`handshake`]), and serves the
 //! JSON-RPC methods of [`crate::protocol`] over each connection ([`session`]) on one workspace

@@ -1,4 +1,4 @@
-//! The bridge's tools, one file each: `list_files`, `read_file`, `write_file` (spec 003 §6.1).
+//! The bridge's tools, one file each: `list_files`, `read_file`, `write_file`.
 //!
 //! Each forwards to the host's `fs/*` method through the [`Bridge`](crate::bridge::Bridge) and
 //! turns a failure into an `isError` result with the shared code and a next step.
@@ -23,7 +23,7 @@ pub(crate) async fn call<T: serde::de::DeserializeOwned>(
     serde_json::from_value(value).map_err(|e| BridgeError::Protocol(format!("{method}: {e}")).to_output(op))
 }
 
-/// `path` as the host takes it: a `file:///` URI (as `resources/list` gives them, or spec 003's
+/// `path` as the host takes it: a `file:///` URI (as `resources/list` gives them, or an IDE's
 /// absolute form) read as the resource of that URI, and absolute paths inside the workspace made
 /// relative. Anything else goes as it is, so the host's refusal names what the caller sent.
 pub(crate) fn host_path(bridge: &Bridge, path: &str) -> String {

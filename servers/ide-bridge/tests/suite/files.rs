@@ -65,7 +65,7 @@ fn read_file_returns_the_text_exactly() {
     assert_eq!(text_of(&bridge.call_tool("read_file", json!({"path": "./src/a.txt"})).unwrap()), text);
     let absolute = ws.join("src/a.txt").display().to_string();
     assert_eq!(text_of(&bridge.call_tool("read_file", json!({"path": absolute})).unwrap()), text);
-    // The URIs of resources/list, and spec 003's absolute file URIs, work as paths too.
+    // The URIs of resources/list, and an IDE's absolute file URIs, work as paths too.
     for uri in ["file:///src/a.txt".to_owned(), "file:///src%2Fa.txt".to_owned(), format!("file://{absolute}")] {
         let result = bridge.call_tool("read_file", json!({"path": uri})).unwrap();
         assert_eq!(text_of(&result), text, "{uri}: {result}");
@@ -114,7 +114,7 @@ fn files_over_the_size_limit_are_file_too_large_both_ways() {
     rt().block_on(async {
         let mut raw = ws_authorized(&host).await;
         let response = ws_call(&mut raw, 1, "fs/read", json!({"path": "over.txt"})).await;
-        assert_eq!(wire_code(&response), -32002, "spec 003: -32002 File Too Large");
+        assert_eq!(wire_code(&response), -32002, "-32002 File Too Large");
     });
 }
 
@@ -216,7 +216,7 @@ fn a_read_only_host_refuses_writes_and_tools_list_says_so() {
     rt().block_on(async {
         let mut raw = ws_authorized(&host).await;
         let response = ws_call(&mut raw, 1, "fs/write", json!({"path": "a.txt", "content": "x"})).await;
-        assert_eq!(wire_code(&response), -32004, "spec 003: -32004 Read-Only Mode Violation");
+        assert_eq!(wire_code(&response), -32004, "-32004 Read-Only Mode Violation");
         let info = ws_call(&mut raw, 2, "host/info", json!({})).await;
         assert_eq!(info["result"]["readOnly"], true);
     });

@@ -120,7 +120,7 @@ fn malformed_messages_get_json_rpc_errors_and_the_session_goes_on() {
         let r = ws_call(&mut raw, 7, "fs/read", json!({"path": "a.txt"})).await;
         assert_eq!(r["result"]["content"], "A", "notifications get no answer: {r}");
         let r = ws_call(&mut raw, 8, "fs/readFile", json!({"path": "a.txt"})).await;
-        assert_eq!(r["result"]["content"], "A", "spec 003 §5.1's method name is an alias");
+        assert_eq!(r["result"]["content"], "A", "fs/readFile is an alias of fs/read");
     });
 }
 

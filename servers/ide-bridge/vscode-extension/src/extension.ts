@@ -1,7 +1,7 @@
 /**
  * The VS Code / Antigravity extension: on startup it serves the open workspace folders to
  * `mcp-server-ide-bridge` over the ide-bridge protocol (a WebSocket on 127.0.0.1), with the
- * settings `antigravity.mcp.*` of spec 003, and advertises itself in a discovery file.
+ * settings `antigravity.mcp.*`, and advertises itself in a discovery file.
  *
  * Everything protocol-related is in `core/` (no `vscode` import); this file reads the settings,
  * adapts `vscode.workspace.fs` and the editor's messages to the core, and registers the commands.
@@ -29,7 +29,7 @@ import { VscodeWorkspace } from './vscode/vscodeWorkspace';
 
 const SECTION = 'antigravity.mcp';
 
-/** The settings of spec 003 §4.1 (plus `confirmWrites`). */
+/** The extension's settings (`antigravity.mcp.*`). */
 interface Settings {
   port: number;
   token: string;

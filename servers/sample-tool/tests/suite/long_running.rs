@@ -48,7 +48,7 @@ fn a_cancelled_call_stops_and_sends_no_result() {
     client.notify("notifications/cancelled", json!({"requestId": id, "reason": "user pressed stop"})).unwrap();
     let pong = client.request("ping", json!({})).unwrap();
     assert_eq!(pong["result"], json!({}));
-    // Nothing comes for the cancelled call (the spec's "SHOULD NOT respond"); if anything did,
+    // Nothing comes for the cancelled call (MCP's "SHOULD NOT respond" for a cancelled request); if anything did,
     // it would have to be CANCELLED.
     if let Some(message) = client.try_read_message(Duration::from_millis(300)).unwrap() {
         assert_eq!(message["id"], json!(id));

@@ -23,14 +23,14 @@ export const METHOD_WRITE = 'fs/write';
 /** `$/cancelRequest`: a notification asking the host to abandon a request. */
 export const METHOD_CANCEL = '$/cancelRequest';
 
-/** Spec 003 §5.1 writes `fs/readFile`; hosts accept these names too (protocol §4.5). */
+/** Method name aliases hosts accept too (`fs/readFile`, ...: protocol §4.5). */
 export const METHOD_ALIASES: Readonly<Record<string, string>> = {
   'fs/readFile': METHOD_READ,
   'fs/writeFile': METHOD_WRITE,
   'fs/listFiles': METHOD_LIST,
 };
 
-/** Wire error codes: spec 003's -32001..-32004, mcp-suite's -32005..-32010, JSON-RPC's. */
+/** Wire error codes: -32001..-32004 (the IDE bridge's original four), -32005..-32010, JSON-RPC's. */
 export const Code = {
   ACCESS_DENIED: -32001,
   FILE_TOO_LARGE: -32002,
@@ -76,9 +76,9 @@ const WIRE_CODE: Readonly<Record<SharedCode, number>> = {
   INTERNAL_ERROR: Code.INTERNAL_ERROR,
 };
 
-/** The default port (spec 003's `antigravity.mcp.port`). */
+/** The default port (`antigravity.mcp.port`). */
 export const DEFAULT_PORT = 8888;
-/** The default largest file read or written, in bytes (spec 003's `maxFileSize`). */
+/** The default largest file read or written, in bytes (`antigravity.mcp.maxFileSize`). */
 export const DEFAULT_MAX_FILE_SIZE = 102_400;
 /** The default largest message accepted, in bytes (16 MiB). */
 export const DEFAULT_MAX_MESSAGE_SIZE = 16 * 1024 * 1024;

@@ -88,7 +88,7 @@ export interface Notifier {
    * `true` to allow it.
    */
   confirmWrite(notice: WriteNotice): Promise<boolean>;
-  /** Tells the user a write happened (spec 003: "Notify user on write"). */
+  /** Tells the user a write happened (every write is shown to the user). */
   didWrite(notice: WriteNotice): void;
   /** A line for the log (never shown to MCP clients). */
   log(level: 'info' | 'warn' | 'error', message: string): void;

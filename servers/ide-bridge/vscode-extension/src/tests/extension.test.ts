@@ -174,7 +174,7 @@ test('a busy port falls back to a free one; settings changes restart; a bad toke
   await assert.rejects(RpcClient.connect(t, `ws://127.0.0.1:${restarted.port}`, { token: 'tok' }));
 });
 
-test('package.json declares the settings of spec 003 with their defaults, and activation registers every declared command', async (t) => {
+test('package.json declares the antigravity.mcp settings with their defaults, and activation registers every declared command', async (t) => {
   const manifest = JSON.parse(await fs.readFile(path.resolve(__dirname, '..', '..', 'package.json'), 'utf8'));
   assert.deepEqual(manifest.activationEvents, ['onStartupFinished'], 'activated on startup');
   const properties = manifest.contributes.configuration.properties as Record<string, { type: string; default: unknown }>;
