@@ -40,19 +40,12 @@ const SETTLE_WAIT: Duration = Duration::from_secs(2);
 #[derive(Debug, Clone)]
 pub struct BridgeExtension {
     bridge: Bridge,
-    page_size: usize,
 }
 
 impl BridgeExtension {
     /// The extension over `bridge`.
     pub fn new(bridge: Bridge) -> Self {
-        BridgeExtension { bridge, page_size: PAGE_SIZE }
-    }
-
-    /// The same with another page size (tests).
-    pub fn with_page_size(mut self, page_size: usize) -> Self {
-        self.page_size = page_size.max(1);
-        self
+        BridgeExtension { bridge }
     }
 }
 
@@ -102,7 +95,7 @@ impl ServerExtension for BridgeExtension {
                 self.bridge.call(METHOD_LIST, json!({"recursive": true})).await.map_err(|e| mcp_error(&e, Op::List))?;
             let listed: ListResult = serde_json::from_value(value)
                 .map_err(|e| mcp_error(&BridgeError::Protocol(format!("fs/list: {e}")), Op::List))?;
-            let end = offset.saturating_add(self.page_size).min(listed.files.len());
+            let end = offset.saturating_add(PAGE_SIZE).min(listed.files.len());
             let page = listed.files.get(offset..end).unwrap_or_default();
             let resources = page
                 .iter()

@@ -2,8 +2,8 @@
 //! `XDG_RUNTIME_DIR`), a running `ide-bridge-host`, the bridge as an MCP stdio client, a raw
 //! WebSocket client, and a scriptable fake host.
 
-// Test helpers: a failed setup step is a failed test, so they unwrap; not every suite uses every helper.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+// Test helpers: a failed setup step is a failed test, so they unwrap.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::{
     io::{BufRead, BufReader},
@@ -117,7 +117,6 @@ pub struct HostProc {
     child: Child,
     pub port: u16,
     pub token: String,
-    pub root: PathBuf,
     lines: Receiver<String>,
     stderr: Arc<Mutex<String>>,
 }
@@ -172,7 +171,7 @@ impl HostProc {
                 }
             }
         });
-        let mut host = HostProc { child, port: 0, token: String::new(), root: root.to_path_buf(), lines, stderr };
+        let mut host = HostProc { child, port: 0, token: String::new(), lines, stderr };
         let given = args.iter().position(|a| *a == "--token").and_then(|i| args.get(i + 1));
         let mut token = given.map(|t| (*t).to_owned());
         let deadline = Instant::now() + WAIT;
