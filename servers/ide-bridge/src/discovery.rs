@@ -15,8 +15,7 @@
 use std::{
     ffi::OsString,
     fs,
-    io::Write,
-    os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt},
+    os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt},
     path::{Path, PathBuf},
     time::SystemTime,
 };
@@ -209,21 +208,28 @@ impl Drop for Published {
 pub fn publish(dir: &Path, record: &DiscoveryRecord) -> Result<Published, DiscoveryError> {
     ensure_private_dir(dir)?;
     sweep_stale(dir);
-    let path = dir.join(format!("{}.json", record.port));
-    let temp = dir.join(format!(".{}.json.{}.tmp", record.port, record.pid));
+    let name = format!("{}.json", record.port);
+    let path = dir.join(&name);
     let bytes = serde_json::to_vec_pretty(record)?;
-    let _ = fs::remove_file(&temp);
-    let written = (|| {
-        let mut file = fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&temp)?;
-        file.write_all(&bytes)?;
-        file.sync_all()?;
-        fs::rename(&temp, &path)?;
-        fs::File::open(dir)?.sync_all()
-    })();
-    if let Err(e) = written {
-        let _ = fs::remove_file(&temp);
-        return Err(io(format!("cannot write {}", path.display()))(e));
+    // The shared sandbox's atomic write (temp file, fsync, rename, directory fsync), confined to
+    // the discovery directory. A file already there (a stale one of this port) goes first, so that
+    // the new one is created 0600 instead of keeping the old file's mode.
+    let failed = |e: mcp_shared::sandbox::SandboxError| {
+        io(format!("cannot write {}", path.display()))(std::io::Error::other(e.to_string()))
+    };
+    let sandbox = mcp_shared::sandbox::Sandbox::new([dir]).map_err(failed)?;
+    let target = sandbox.resolve_rel(&name).map_err(failed)?;
+    match sandbox.remove_file(&target) {
+        Ok(()) | Err(mcp_shared::sandbox::SandboxError::NotFound { .. }) => {}
+        Err(e) => return Err(failed(e)),
     }
+    let options = mcp_shared::sandbox::WriteOptions {
+        fsync: true,
+        create_parents: false,
+        create_new: false,
+        mode_if_new: Some(0o600),
+    };
+    sandbox.write_atomic(&target, &bytes, &options).map_err(failed)?;
     Ok(Published { path, pid: record.pid })
 }
 
