@@ -21,6 +21,7 @@ pub mod host;
 pub mod paths;
 pub mod protocol;
 pub mod tools;
+pub mod ws;
 
 use bridge::{Bridge, resources::BridgeExtension};
 

@@ -51,9 +51,6 @@ pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 16 * 1024 * 1024;
 /// The largest message the bridge accepts from a host, in bytes.
 pub const BRIDGE_MAX_MESSAGE_SIZE: usize = 64 * 1024 * 1024;
 
-/// The default keep-alive ping interval, in seconds. A peer silent for two intervals is dropped.
-pub const DEFAULT_PING_INTERVAL_SECS: f64 = 15.0;
-
 /// Requests one connection may have in flight at a host; more are refused with
 /// [`ErrorCode::Unavailable`]'s wire code.
 pub const MAX_IN_FLIGHT: usize = 256;

@@ -56,7 +56,7 @@ struct Cli {
     allowed_origins: Vec<String>,
 
     /// The keep-alive ping interval, in seconds; a client silent for two intervals is dropped.
-    #[arg(long, value_name = "SECS", default_value_t = 15.0, value_parser = mcp_shared::transport::parse_seconds)]
+    #[arg(long, value_name = "SECS", default_value_t = mcp_server_ide_bridge::ws::PING_INTERVAL.as_secs_f64(), value_parser = mcp_shared::transport::parse_seconds)]
     ping_interval: f64,
 
     /// Do not fsync written files and directories (faster, not durable across a power loss).

@@ -12,7 +12,7 @@
 use std::{
     collections::HashMap,
     sync::{Arc, Mutex, OnceLock},
-    time::{Duration, Instant},
+    time::Duration,
 };
 
 use futures::{SinkExt, StreamExt};
@@ -25,9 +25,7 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, tungstenite::Message};
 use tokio_util::sync::CancellationToken;
 
 use crate::protocol::{self, HostInfo, MAX_IN_FLIGHT, METHOD_CANCEL, WireError};
-
-/// How often the bridge pings the host; a host silent for two intervals is dropped.
-pub const PING_INTERVAL: Duration = Duration::from_secs(15);
+use crate::ws::{KeepAlive, PING_INTERVAL, Tick, write_batch};
 
 /// Why a request on a link failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,15 +87,7 @@ impl Link {
                     () = closed.cancelled() => None,
                 };
                 let Some(message) = message else { break };
-                if sink.feed(message).await.is_err() {
-                    break;
-                }
-                while let Ok(more) = out_rx.try_recv() {
-                    if sink.feed(more).await.is_err() {
-                        break;
-                    }
-                }
-                if sink.flush().await.is_err() {
+                if write_batch(&mut sink, message, || out_rx.try_recv().ok()).await.is_err() {
                     break;
                 }
             }
@@ -109,13 +99,12 @@ impl Link {
         let closed = link.closed.clone();
         let out = link.out.clone();
         tokio::spawn(async move {
-            let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + PING_INTERVAL, PING_INTERVAL);
-            let mut last_seen = Instant::now();
+            let mut keep_alive = KeepAlive::new(PING_INTERVAL);
             loop {
                 tokio::select! {
                     incoming = stream.next() => match incoming {
                         Some(Ok(message)) => {
-                            last_seen = Instant::now();
+                            keep_alive.seen();
                             match message {
                                 Message::Text(text) => {
                                     let Some(link) = reader.upgrade() else { break };
@@ -134,13 +123,15 @@ impl Link {
                         }
                         None => break,
                     },
-                    _ = ticker.tick() => {
-                        if last_seen.elapsed() > PING_INTERVAL * 2 {
+                    tick = keep_alive.tick() => match tick {
+                        Tick::Dead => {
                             tracing::warn!("the host sent nothing for two ping intervals; dropping the connection");
                             break;
                         }
-                        let _ = out.send(Message::Ping(Vec::new().into()));
-                    }
+                        Tick::Ping => {
+                            let _ = out.send(Message::Ping(Vec::new().into()));
+                        }
+                    },
                     () = closed.cancelled() => break,
                 }
             }

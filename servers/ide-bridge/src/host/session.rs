@@ -9,7 +9,6 @@
 use std::{
     collections::HashMap,
     sync::{Arc, Mutex},
-    time::Instant,
 };
 
 use futures::{SinkExt, StreamExt};
@@ -32,6 +31,7 @@ use crate::protocol::{
     self, CancelParams, INVALID_PARAMS, INVALID_REQUEST, ListParams, MAX_IN_FLIGHT, METHOD_CANCEL, METHOD_INFO,
     METHOD_LIST, METHOD_NOT_FOUND, METHOD_READ, METHOD_WRITE, PARSE_ERROR, ReadParams, WireError, WriteParams,
 };
+use crate::ws::{KeepAlive, Tick, write_batch};
 
 /// The requests in flight on one connection, by the JSON text of their id.
 type InFlight = Arc<Mutex<HashMap<String, CancellationToken>>>;
@@ -43,15 +43,10 @@ pub(crate) async fn run(ws: WebSocketStream<TcpStream>, shared: Arc<Shared>, shu
     let writer = tokio::spawn(async move {
         while let Some(message) = out_rx.recv().await {
             let closing = matches!(message, Message::Close(_));
-            if sink.feed(message).await.is_err() {
+            if write_batch(&mut sink, message, || out_rx.try_recv().ok()).await.is_err() {
                 return;
             }
-            while let Ok(more) = out_rx.try_recv() {
-                if sink.feed(more).await.is_err() {
-                    return;
-                }
-            }
-            if sink.flush().await.is_err() || closing {
+            if closing {
                 break;
             }
         }
@@ -59,10 +54,7 @@ pub(crate) async fn run(ws: WebSocketStream<TcpStream>, shared: Arc<Shared>, shu
     });
 
     let in_flight: InFlight = Arc::default();
-    let interval = shared.ping_interval;
-    let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
-    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut last_seen = Instant::now();
+    let mut keep_alive = KeepAlive::new(shared.ping_interval);
     let close =
         |code: CloseCode, reason: &'static str| Message::Close(Some(CloseFrame { code, reason: reason.into() }));
 
@@ -71,7 +63,7 @@ pub(crate) async fn run(ws: WebSocketStream<TcpStream>, shared: Arc<Shared>, shu
             incoming = stream.next() => match incoming {
                 None => break,
                 Some(Ok(message)) => {
-                    last_seen = Instant::now();
+                    keep_alive.seen();
                     match message {
                         Message::Text(text) => on_text(text.as_str(), &shared, &out_tx, &in_flight).await,
                         Message::Binary(_) => {
@@ -92,14 +84,16 @@ pub(crate) async fn run(ws: WebSocketStream<TcpStream>, shared: Arc<Shared>, shu
                     break;
                 }
             },
-            _ = ticker.tick() => {
-                if last_seen.elapsed() > interval * 2 {
+            tick = keep_alive.tick() => match tick {
+                Tick::Dead => {
                     tracing::info!("closing a connection silent for two ping intervals");
                     let _ = out_tx.send(close(CloseCode::Away, "keep-alive timeout")).await;
                     break;
                 }
-                let _ = out_tx.send(Message::Ping(Vec::new().into())).await;
-            }
+                Tick::Ping => {
+                    let _ = out_tx.send(Message::Ping(Vec::new().into())).await;
+                }
+            },
             () = shutdown.cancelled() => {
                 let _ = out_tx.send(close(CloseCode::Away, "the host is shutting down")).await;
                 break;
