@@ -292,7 +292,8 @@ impl Drop for Abandon<'_> {
         self.link.forget(self.id);
         if !self.link.is_closed() {
             tracing::debug!(id = self.id, "abandoning a request; asking the host to cancel it");
-            let notification = json!({"jsonrpc": "2.0", "method": METHOD_CANCEL, "params": {"id": self.id}});
+            let params = protocol::CancelParams { id: Value::from(self.id) };
+            let notification = json!({"jsonrpc": "2.0", "method": METHOD_CANCEL, "params": params});
             let _ = self.link.out.send(Message::Text(notification.to_string().into()));
         }
     }

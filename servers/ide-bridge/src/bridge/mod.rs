@@ -230,6 +230,18 @@ impl Bridge {
         waited.unwrap_or(Err(ConnectError::StillConnecting))
     }
 
+    /// [`Bridge::call`] with the protocol module's typed params and result: the bridge builds
+    /// and reads the same structs the host does.
+    pub async fn request<P: serde::Serialize, T: serde::de::DeserializeOwned>(
+        &self,
+        method: &str,
+        params: &P,
+    ) -> Result<T, BridgeError> {
+        let params = serde_json::to_value(params).map_err(|e| BridgeError::Protocol(format!("{method}: {e}")))?;
+        let value = self.call(method, params).await?;
+        serde_json::from_value(value).map_err(|e| BridgeError::Protocol(format!("{method}: {e}")))
+    }
+
     /// Sends `method` with `params` to the host and returns its result.
     pub async fn call(&self, method: &str, params: Value) -> Result<Value, BridgeError> {
         let replayable = matches!(method, METHOD_LIST | METHOD_READ | METHOD_INFO);

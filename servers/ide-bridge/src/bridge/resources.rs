@@ -26,7 +26,7 @@ use serde_json::json;
 use super::{Bridge, BridgeError, error::Op};
 use crate::{
     paths::{FILE_TEMPLATE, file_uri, parse_file_uri, to_host_path},
-    protocol::{ListResult, METHOD_LIST, METHOD_READ, ReadResult},
+    protocol::{ListParams, ListResult, METHOD_LIST, METHOD_READ, ReadParams, ReadResult},
     tools::write_file,
 };
 
@@ -91,10 +91,11 @@ impl ServerExtension for BridgeExtension {
                     )
                 })?,
             };
-            let value =
-                self.bridge.call(METHOD_LIST, json!({"recursive": true})).await.map_err(|e| mcp_error(&e, Op::List))?;
-            let listed: ListResult = serde_json::from_value(value)
-                .map_err(|e| mcp_error(&BridgeError::Protocol(format!("fs/list: {e}")), Op::List))?;
+            let listed: ListResult = self
+                .bridge
+                .request(METHOD_LIST, &ListParams { recursive: true, path: None })
+                .await
+                .map_err(|e| mcp_error(&e, Op::List))?;
             let end = offset.saturating_add(PAGE_SIZE).min(listed.files.len());
             let page = listed.files.get(offset..end).unwrap_or_default();
             let resources = page
@@ -113,10 +114,9 @@ impl ServerExtension for BridgeExtension {
         Box::pin(async move {
             let folders = self.bridge.workspace_folders();
             let path = parse_file_uri(&uri, &folders).map_err(|e| McpError::invalid_params(e.to_string(), None))?;
-            let wire = json!({"path": to_host_path(&folders, &path)});
-            let value = self.bridge.call(METHOD_READ, wire).await.map_err(|e| mcp_error(&e, Op::Read(&path)))?;
-            let read: ReadResult = serde_json::from_value(value)
-                .map_err(|e| mcp_error(&BridgeError::Protocol(format!("fs/read: {e}")), Op::Read(&path)))?;
+            let wire = ReadParams { path: to_host_path(&folders, &path) };
+            let read: ReadResult =
+                self.bridge.request(METHOD_READ, &wire).await.map_err(|e| mcp_error(&e, Op::Read(&path)))?;
             Ok(ReadResourceResult::new(vec![ResourceContents::text(read.content, uri)]))
         })
     }

@@ -12,7 +12,7 @@ use serde_json::json;
 
 use crate::{
     bridge::{Bridge, error::Op},
-    protocol::{ListResult, METHOD_LIST},
+    protocol::{ListParams, ListResult, METHOD_LIST},
 };
 
 /// The input of `list_files`.
@@ -80,11 +80,11 @@ impl Tool for ListFiles {
     }
 
     async fn run(&self, params: ListFilesParams, _ctx: ToolContext) -> ToolOutput {
-        let mut wire = json!({"recursive": params.recursive});
-        if let Some(path) = &params.path {
-            wire["path"] = json!(super::host_path(&self.bridge, path));
-        }
-        let listed: ListResult = match super::call(&self.bridge, METHOD_LIST, wire, Op::List).await {
+        let wire = ListParams {
+            recursive: params.recursive,
+            path: params.path.as_deref().map(|path| super::host_path(&self.bridge, path)),
+        };
+        let listed: ListResult = match super::call(&self.bridge, METHOD_LIST, &wire, Op::List).await {
             Ok(listed) => listed,
             Err(error) => return error,
         };

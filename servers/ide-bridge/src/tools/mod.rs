@@ -7,20 +7,18 @@ pub mod list_files;
 pub mod read_file;
 pub mod write_file;
 
-use serde_json::Value;
-
-use crate::bridge::{Bridge, BridgeError, error::Op};
+use crate::bridge::{Bridge, error::Op};
 use mcp_shared::ToolOutput;
 
-/// Calls `method` and decodes its result as `T`, or gives the error result for `op`.
-pub(crate) async fn call<T: serde::de::DeserializeOwned>(
+/// Calls `method` with the typed `params` of the protocol module and decodes its result as `T`,
+/// or gives the error result for `op`: both sides of the wire use the same structs.
+pub(crate) async fn call<P: serde::Serialize, T: serde::de::DeserializeOwned>(
     bridge: &Bridge,
     method: &str,
-    params: Value,
+    params: &P,
     op: Op<'_>,
 ) -> Result<T, ToolOutput> {
-    let value = bridge.call(method, params).await.map_err(|e| e.to_output(op))?;
-    serde_json::from_value(value).map_err(|e| BridgeError::Protocol(format!("{method}: {e}")).to_output(op))
+    bridge.request(method, params).await.map_err(|e| e.to_output(op))
 }
 
 /// `path` as the host takes it: a `file:///` URI (as `resources/list` gives them, or an IDE's

@@ -5,11 +5,10 @@ use std::borrow::Cow;
 use mcp_shared::{Tool, ToolContext, ToolOutput, reexports::rmcp::model::ToolAnnotations};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
 use crate::{
     bridge::{Bridge, error::Op},
-    protocol::{METHOD_READ, ReadResult},
+    protocol::{METHOD_READ, ReadParams, ReadResult},
 };
 
 /// The input of `read_file`.
@@ -58,8 +57,8 @@ impl Tool for ReadFile {
     }
 
     async fn run(&self, params: ReadFileParams, _ctx: ToolContext) -> ToolOutput {
-        let wire = json!({"path": super::host_path(&self.bridge, &params.path)});
-        match super::call::<ReadResult>(&self.bridge, METHOD_READ, wire, Op::Read(&params.path)).await {
+        let wire = ReadParams { path: super::host_path(&self.bridge, &params.path) };
+        match super::call::<_, ReadResult>(&self.bridge, METHOD_READ, &wire, Op::Read(&params.path)).await {
             Ok(read) => ToolOutput::text(read.content),
             Err(error) => error,
         }

@@ -15,7 +15,7 @@ use serde_json::json;
 
 use crate::{
     bridge::{Bridge, error::Op},
-    protocol::{METHOD_WRITE, WriteResult},
+    protocol::{METHOD_WRITE, WriteParams, WriteResult},
 };
 
 /// The tool's name.
@@ -108,8 +108,8 @@ impl Tool for WriteFile {
     }
 
     async fn run(&self, params: WriteFileParams, _ctx: ToolContext) -> ToolOutput {
-        let wire = json!({"path": super::host_path(&self.bridge, &params.path), "content": params.content});
-        let written: WriteResult = match super::call(&self.bridge, METHOD_WRITE, wire, Op::Write(&params.path)).await {
+        let wire = WriteParams { path: super::host_path(&self.bridge, &params.path), content: params.content };
+        let written: WriteResult = match super::call(&self.bridge, METHOD_WRITE, &wire, Op::Write(&params.path)).await {
             Ok(written) => written,
             Err(error) => return error,
         };
@@ -128,7 +128,7 @@ impl Tool for WriteFile {
                 let name = output.path.trim_start_matches('/');
                 let change = mcp_shared::diff::unified(
                     old,
-                    &params.content,
+                    &wire.content,
                     &format!("a/{name}"),
                     &format!("b/{name}"),
                     MAX_DIFF_BYTES,
