@@ -1,6 +1,6 @@
 /**
  * The ide-bridge wire protocol, version 1, as the host speaks it
- * (`servers/ide-bridge/docs/ide-bridge-protocol.md`; the Rust side is `src/protocol.rs`).
+ * (`servers/ide-bridge/docs/ide-bridge-protocol.md`; the Rust side is `src/protocol/`).
  *
  * JSON-RPC 2.0 over WebSocket text frames. The method names, the error codes and the result
  * shapes here must stay equal to the Rust ones: the cross-language test drives the real
