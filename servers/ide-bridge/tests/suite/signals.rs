@@ -14,6 +14,8 @@ use super::{Env, HOST, TOKEN, WAIT};
 fn sigterm_stops_the_host_after_its_stderr_reader_is_gone() {
     let env = Env::new();
     let root = env.workspace("ws", &[("a.txt", "a\n")]);
+    // Spawned here, not with `HostProc`, whose thread keeps reading stderr: this test must close
+    // the read end of the pipe itself.
     let mut child = Command::new(HOST)
         .arg("--root")
         .arg(&root)
