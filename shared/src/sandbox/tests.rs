@@ -2,7 +2,7 @@
 
 use std::fs;
 use std::os::unix::fs::{MetadataExt as _, PermissionsExt, symlink};
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use proptest::prelude::*;
 
