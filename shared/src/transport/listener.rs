@@ -9,8 +9,8 @@
 //! - sets `TCP_NODELAY` on every accepted socket (logged at debug level, read back from the
 //!   socket, so a test can check the running binary);
 //! - bounds the time to send a request head (`--header-read-timeout`), which in hyper is also the
-//!   longest a kept-alive connection may sit idle between two requests; a response being streamed
-//!   (an SSE stream) is not idle;
+//!   longest a kept-alive connection may sit idle between two requests (a response being streamed,
+//!   an SSE stream, is not idle), and the time to send the body (three of those, from the head);
 //! - caps the open connections (`--max-connections`). At the cap, a new connection takes the place
 //!   of the oldest one that has not yet sent a single complete request head (a slowloris
 //!   connection, or one that never will), so such connections cannot lock out a real client; when
@@ -200,6 +200,54 @@ impl http_body::Body for GuardedBody {
     }
 }
 
+/// A request body must arrive whole within this many `--header-read-timeout`s of its head: a
+/// client that sends a head and then drips (or stops sending) its body cannot hold a connection.
+pub const BODY_TIMEOUT_FACTOR: u32 = 3;
+
+/// A request body that fails once its deadline has passed before its end. The timer is armed
+/// only when the body is not already there (a small request's body usually comes with its head),
+/// so the common case costs no timer.
+struct DeadlineBody {
+    inner: Incoming,
+    deadline: tokio::time::Instant,
+    timer: Option<Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl DeadlineBody {
+    fn new(inner: Incoming, timeout: Duration) -> DeadlineBody {
+        DeadlineBody { inner, deadline: tokio::time::Instant::now() + timeout, timer: None }
+    }
+}
+
+impl http_body::Body for DeadlineBody {
+    type Data = axum::body::Bytes;
+    type Error = Box<dyn std::error::Error + Send + Sync>;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        if let Poll::Ready(frame) = Pin::new(&mut self.inner).poll_frame(cx) {
+            return Poll::Ready(frame.map(|f| f.map_err(Into::into)));
+        }
+        let deadline = self.deadline;
+        let timer = self.timer.get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
+        if timer.as_mut().poll(cx).is_ready() {
+            tracing::debug!("a request body did not arrive in time; closing the connection");
+            return Poll::Ready(Some(Err("the request body did not arrive in time".into())));
+        }
+        Poll::Pending
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
 /// The answer to a connection past the cap.
 const REFUSAL: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: text/plain\r\n\
 Content-Length: 54\r\nConnection: close\r\n\r\nToo many open connections: retry in a second or two.\r\n";
@@ -257,9 +305,11 @@ pub async fn serve(
         let requested = Arc::clone(&slot.requested);
         let inflight = Arc::clone(&inflight);
         let router = TowerToHyperService::new(router.clone());
+        let body_timeout = limits.header_read_timeout * BODY_TIMEOUT_FACTOR;
         let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
             requested.store(true, Ordering::Relaxed);
             let guard = (request.method() == hyper::Method::POST).then(|| InFlightGuard::enter(&inflight));
+            let request = request.map(|body| Body::new(DeadlineBody::new(body, body_timeout)));
             let response = router.call(request);
             async move {
                 let response = response.await?;

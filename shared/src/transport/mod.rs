@@ -59,7 +59,7 @@ pub struct TransportArgs {
     pub max_connections: Option<usize>,
 
     /// HTTP: seconds a client has to send a request head; also the longest a kept-alive
-    /// connection may stay idle between requests.
+    /// connection may stay idle between requests. The body must follow within three times this.
     #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = parse_seconds)]
     pub header_read_timeout: f64,
 
@@ -168,7 +168,7 @@ pub enum ServeError {
     Join(String),
 }
 
-/// The runtime every server runs on: one thread for the protocol (a cold start spawns no worker
+/// The runtime of stdio (and of the IDE bridge): one thread for the protocol (a cold start spawns no worker
 /// thread) and at most 64 for blocking file work.
 pub fn runtime() -> Result<tokio::runtime::Runtime, ServeError> {
     tokio::runtime::Builder::new_current_thread()
@@ -180,7 +180,18 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, ServeError> {
 
 /// [`serve`] on a [`runtime`]: what a server's `main` calls once its flags are parsed.
 pub fn serve_blocking(server: McpServer, args: &TransportArgs) -> Result<(), ServeError> {
-    runtime()?.block_on(serve(server, args))
+    let runtime = if args.http.is_some() { http_runtime()? } else { runtime()? };
+    runtime.block_on(serve(server, args))
+}
+
+/// The runtime of `--http`: one worker per core, since many clients call at once (a cold start
+/// matters less there than for stdio, which keeps [`runtime`]).
+pub fn http_runtime() -> Result<tokio::runtime::Runtime, ServeError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .max_blocking_threads(64)
+        .build()
+        .map_err(|source| ServeError::Io { context: "cannot start the async runtime".into(), source })
 }
 
 /// Serves `server` on the transport `args` selects, until the client goes away (stdio) or the

@@ -110,6 +110,24 @@ fn a_request_head_not_sent_in_time_closes_the_connection() {
 }
 
 #[test]
+fn a_body_that_does_not_arrive_in_time_closes_the_connection() {
+    // A complete head, then a body that stops short (R.U.D.Y.): the connection is not held.
+    let (_server, addr) = server(&["--header-read-timeout", "0.2"], "warn");
+    let mut stream = TcpStream::connect(&addr).unwrap();
+    stream.set_read_timeout(Some(WAIT)).unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{{\"jsonrpc\""
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    let answer = read_to_close(&mut stream);
+    assert!(!answer.contains("200 OK"), "{answer}");
+    // and the server serves the next client
+    let mut session = HttpSession::open(&url(&addr), None, WAIT).unwrap();
+    assert_hoge_works(&mut session);
+}
+
+#[test]
 fn half_open_connections_cannot_lock_out_a_client() {
     // Slowloris: more half-sent heads than the cap, a long header timeout; a real client is
     // still served, each new connection taking the place of the oldest that sent nothing.
