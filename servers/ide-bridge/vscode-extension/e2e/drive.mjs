@@ -7,7 +7,9 @@
 //   2. write_file with antigravity.mcp.confirmWrites on (run.sh's settings): the diff editor and
 //      the Allow / Deny notification appear; Allow writes (a new file, then a replaced one whose
 //      result carries the diff; disk checked), Deny writes nothing and the model gets
-//      ACCESS_DENIED; screenshots of the diff and of the notification go to --shots.
+//      ACCESS_DENIED; screenshots of the diff and of the notification go to --shots;
+//   3. the browser page closed (code-server keeps the extension host): a write that needs the user
+//      is refused as UNAVAILABLE within seconds, nothing written.
 //
 // Every wait is bounded; a failure prints what was expected and exits 1.
 import { spawn } from 'node:child_process';
@@ -183,6 +185,23 @@ try {
   const afterDeny = await fs.readFile(path.join(args.workspace, 'README.md'), 'utf8');
   check(denied.isError === true && code(denied) === 'ACCESS_DENIED' && /declined/.test(text(denied)), 'Deny: ACCESS_DENIED, the user declined', JSON.stringify(denied));
   check(afterDeny === afterAllow, 'Deny writes nothing');
+
+  // 3. the window is gone (code-server keeps the extension host running): a write that needs the
+  //    user is refused as UNAVAILABLE after the extension's window probe, not left waiting
+  // An abrupt loss (the renderer crashes, as when a laptop sleeps or the browser is killed): no
+  // clean goodbye reaches code-server, which keeps the extension host for its reconnection grace.
+  await page.goto('chrome://crash', { timeout: 5000 }).catch(() => undefined);
+  const started = Date.now();
+  const gone = await bridge.tool('write_file', { path: 'README.md', content: 'nobody can allow this\n' }, { retry: false });
+  const seconds = (Date.now() - started) / 1000;
+  const afterGone = await fs.readFile(path.join(args.workspace, 'README.md'), 'utf8');
+  check(
+    gone.isError === true && code(gone) === 'UNAVAILABLE' && seconds < 30,
+    `with the window closed, a write is refused as UNAVAILABLE (after ${seconds.toFixed(1)} s)`,
+    JSON.stringify(gone),
+  );
+  check(afterGone === afterAllow, 'with the window closed, nothing is written');
+  console.log(`     (the refusal: ${text(gone).slice(0, 90)}...)`);
 } catch (error) {
   failures += 1;
   console.error(`FAIL ${error.stack ?? error}`);

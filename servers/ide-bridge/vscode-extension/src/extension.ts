@@ -15,6 +15,7 @@ import {
   BridgeHost,
   DEFAULT_MAX_FILE_SIZE,
   DEFAULT_PORT,
+  NoUserError,
   Notifier,
   Published,
   TOKEN_ENV,
@@ -276,6 +277,31 @@ class Proposals implements vscode.TextDocumentContentProvider {
 
 const proposals = new Proposals();
 
+/** How long the editor's window gets to open the diff before it counts as gone. */
+export const WINDOW_PROBE_MS = 3000;
+
+/**
+ * Whether `call` (a request the editor's window answers) settles within {@link WINDOW_PROBE_MS}.
+ * In a remote or browser setup (code-server, VS Code for the Web) a window lost without a goodbye
+ * (a crashed tab, a machine gone to sleep) leaves this extension host running for the reconnection
+ * grace time, and every request to the window then waits forever; the first one of a write's
+ * review doubles as the probe.
+ */
+async function answeredInTime(call: Thenable<unknown>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const answered = await Promise.race([
+    Promise.resolve(call).then(
+      () => true,
+      () => true,
+    ),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), WINDOW_PROBE_MS);
+    }),
+  ]);
+  clearTimeout(timer);
+  return answered;
+}
+
 /** The editor side of the core's {@link Notifier}: messages, the review of a write, the log. */
 class EditorNotifier implements Notifier {
   constructor(
@@ -293,16 +319,18 @@ class EditorNotifier implements Notifier {
     const proposed = proposals.add(notice.path, notice.content);
     const empty = notice.created ? proposals.add(notice.path, '') : undefined;
     try {
-      try {
-        await vscode.commands.executeCommand(
-          'vscode.diff',
-          empty ?? this.uriOf(notice.path),
-          proposed,
-          `${notice.path}: ${notice.created ? 'new file' : 'current'} ↔ proposed by an MCP client`,
-          { preview: true },
-        );
-      } catch (error) {
-        this.output.warn(`cannot show the diff of ${notice.path}: ${String(error)}`);
+      const diff = vscode.commands.executeCommand(
+        'vscode.diff',
+        empty ?? this.uriOf(notice.path),
+        proposed,
+        `${notice.path}: ${notice.created ? 'new file' : 'current'} ↔ proposed by an MCP client`,
+        { preview: true },
+      );
+      Promise.resolve(diff).then(undefined, (error: unknown) =>
+        this.output.warn(`cannot show the diff of ${notice.path}: ${String(error)}`),
+      );
+      if (!(await answeredInTime(diff))) {
+        throw new NoUserError(`the editor window did not open the diff within ${WINDOW_PROBE_MS / 1000} s`);
       }
       const choice = await vscode.window.showWarningMessage(
         `An MCP client wants to ${verb} ${notice.path} (${notice.bytes} bytes). Review the diff, then allow or deny the write.`,
@@ -311,7 +339,8 @@ class EditorNotifier implements Notifier {
       );
       return choice === 'Allow';
     } finally {
-      await this.closeDiff(proposed);
+      // Bounded too: with the window gone, closing its tab would wait forever.
+      await answeredInTime(this.closeDiff(proposed));
       proposals.forget(proposed);
       if (empty !== undefined) {
         proposals.forget(empty);

@@ -11,7 +11,7 @@ import ignore, { Ignore } from 'ignore';
 
 import { ListParams, ListResult, ReadParams, ReadResult, WireError, WriteParams, WriteResult } from './protocol';
 import { Confinement, PathError, Resolved } from './paths';
-import { DirEntry, FsError, Notifier, Workspace } from './workspace';
+import { DirEntry, FsError, NoUserError, Notifier, Workspace } from './workspace';
 
 /** The largest `.gitignore` read; the rest of a larger one is ignored. */
 const MAX_GITIGNORE_BYTES = 1 << 20;
@@ -182,6 +182,13 @@ export class Files {
       try {
         allowed = await this.notifier.confirmWrite(notice);
       } catch (error) {
+        if (error instanceof NoUserError) {
+          this.notifier.log('warn', `refused a write of ${notice.path}: ${error.message}`);
+          throw WireError.of(
+            'UNAVAILABLE',
+            `the write of \`${shown}\` needs the IDE's user to allow it, and no editor window is connected to ask (${error.message}); nothing was written. Ask the user to open the IDE window, then retry.`,
+          );
+        }
         this.notifier.log('warn', `asking the user about a write of ${notice.path} failed: ${String(error)}`);
       }
       if (!allowed) {
@@ -280,6 +287,11 @@ export class Files {
     }
     if (error instanceof FsError) {
       switch (error.code) {
+        case 'Unavailable':
+          return WireError.of(
+            'UNAVAILABLE',
+            `the IDE did not answer the ${op} of \`${shown}\` (${error.message}): its window is not connected; nothing was changed. Ask the user to open the IDE window, then retry.`,
+          );
         case 'NotFound':
           return WireError.of('NOT_FOUND', `\`${shown}\` does not exist`);
         case 'AccessDenied':

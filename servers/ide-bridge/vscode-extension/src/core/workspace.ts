@@ -33,7 +33,8 @@ export interface DirEntry {
 }
 
 /** Why a file operation failed, in the terms the core maps to wire codes. */
-export type FsErrorCode = 'NotFound' | 'NotADirectory' | 'IsADirectory' | 'AccessDenied' | 'Exists' | 'Other';
+/** `Unavailable`: the editor did not answer (its window is gone; see `VscodeWorkspace`). */
+export type FsErrorCode = 'NotFound' | 'NotADirectory' | 'IsADirectory' | 'AccessDenied' | 'Exists' | 'Unavailable' | 'Other';
 
 /** A failed file operation. `message` goes to the log only, never on the wire. */
 export class FsError extends Error {
@@ -80,6 +81,13 @@ export interface WriteNotice {
   /** The proposed text (what the write would put in the file), for the review before it. */
   content: string;
 }
+
+/**
+ * Thrown by {@link Notifier.confirmWrite} when no user can answer (the editor window that would
+ * ask is gone): the write is refused at once as `UNAVAILABLE` instead of waiting for the bridge's
+ * timeout.
+ */
+export class NoUserError extends Error {}
 
 /** How the core talks to the user. */
 export interface Notifier {

@@ -141,6 +141,18 @@ test('confirmWrites shows the diff, then asks: Deny writes nothing, Allow writes
   assert.deepEqual(fresh && [fresh.leftText, fresh.rightText], ['', 'new!']);
   assert.match(fresh?.left ?? '', /^ide-bridge-proposed:\/\/\/fresh\.txt\?\d+$/);
   assert.equal(await fs.readFile(path.join(folder, 'fresh.txt'), 'utf8'), 'new!');
+
+  // the window is gone (a crashed browser tab in code-server): its file service and its commands
+  // never answer; refused as UNAVAILABLE within the bounds (5 s per file call, 3 s for the diff),
+  // without a question nobody could answer, and nothing written
+  ui.windowGone = true;
+  const asked = ui.messages.length;
+  const gone = await client.request('fs/write', { path: 'a.txt', content: 'nope' });
+  ui.windowGone = false;
+  assert.equal(gone.error?.code, Code.UNAVAILABLE);
+  assert.match(gone.error?.message ?? '', /window is not connected|no editor window is connected/);
+  assert.equal(ui.messages.length, asked, 'no question was shown');
+  assert.equal(await fs.readFile(path.join(folder, 'a.txt'), 'utf8'), 'changed');
   assert.ok(ui.messages.some((m) => m.text === 'MCP client wrote a.txt (7 bytes).'));
 });
 

@@ -71,6 +71,8 @@ export const ui = {
    * show (a file's bytes, or what the content provider of its scheme serves at that moment).
    */
   diffs: [] as { left: string; right: string; leftText: string; rightText: string; title: string }[],
+  /** The window is gone: calls the window answers never come back. */
+  windowGone: false,
   /** Called whenever a message is shown. */
   onMessage: undefined as undefined | (() => void),
 };
@@ -138,6 +140,11 @@ function show(kind: 'info' | 'warning' | 'error') {
 
 const fakeFs = new FakeVsFs();
 
+/** `call()`, or a promise that never settles while `ui.windowGone`. */
+function windowCall<T>(call: () => Promise<T>): Promise<T> {
+  return ui.windowGone ? new Promise<T>(() => undefined) : call();
+}
+
 /** The module itself. */
 export const vscode = {
   Uri,
@@ -151,13 +158,14 @@ export const vscode = {
   },
   workspace: {
     workspaceFolders: [] as { uri: Uri; name: string; index: number }[],
+    // The window serves workspace.fs to a remote extension host: with it gone, calls never return.
     fs: {
-      stat: (uri: Uri) => fakeFs.stat(uri.fsPath),
-      readDirectory: (uri: Uri) => fakeFs.readDirectory(uri.fsPath),
-      readFile: (uri: Uri) => fakeFs.readFile(uri.fsPath),
-      writeFile: (uri: Uri, content: Uint8Array) => fakeFs.writeFile(uri.fsPath, content),
-      createDirectory: (uri: Uri) => fakeFs.createDirectory(uri.fsPath),
-      delete: (uri: Uri) => fakeFs.delete(uri.fsPath),
+      stat: (uri: Uri) => windowCall(() => fakeFs.stat(uri.fsPath)),
+      readDirectory: (uri: Uri) => windowCall(() => fakeFs.readDirectory(uri.fsPath)),
+      readFile: (uri: Uri) => windowCall(() => fakeFs.readFile(uri.fsPath)),
+      writeFile: (uri: Uri, content: Uint8Array) => windowCall(() => fakeFs.writeFile(uri.fsPath, content)),
+      createDirectory: (uri: Uri) => windowCall(() => fakeFs.createDirectory(uri.fsPath)),
+      delete: (uri: Uri) => windowCall(() => fakeFs.delete(uri.fsPath)),
     },
     getConfiguration: (section: string) => ({
       get: <T>(key: string, fallback: T): T => (section === 'antigravity.mcp' && key in settings ? (settings[key] as T) : fallback),
@@ -187,6 +195,10 @@ export const vscode = {
       return { dispose: () => commands.delete(name) };
     },
     executeCommand: async (name: string, ...args: unknown[]) => {
+      if (ui.windowGone && builtinCommands.has(name)) {
+        // The window runs the editor's own commands: with it gone, the call never comes back.
+        return new Promise(() => undefined);
+      }
       const run = commands.get(name) ?? builtinCommands.get(name);
       if (run === undefined) {
         // As the editor does: a command nobody registered is an error, not a silent no-op.

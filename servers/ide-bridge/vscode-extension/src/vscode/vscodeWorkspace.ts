@@ -80,15 +80,58 @@ function typeOf(bits: number): EntryType {
 }
 
 /** File operations through `vscode.workspace.fs` (see the module comment). */
+/** How long one `workspace.fs` call may take before the editor counts as gone. */
+export const FS_ANSWER_MS = 5000;
+
+/**
+ * `vfs` with every call bounded by `ms`: past it the call fails with `FsError('Unavailable')`.
+ * In a browser or remote setup (code-server, VS Code for the Web) the extension host reaches
+ * `workspace.fs` through the editor's window; when that window is lost without a goodbye (a
+ * crashed tab, a machine gone to sleep) the extension host keeps running for the reconnection
+ * grace time and every such call would wait forever.
+ */
+export function answeringFs<U>(vfs: VsFileSystem<U>, ms = FS_ANSWER_MS): VsFileSystem<U> {
+  const bounded = <T>(call: () => PromiseLike<T>): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new FsError('Unavailable', `the editor did not answer a file operation within ${ms / 1000} s`)),
+        ms,
+      );
+      Promise.resolve(call()).then(
+        (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
+    });
+  return {
+    stat: (uri) => bounded(() => vfs.stat(uri)),
+    readDirectory: (uri) => bounded(() => vfs.readDirectory(uri)),
+    readFile: (uri) => bounded(() => vfs.readFile(uri)),
+    writeFile: (uri, content) => bounded(() => vfs.writeFile(uri, content)),
+    createDirectory: (uri) => bounded(() => vfs.createDirectory(uri)),
+    delete: (uri, options) => bounded(() => vfs.delete(uri, options)),
+  };
+}
+
 export class VscodeWorkspace<U> implements Workspace {
+  private readonly vfs: VsFileSystem<U>;
+
   /**
-   * @param vfs `vscode.workspace.fs`
+   * @param vfs `vscode.workspace.fs` (every call bounded by {@link answeringFs})
    * @param toUri the editor's URI of a local absolute path
    */
   constructor(
-    private readonly vfs: VsFileSystem<U>,
+    vfs: VsFileSystem<U>,
     private readonly toUri: (absolutePath: string) => U,
-  ) {}
+    answerMs = FS_ANSWER_MS,
+  ) {
+    this.vfs = answeringFs(vfs, answerMs);
+  }
 
   async stat(file: string): Promise<EntryStat> {
     let stat: { type: number; size: number };
