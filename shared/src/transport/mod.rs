@@ -10,6 +10,7 @@ use crate::server::{McpServer, ServerSettings};
 pub mod auth;
 pub mod http;
 pub mod id_scan;
+pub mod ids;
 pub mod listener;
 pub mod stdio;
 

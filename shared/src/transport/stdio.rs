@@ -1,35 +1,57 @@
 //! The stdio transport: newline-delimited JSON-RPC, stdout carrying nothing else.
 //!
-//! rmcp's own `AsyncRwTransport` drops an oversized line silently and answers a well-formed but
-//! invalid request with an id-less error; a client then waits forever. This transport keeps
-//! rmcp's policy for input that is not JSON at all (logged on stderr and skipped, as the other
-//! official SDKs do, so an echoing peer cannot start an error storm) and adds: a message larger
-//! than `--max-message-bytes` is dropped without ever being buffered whole, and if its `id` can
-//! be read from its first bytes the client gets a JSON-RPC error under that id; a JSON object
-//! with an id that is not a valid request gets an error under its id too. The id scanner of
-//! oversized messages is its own file, `id_scan.rs`.
+//! What it guarantees beyond rmcp's own `AsyncRwTransport` (which drops an oversized line and
+//! anything serde refuses silently, so a client waits forever):
+//!
+//! - **Every request line gets exactly one answer.** A line serde refuses is answered under its
+//!   `id` when the top level shows one ([`id_scan`](super::id_scan)), else under `id: null`:
+//!   -32700 for text that is not JSON (a lone UTF-16 surrogate such as `"\ud83d"` is refused, not
+//!   replaced: the editors must never write a character the client did not send; nesting deeper
+//!   than 128; a number out of a float's range), -32600 for JSON that is not a valid request. A
+//!   message over `--max-message-bytes` is dropped without being buffered whole, and answered
+//!   under its id when the id is in its first 64 KiB. Notifications and client responses that
+//!   are not understood are never answered (an echoing peer cannot start an error storm).
+//! - **Ids are echoed byte-exact** ([`ids`](super::ids)): rmcp sees ids of our own, and every
+//!   answer goes out under the bytes the client sent (`18446744073709551616`, `1.0`, `"x"`). A
+//!   second request under an id still in flight is refused, never merged.
+//! - **Batches** (a JSON array on one line) are answered with one array when the session
+//!   negotiated 2025-03-26, the revision that has them; later revisions removed batches, and
+//!   before `initialize` nothing is negotiated, so a batch then gets one -32600 under `id: null`.
+//! - **Before `initialize`** a request other than `initialize`, `ping` or one carrying the
+//!   2026-07-28 per-request `_meta` gets a -32600 that says to initialize first.
 
-use std::sync::Arc;
+use std::{
+    collections::VecDeque,
+    sync::{Arc, PoisonError},
+};
 
 use rmcp::{
     RoleServer,
-    model::{ClientRequest, JsonRpcMessage},
+    model::{ClientNotification, ClientRequest, GetMeta, JsonRpcMessage, NumberOrString, ServerResult},
     service::{RxJsonRpcMessage, TxJsonRpcMessage},
     transport::Transport,
 };
-use serde_json::{Value, json};
-
-use super::id_scan::scan_request_id;
+use serde_json::value::RawValue;
 use tokio::{
     io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader},
     sync::Mutex,
 };
 
+use super::{
+    id_scan::{IdKind, id_kind, scan},
+    ids::{IdMap, Route},
+};
+
 /// How many leading bytes of an oversized message are kept to look for its `id`.
 const ID_SCAN_PREFIX: usize = 64 * 1024;
 
+/// JSON-RPC's "Parse error" code: the text is not JSON.
+pub const PARSE_ERROR: i64 = -32700;
 /// JSON-RPC's "Invalid Request" code.
-const INVALID_REQUEST: i64 = -32600;
+pub const INVALID_REQUEST: i64 = -32600;
+
+/// The one protocol revision that has JSON-RPC batches.
+const BATCH_REVISION: &str = "2025-03-26";
 
 /// A server-side stdio transport over any reader and writer (stdin/stdout in production,
 /// in-memory pipes in tests).
@@ -42,19 +64,40 @@ pub struct StdioTransport<R, W> {
     oversized: Option<(Vec<u8>, usize)>,
     max_message_bytes: usize,
     writer: Arc<Mutex<Option<W>>>,
+    /// What the reading and the writing side share: the ids in flight, the negotiated revision.
+    session: Arc<std::sync::Mutex<Session>>,
     /// Whether an `initialize` request went through. Before it, rmcp's handshake ends the
     /// session on any message that is not a request, so such messages are dropped here.
     initialize_seen: bool,
+    /// Messages of a batch not yet handed to rmcp.
+    queue: VecDeque<RxJsonRpcMessage<RoleServer>>,
+}
+
+#[derive(Debug, Default)]
+struct Session {
+    ids: IdMap,
+    /// The revision `initialize` settled on, once answered.
+    protocol_version: Option<String>,
 }
 
 enum LineRead {
     Line,
-    /// The line exceeded the limit; `id` is its request id if it could be read.
+    /// The line exceeded the limit; `prefix` is its first bytes.
     Oversized {
-        id: Option<Value>,
+        prefix: Vec<u8>,
         bytes: usize,
     },
     Eof,
+}
+
+/// What one message of the input comes to.
+enum Taken {
+    /// Hand it to rmcp.
+    Message(Box<RxJsonRpcMessage<RoleServer>>),
+    /// Answer it ourselves with this JSON object.
+    Answer(Vec<u8>),
+    /// Nothing to do (an ununderstood notification or response).
+    Nothing,
 }
 
 impl<R, W> StdioTransport<R, W>
@@ -70,7 +113,9 @@ where
             oversized: None,
             max_message_bytes: max_message_bytes.max(1),
             writer: Arc::new(Mutex::new(Some(writer))),
+            session: Arc::default(),
             initialize_seen: false,
+            queue: VecDeque::new(),
         }
     }
 
@@ -83,7 +128,14 @@ where
         loop {
             let available = self.reader.fill_buf().await?;
             if available.is_empty() {
-                return Ok(LineRead::Eof);
+                if !self.line.is_empty() {
+                    // A last message without its newline is still a message.
+                    return Ok(LineRead::Line);
+                }
+                return Ok(match self.oversized.take() {
+                    Some((prefix, bytes)) => LineRead::Oversized { prefix, bytes },
+                    None => LineRead::Eof,
+                });
             }
             let newline = available.iter().position(|b| *b == b'\n');
             let take = newline.map_or(available.len(), |i| i + 1);
@@ -110,20 +162,295 @@ where
             self.reader.consume(take);
             if newline.is_some() {
                 return Ok(match self.oversized.take() {
-                    Some((prefix, bytes)) => LineRead::Oversized { id: scan_request_id(&prefix), bytes },
+                    Some((prefix, bytes)) => LineRead::Oversized { prefix, bytes },
                     None => LineRead::Line,
                 });
             }
         }
     }
+
+    fn session(&self) -> std::sync::MutexGuard<'_, Session> {
+        self.session.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The answer to an oversized message: under its id if its first bytes show a request's.
+    fn oversized_answer(&self, prefix: &[u8], bytes: usize) -> Option<Vec<u8>> {
+        tracing::warn!(
+            bytes,
+            limit = self.max_message_bytes,
+            "dropped an incoming message larger than --max-message-bytes"
+        );
+        let envelope = scan(prefix);
+        let id = envelope.id.map(|r| &prefix[r]).filter(|raw| id_kind(raw) == IdKind::Usable)?;
+        if envelope.has_outcome && !envelope.has_method {
+            return None;
+        }
+        let limit = self.max_message_bytes;
+        Some(error_object(
+            Some(id),
+            INVALID_REQUEST,
+            &format!(
+                "Message too large: it exceeds this server's limit of {limit} bytes (--max-message-bytes), so it was not processed. Send smaller arguments, e.g. create a large file in several steps."
+            ),
+        ))
+    }
+
+    /// Decides what one message (a line, or an element of a batch) comes to.
+    fn take(&mut self, text: &[u8], batch: Option<u64>) -> Taken {
+        let envelope = scan(text);
+        let raw_id = envelope.id.clone().map(|r| &text[r]);
+        if envelope.has_method {
+            match raw_id {
+                Some(raw) if id_kind(raw) == IdKind::Usable => self.take_request(text, raw, batch),
+                Some(raw) => {
+                    let shown = String::from_utf8_lossy(&raw[..raw.len().min(40)]).into_owned();
+                    Taken::Answer(error_object(
+                        None,
+                        INVALID_REQUEST,
+                        &format!(
+                            "Invalid request: its id `{shown}` is not a string or an integer (null, booleans, objects and malformed strings cannot be matched to an answer). Send each request with a unique string or integer id; a message without an id is a notification and gets no answer."
+                        ),
+                    ))
+                }
+                None => self.take_notification(text),
+            }
+        } else if envelope.has_outcome {
+            match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text) {
+                Ok(message) if self.initialize_seen => Taken::Message(Box::new(message)),
+                Ok(_) => {
+                    tracing::debug!("ignored a response sent before initialize");
+                    Taken::Nothing
+                }
+                Err(error) => {
+                    tracing::warn!(%error, "ignored a response that is not valid");
+                    Taken::Nothing
+                }
+            }
+        } else {
+            let id = raw_id.filter(|raw| id_kind(raw) == IdKind::Usable);
+            Taken::Answer(match serde_json::from_slice::<serde::de::IgnoredAny>(text) {
+                Err(error) if is_syntax(&error) => error_object(id, PARSE_ERROR, &parse_error_message(&error)),
+                _ if !envelope.is_object => error_object(
+                    None,
+                    INVALID_REQUEST,
+                    "Invalid request: a JSON-RPC message is a JSON object (or, in protocol 2025-03-26, an array of them) on one line.",
+                ),
+                _ => error_object(
+                    id,
+                    INVALID_REQUEST,
+                    "Invalid request: no `method`. A request is {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}.",
+                ),
+            })
+        }
+    }
+
+    fn take_request(&mut self, text: &[u8], raw: &[u8], batch: Option<u64>) -> Taken {
+        // `id_kind` proved `raw` valid JSON, so valid UTF-8.
+        let raw_str = String::from_utf8_lossy(raw);
+        let Some(ours) = self.session().ids.admit(&raw_str, batch) else {
+            return Taken::Answer(error_object(
+                Some(raw),
+                INVALID_REQUEST,
+                &format!(
+                    "Invalid request: id {raw_str} is already used by a request still in progress, so this one was not processed. Give every request its own id."
+                ),
+            ));
+        };
+        let refuse = |this: &mut Self, answer: Vec<u8>| {
+            this.session().ids.withdraw(ours);
+            Taken::Answer(answer)
+        };
+        let Some(range) = scan(text).id else {
+            return refuse(self, error_object(Some(raw), INVALID_REQUEST, "Invalid request."));
+        };
+        let mut ours_text = text[..range.start].to_vec();
+        ours_text.extend_from_slice(ours.to_string().as_bytes());
+        ours_text.extend_from_slice(&text[range.end..]);
+        let message = match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(&ours_text) {
+            Ok(message) => message,
+            Err(error) if is_syntax(&error) => {
+                return refuse(self, error_object(Some(raw), PARSE_ERROR, &parse_error_message(&error)));
+            }
+            Err(error) => {
+                let method = serde_json::from_slice::<MethodOnly>(text).ok().map(|m| m.method);
+                let message = match method {
+                    Some(method) => format!(
+                        "Invalid request `{method}`: {error}. Check the method's params against the MCP schema."
+                    ),
+                    None => format!("Invalid request: {error}."),
+                };
+                return refuse(self, error_object(Some(raw), INVALID_REQUEST, &message));
+            }
+        };
+        let JsonRpcMessage::Request(request) = &message else {
+            return refuse(self, error_object(Some(raw), INVALID_REQUEST, "Invalid request."));
+        };
+        if !self.initialize_seen {
+            match &request.request {
+                ClientRequest::InitializeRequest(_) if batch.is_some() => {
+                    return refuse(
+                        self,
+                        error_object(
+                            Some(raw),
+                            INVALID_REQUEST,
+                            "Invalid request: `initialize` must be sent alone, not in a batch.",
+                        ),
+                    );
+                }
+                ClientRequest::InitializeRequest(_) => self.initialize_seen = true,
+                ClientRequest::PingRequest(_) => {}
+                other if other.get_meta().protocol_version().is_some() => {}
+                other => {
+                    let method = other.method().to_owned();
+                    return refuse(
+                        self,
+                        error_object(
+                            Some(raw),
+                            INVALID_REQUEST,
+                            &format!(
+                                "Not initialized: `{method}` was sent before `initialize`. Send `initialize` first (then the `notifications/initialized` notification), then `{method}`; only `ping` may come before it."
+                            ),
+                        ),
+                    );
+                }
+            }
+        }
+        Taken::Message(Box::new(message))
+    }
+
+    fn take_notification(&mut self, text: &[u8]) -> Taken {
+        let mut message = match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text) {
+            Ok(message) => message,
+            Err(error) if is_syntax(&error) => {
+                return Taken::Answer(error_object(None, PARSE_ERROR, &parse_error_message(&error)));
+            }
+            Err(error) => {
+                // A notification we do not know (an LSP message, a newer MCP notification): skip.
+                tracing::debug!(%error, "ignored a notification");
+                return Taken::Nothing;
+            }
+        };
+        if !self.initialize_seen {
+            tracing::debug!("ignored a notification sent before initialize");
+            return Taken::Nothing;
+        }
+        if let JsonRpcMessage::Notification(notification) = &mut message
+            && let ClientNotification::CancelledNotification(cancelled) = &mut notification.notification
+            && let Some(theirs) = cancelled.params.request_id.take()
+        {
+            let raw = serde_json::to_string(&theirs).unwrap_or_default();
+            let mut session = self.session();
+            match session.ids.ours(&raw) {
+                Some(ours) => {
+                    // rmcp drops the answer of a cancelled request: nothing will come back.
+                    session.ids.forget(ours);
+                    cancelled.params.request_id = Some(NumberOrString::Number(ours));
+                }
+                None => {
+                    tracing::debug!(id = %raw, "ignored the cancellation of a request not in flight");
+                    return Taken::Nothing;
+                }
+            }
+        }
+        Taken::Message(Box::new(message))
+    }
+
+    /// Takes every message of a batch; rmcp gets the requests one by one, and the answers are
+    /// written together once the last one is in.
+    async fn take_batch(&mut self, text: &[u8]) {
+        let elements = match serde_json::from_slice::<Vec<&RawValue>>(text) {
+            Ok(elements) => elements,
+            Err(error) => {
+                let code = if is_syntax(&error) { PARSE_ERROR } else { INVALID_REQUEST };
+                let message =
+                    if is_syntax(&error) { parse_error_message(&error) } else { format!("Invalid batch: {error}.") };
+                return self.write(error_object(None, code, &message)).await;
+            }
+        };
+        let negotiated = self.session().protocol_version.clone();
+        if negotiated.as_deref() != Some(BATCH_REVISION) || elements.is_empty() {
+            let why = match (&negotiated, elements.is_empty()) {
+                (_, true) => "Invalid request: an empty batch.".to_owned(),
+                (None, _) => "Invalid request: a batch (JSON array) before `initialize`. Send `initialize` alone first; batches exist only in protocol 2025-03-26.".to_owned(),
+                (Some(version), _) => format!(
+                    "Invalid request: batches (JSON arrays) are not part of protocol {version}, which this session negotiated (they exist only in 2025-03-26). Send each request on its own line; nothing in the batch was processed."
+                ),
+            };
+            return self.write(error_object(None, INVALID_REQUEST, &why)).await;
+        }
+        let batch = self.session().ids.open_batch();
+        for element in elements {
+            match self.take(element.get().as_bytes(), Some(batch)) {
+                Taken::Message(message) => self.queue.push_back(*message),
+                Taken::Answer(answer) => self.session().ids.add_to_batch(batch, answer),
+                Taken::Nothing => {}
+            }
+        }
+        let done = self.session().ids.close_batch(batch);
+        if let Some(answers) = done.filter(|a| !a.is_empty()) {
+            self.write(array(answers)).await;
+        }
+    }
+
+    /// Writes an answer the transport made itself.
+    fn write(&self, bytes: Vec<u8>) -> impl Future<Output = ()> + Send + 'static {
+        let writer = self.writer.clone();
+        async move {
+            if let Err(error) = write_line(&writer, bytes).await {
+                tracing::error!(%error, "could not write an answer");
+            }
+        }
+    }
 }
 
-/// Writes one JSON-RPC error response (for requests rmcp never sees).
-async fn send_error<W: AsyncWrite + Unpin>(writer: &Mutex<Option<W>>, id: Value, code: i64, message: String) {
-    let response = json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
-    if let Err(error) = write_line(writer, response.to_string().into_bytes()).await {
-        tracing::error!(%error, "could not write an error response");
+/// Only the method of a request, for error messages.
+#[derive(serde::Deserialize)]
+struct MethodOnly {
+    method: String,
+}
+
+fn is_syntax(error: &serde_json::Error) -> bool {
+    use serde_json::error::Category;
+    matches!(error.classify(), Category::Syntax | Category::Eof)
+}
+
+/// What a model or a client author needs to know about text serde could not read.
+fn parse_error_message(error: &serde_json::Error) -> String {
+    let text = error.to_string();
+    let why = if text.contains("surrogate") || text.contains("hex escape") {
+        "A string in it has an invalid \\u escape, such as an unpaired UTF-16 surrogate (\\ud83d without the low half that must follow it: what JavaScript's JSON.stringify makes of an emoji cut in two). That is not a Unicode character, so it is refused rather than replaced, and nothing was done: send the whole character, or leave it out."
+    } else if text.contains("recursion limit") {
+        "It nests arrays or objects more than 128 levels deep, deeper than this server parses; nothing was done."
+    } else if text.contains("number out of range") {
+        "A number in it is beyond what a 64-bit float holds (e.g. 1e400); nothing was done. Send a smaller number, or a string."
+    } else {
+        "Each message must be one JSON object on one line (UTF-8); nothing was done."
+    };
+    format!("Parse error: {text}. {why}")
+}
+
+/// A JSON-RPC error object under `id` (the client's exact bytes) or `null`.
+fn error_object(id: Option<&[u8]>, code: i64, message: &str) -> Vec<u8> {
+    let mut out = br#"{"jsonrpc":"2.0","id":"#.to_vec();
+    out.extend_from_slice(id.unwrap_or(b"null"));
+    out.extend_from_slice(br#","error":{"code":"#);
+    out.extend_from_slice(code.to_string().as_bytes());
+    out.extend_from_slice(br#","message":"#);
+    out.extend_from_slice(serde_json::Value::from(message).to_string().as_bytes());
+    out.extend_from_slice(b"}}");
+    out
+}
+
+fn array(answers: Vec<Vec<u8>>) -> Vec<u8> {
+    let mut out = vec![b'['];
+    for (i, answer) in answers.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend(answer);
     }
+    out.push(b']');
+    out
 }
 
 async fn write_line<W: AsyncWrite + Unpin>(writer: &Mutex<Option<W>>, mut bytes: Vec<u8>) -> std::io::Result<()> {
@@ -134,6 +461,47 @@ async fn write_line<W: AsyncWrite + Unpin>(writer: &Mutex<Option<W>>, mut bytes:
     };
     w.write_all(&bytes).await?;
     w.flush().await
+}
+
+/// An answer rmcp made, written under the client's id (`render` writes everything but the id).
+fn translate(
+    session: &std::sync::Mutex<Session>,
+    item: &TxJsonRpcMessage<RoleServer>,
+) -> Result<Option<Vec<u8>>, serde_json::Error> {
+    let (ours, field, body) = match item {
+        JsonRpcMessage::Response(response) => {
+            if let ServerResult::InitializeResult(init) = &response.result {
+                let mut session = session.lock().unwrap_or_else(PoisonError::into_inner);
+                session.protocol_version = Some(init.protocol_version.to_string());
+            }
+            match &response.id {
+                NumberOrString::Number(n) => (*n, "result", serde_json::to_vec(&response.result)?),
+                NumberOrString::String(_) => return serde_json::to_vec(item).map(Some),
+            }
+        }
+        JsonRpcMessage::Error(error) => match &error.id {
+            Some(NumberOrString::Number(n)) => (*n, "error", serde_json::to_vec(&error.error)?),
+            _ => return serde_json::to_vec(item).map(Some),
+        },
+        _ => return serde_json::to_vec(item).map(Some),
+    };
+    let render = |raw: &str| {
+        let mut out = br#"{"jsonrpc":"2.0","id":"#.to_vec();
+        out.extend_from_slice(raw.as_bytes());
+        out.extend_from_slice(b",\"");
+        out.extend_from_slice(field.as_bytes());
+        out.extend_from_slice(b"\":");
+        out.extend_from_slice(&body);
+        out.push(b'}');
+        out
+    };
+    let (route, single) = session.lock().unwrap_or_else(PoisonError::into_inner).ids.answer(ours, render);
+    Ok(match route {
+        Route::Single(_) => single,
+        Route::Held => None,
+        Route::BatchDone(answers) => Some(array(answers)),
+        Route::Unknown => Some(serde_json::to_vec(item)?),
+    })
 }
 
 impl<R, W> Transport<RoleServer> for StdioTransport<R, W>
@@ -148,34 +516,26 @@ where
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let writer = self.writer.clone();
+        let bytes = translate(&self.session, &item);
         async move {
-            let bytes = serde_json::to_vec(&item).map_err(std::io::Error::other)?;
-            write_line(&writer, bytes).await
+            match bytes.map_err(std::io::Error::other)? {
+                Some(bytes) => write_line(&writer, bytes).await,
+                None => Ok(()),
+            }
         }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
+            if let Some(message) = self.queue.pop_front() {
+                return Some(message);
+            }
             match self.read_line().await {
                 Ok(LineRead::Line) => {}
                 Ok(LineRead::Eof) => return None,
-                Ok(LineRead::Oversized { id, bytes }) => {
-                    tracing::warn!(
-                        bytes,
-                        limit = self.max_message_bytes,
-                        "dropped an incoming message larger than --max-message-bytes"
-                    );
-                    if let Some(id) = id {
-                        let limit = self.max_message_bytes;
-                        send_error(
-                            &self.writer,
-                            id,
-                            INVALID_REQUEST,
-                            format!(
-                                "Message too large: it exceeds this server's limit of {limit} bytes (--max-message-bytes), so it was not processed. Send smaller arguments, e.g. create a large file in several steps."
-                            ),
-                        )
-                        .await;
+                Ok(LineRead::Oversized { prefix, bytes }) => {
+                    if let Some(answer) = self.oversized_answer(&prefix, bytes) {
+                        self.write(answer).await;
                     }
                     continue;
                 }
@@ -184,44 +544,31 @@ where
                     return None;
                 }
             }
-            let mut line: &[u8] = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
-            line = line.strip_suffix(b"\r").unwrap_or(line);
-            line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
-            if line.iter().all(u8::is_ascii_whitespace) {
+            let line = std::mem::take(&mut self.line);
+            let mut text: &[u8] = line.strip_suffix(b"\n").unwrap_or(&line);
+            text = text.strip_suffix(b"\r").unwrap_or(text);
+            text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
+            let text = text.trim_ascii();
+            if text.is_empty() {
+                self.line = line;
                 self.line.clear();
                 continue;
             }
-            let parsed = serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(line);
-            let outcome = match parsed {
-                Ok(message) => Ok(message),
-                Err(error) => Err(classify_invalid(line, &error)),
+            let taken = if text.first() == Some(&b'[') {
+                self.take_batch(text).await;
+                Taken::Nothing
+            } else {
+                self.take(text, None)
             };
+            self.line = line;
             self.line.clear();
-            match outcome {
-                Ok(message) => {
-                    if !self.initialize_seen {
-                        match &message {
-                            JsonRpcMessage::Request(request) => {
-                                if matches!(request.request, ClientRequest::InitializeRequest(_)) {
-                                    self.initialize_seen = true;
-                                }
-                            }
-                            _ => {
-                                tracing::debug!("ignored a notification or response sent before initialize");
-                                continue;
-                            }
-                        }
-                    }
-                    return Some(message);
+            match taken {
+                Taken::Message(message) => return Some(*message),
+                Taken::Answer(answer) => {
+                    tracing::warn!(answer = %String::from_utf8_lossy(&answer), "refused a message");
+                    self.write(answer).await;
                 }
-                Err(Invalid::NotJson(error)) => {
-                    tracing::warn!(%error, "skipped a line that is not valid JSON");
-                }
-                Err(Invalid::Ignored(why)) => tracing::debug!("ignored an incoming message: {why}"),
-                Err(Invalid::Answer { id, message }) => {
-                    tracing::warn!(%message, "refused an invalid request");
-                    send_error(&self.writer, id, INVALID_REQUEST, message).await;
-                }
+                Taken::Nothing => {}
             }
         }
     }
@@ -235,113 +582,250 @@ where
     }
 }
 
-enum Invalid {
-    NotJson(serde_json::Error),
-    Ignored(String),
-    Answer { id: Value, message: String },
-}
-
-/// Decides what to do with a line rmcp's message type did not accept.
-fn classify_invalid(line: &[u8], error: &serde_json::Error) -> Invalid {
-    use serde_json::error::Category;
-    if matches!(error.classify(), Category::Syntax | Category::Eof) {
-        return Invalid::NotJson(serde_json::Error::io(std::io::Error::other(error.to_string())));
-    }
-    let Ok(value) = serde_json::from_slice::<Value>(line) else {
-        return Invalid::Ignored(error.to_string());
-    };
-    let Some(object) = value.as_object() else {
-        return Invalid::Ignored(format!("not a JSON-RPC object: {error}"));
-    };
-    let method = object.get("method").and_then(Value::as_str);
-    match (object.get("id"), method) {
-        // A notification we do not know (e.g. an LSP message, a newer MCP notification): skip.
-        (None, _) => Invalid::Ignored(format!("notification {method:?}: {error}")),
-        (Some(id @ (Value::Number(_) | Value::String(_))), Some(method)) => Invalid::Answer {
-            id: id.clone(),
-            message: format!("Invalid request `{method}`: {error}. Check the method's params against the MCP schema."),
-        },
-        (Some(id @ (Value::Number(_) | Value::String(_))), None)
-            if !object.contains_key("result") && !object.contains_key("error") =>
-        {
-            Invalid::Answer { id: id.clone(), message: "Invalid request: no `method`.".into() }
-        }
-        _ => Invalid::Ignored(format!("unusable message: {error}")),
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use rmcp::model::{EmptyResult, ErrorData, ServerJsonRpcMessage};
+    use serde_json::{Value, json};
+    use tokio::io::{AsyncBufReadExt as _, DuplexStream};
+
     use super::*;
 
-    async fn roundtrip(input: Vec<u8>, max: usize) -> (Vec<Option<String>>, String) {
-        let (client_out, server_in) = tokio::io::duplex(1 << 20);
-        let (server_out, mut client_in) = tokio::io::duplex(1 << 20);
-        let mut transport = StdioTransport::new(server_in, server_out, max);
-        let mut client_out = client_out;
-        client_out.write_all(&input).await.unwrap();
-        drop(client_out);
-        let mut received = Vec::new();
-        while let Some(message) = transport.receive().await {
-            let v = serde_json::to_value(&message).unwrap();
-            received.push(v.get("method").and_then(|m| m.as_str()).map(str::to_owned));
+    /// A transport fed by a pipe, and the client's ends of it.
+    struct Harness {
+        transport: StdioTransport<DuplexStream, DuplexStream>,
+        to_server: DuplexStream,
+        from_server: tokio::io::Lines<BufReader<DuplexStream>>,
+    }
+
+    fn harness(max: usize) -> Harness {
+        let (to_server, server_in) = tokio::io::duplex(1 << 20);
+        let (server_out, client_in) = tokio::io::duplex(1 << 20);
+        Harness {
+            transport: StdioTransport::new(server_in, server_out, max),
+            to_server,
+            from_server: BufReader::new(client_in).lines(),
         }
-        transport.close().await.unwrap();
-        drop(transport);
-        let mut written = String::new();
-        tokio::io::AsyncReadExt::read_to_string(&mut client_in, &mut written).await.unwrap();
-        (received, written)
+    }
+
+    impl Harness {
+        async fn send(&mut self, line: &str) {
+            self.to_server.write_all(line.as_bytes()).await.unwrap();
+            self.to_server.write_all(b"\n").await.unwrap();
+        }
+        /// The next message rmcp would get (with the transport's own id), within a second.
+        async fn received(&mut self) -> Option<Value> {
+            let got = tokio::time::timeout(std::time::Duration::from_secs(1), self.transport.receive()).await;
+            got.ok().flatten().map(|m| serde_json::to_value(&m).unwrap())
+        }
+        /// Drives the reading side until the input is consumed; what rmcp would get.
+        async fn drain(&mut self) -> Vec<Value> {
+            let mut got = Vec::new();
+            while let Some(m) = self.received().await {
+                got.push(m);
+            }
+            got
+        }
+        async fn line(&mut self) -> String {
+            tokio::time::timeout(std::time::Duration::from_secs(1), self.from_server.next_line())
+                .await
+                .expect("an answer")
+                .unwrap()
+                .unwrap()
+        }
+        async fn answer(&mut self, ours: i64) {
+            let message =
+                ServerJsonRpcMessage::response(ServerResult::EmptyResult(EmptyResult {}), NumberOrString::Number(ours));
+            self.transport.send(message).await.unwrap();
+        }
+        async fn initialize(&mut self, version: &str) {
+            self.send(&format!(
+                r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{{}},"clientInfo":{{"name":"t","version":"1"}}}}}}"#
+            ))
+            .await;
+            let init = self.received().await.unwrap();
+            let result =
+                json!({"protocolVersion": version, "capabilities": {}, "serverInfo": {"name": "s", "version": "1"}});
+            let result: ServerResult = serde_json::from_value(result).unwrap();
+            let ours = init["id"].as_i64().unwrap();
+            self.transport.send(ServerJsonRpcMessage::response(result, NumberOrString::Number(ours))).await.unwrap();
+            assert!(self.line().await.starts_with(r#"{"jsonrpc":"2.0","id":0,"result""#));
+        }
+    }
+
+    fn error_of(line: &str) -> (Value, i64, String) {
+        let v: Value = serde_json::from_str(line).unwrap();
+        (v["id"].clone(), v["error"]["code"].as_i64().unwrap(), v["error"]["message"].as_str().unwrap().to_owned())
     }
 
     #[tokio::test]
-    async fn skips_malformed_json_and_keeps_reading() {
-        let input = b"{not json\n\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n".to_vec();
-        let (received, written) = roundtrip(input, 1024).await;
-        assert_eq!(received, vec![Some("ping".to_owned())]);
-        assert_eq!(written, "", "no reply to input that is not JSON");
+    async fn text_that_is_not_json_is_answered_with_a_parse_error_and_reading_goes_on() {
+        let mut h = harness(1 << 16);
+        h.initialize("2025-11-25").await;
+        h.send("{not json").await;
+        h.send("").await;
+        h.send(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#).await;
+        let got = h.received().await.unwrap();
+        assert_eq!(got["method"], "ping");
+        let (id, code, _) = error_of(&h.line().await);
+        assert_eq!((id, code), (Value::Null, PARSE_ERROR));
     }
 
     #[tokio::test]
-    async fn answers_an_oversized_request_under_its_id_and_keeps_reading() {
-        let mut input =
-            br#"{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"x","arguments":{"a":""#.to_vec();
-        input.extend(std::iter::repeat_n(b'a', 5000));
-        input.extend_from_slice(b"\"}}}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n");
-        let (received, written) = roundtrip(input, 1000).await;
-        assert_eq!(received, vec![Some("ping".to_owned())]);
-        let reply: Value = serde_json::from_str(written.trim()).unwrap();
-        assert_eq!(reply["id"], 42);
-        assert_eq!(reply["error"]["code"], -32600);
-        assert!(reply["error"]["message"].as_str().unwrap().contains("1000 bytes"));
+    async fn what_serde_refuses_is_answered_under_the_id_it_came_with() {
+        let mut h = harness(1 << 16);
+        h.initialize("2025-11-25").await;
+        let cases = [
+            (
+                r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t","arguments":{"file_text":"\ud83d"}}}"#
+                    .to_owned(),
+                "unpaired UTF-16 surrogate",
+            ),
+            (
+                format!(r#"{{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{}{}}}"#, "[".repeat(200), "]".repeat(200)),
+                "128 levels",
+            ),
+            (r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"n":1e400}}"#.to_owned(), "64-bit float"),
+        ];
+        for (line, why) in &cases {
+            h.send(line).await;
+        }
+        assert!(h.received().await.is_none(), "nothing reaches rmcp");
+        for (n, (_, why)) in cases.iter().enumerate() {
+            let (id, code, message) = error_of(&h.line().await);
+            assert_eq!(id, json!(7 + n), "{message}");
+            assert_eq!(code, PARSE_ERROR);
+            assert!(message.contains(why), "{message}");
+        }
     }
 
     #[tokio::test]
-    async fn oversized_message_without_a_readable_id_is_dropped() {
-        let mut input = br#"{"jsonrpc":"2.0","method":"tools/call","params":{"a":""#.to_vec();
-        input.extend(std::iter::repeat_n(b'a', ID_SCAN_PREFIX + 10));
-        input.extend_from_slice(b"\"},\"id\":5}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n");
-        let (received, written) = roundtrip(input, 1000).await;
-        assert_eq!(received, vec![Some("ping".to_owned())]);
-        assert_eq!(written, "");
+    async fn ids_come_back_byte_exact_and_an_id_in_flight_is_not_reused() {
+        let mut h = harness(1 << 16);
+        h.initialize("2025-11-25").await;
+        for raw in ["18446744073709551616", "1.0", "-0", r#""é""#, "1e2"] {
+            h.send(&format!(r#"{{"jsonrpc":"2.0","id":{raw},"method":"ping"}}"#)).await;
+            let got = h.received().await.unwrap();
+            h.send(&format!(r#"{{"jsonrpc":"2.0","id":{raw},"method":"ping"}}"#)).await;
+            assert!(h.received().await.is_none());
+            let (_, code, message) = error_of(&h.line().await);
+            assert_eq!(code, INVALID_REQUEST);
+            assert!(message.contains("already used"), "{message}");
+            h.answer(got["id"].as_i64().unwrap()).await;
+            assert_eq!(h.line().await, format!(r#"{{"jsonrpc":"2.0","id":{raw},"result":{{}}}}"#));
+        }
     }
 
     #[tokio::test]
-    async fn finds_an_id_written_after_a_long_param_within_the_scan_window() {
-        let mut input = br#"{"jsonrpc":"2.0","method":"tools/call","params":{"a":""#.to_vec();
-        input.extend(std::iter::repeat_n(b'a', 5000));
-        input.extend_from_slice(b"\"},\"id\":5}\n");
-        let (_, written) = roundtrip(input, 1000).await;
-        let reply: Value = serde_json::from_str(written.trim()).unwrap();
-        assert_eq!(reply["id"], 5);
+    async fn a_cancellation_names_the_request_by_the_clients_id() {
+        let mut h = harness(1 << 16);
+        h.initialize("2025-11-25").await;
+        h.send(r#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#).await;
+        let ours = h.received().await.unwrap()["id"].clone();
+        h.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a"}}"#).await;
+        let cancel = h.received().await.unwrap();
+        assert_eq!(cancel["params"]["requestId"], ours);
+        h.send(r#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#).await;
+        assert!(h.received().await.is_some(), "a cancelled request's id is free again");
     }
 
     #[tokio::test]
-    async fn answers_a_well_formed_invalid_request_under_its_id() {
-        let input = b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":5}\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/unknown\"}\n".to_vec();
-        let (received, written) = roundtrip(input, 1 << 16).await;
-        assert!(received.is_empty() || received.iter().all(|m| m.as_deref() != Some("tools/call")));
-        let reply: Value = serde_json::from_str(written.lines().next().unwrap()).unwrap();
-        assert_eq!(reply["id"], 3);
-        assert_eq!(reply["error"]["code"], -32600);
+    async fn batches_are_answered_as_one_array_in_2025_03_26_only() {
+        let mut h = harness(1 << 16);
+        h.initialize("2025-03-26").await;
+        h.send(r#"[{"jsonrpc":"2.0","id":6,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/x"},{"jsonrpc":"2.0","id":"b","method":"ping"},{"jsonrpc":"2.0","id":null,"method":"ping"}]"#).await;
+        let got = h.drain().await;
+        assert_eq!(got.len(), 3, "two requests and the notification: {got:?}");
+        assert_eq!(got[1]["method"], "notifications/x");
+        let (a, b) = (&got[0], &got[2]);
+        h.answer(b["id"].as_i64().unwrap()).await;
+        h.answer(a["id"].as_i64().unwrap()).await;
+        let batch: Vec<Value> = serde_json::from_str(&h.line().await).unwrap();
+        assert_eq!(batch.len(), 3, "{batch:?}");
+        assert_eq!(batch[0]["id"], Value::Null);
+        assert_eq!(batch[0]["error"]["code"], INVALID_REQUEST);
+        assert_eq!(batch[1]["id"], "b");
+        assert_eq!(batch[2]["id"], 6);
+        h.send("[]").await;
+        assert!(h.received().await.is_none());
+        assert_eq!(error_of(&h.line().await).1, INVALID_REQUEST);
+
+        let mut later = harness(1 << 16);
+        later.initialize("2025-11-25").await;
+        later.send(r#"[{"jsonrpc":"2.0","id":6,"method":"ping"}]"#).await;
+        assert!(later.received().await.is_none());
+        let (id, code, message) = error_of(&later.line().await);
+        assert_eq!((id, code), (Value::Null, INVALID_REQUEST));
+        assert!(message.contains("2025-11-25") && message.contains("own line"), "{message}");
+    }
+
+    #[tokio::test]
+    async fn before_initialize_only_initialize_and_ping_pass() {
+        let mut h = harness(1 << 16);
+        h.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#).await;
+        h.send(r#"[{"jsonrpc":"2.0","id":2,"method":"ping"}]"#).await;
+        h.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
+        h.send(r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#).await;
+        assert_eq!(h.received().await.unwrap()["method"], "ping");
+        let (id, code, message) = error_of(&h.line().await);
+        assert_eq!((id, code), (json!(1), INVALID_REQUEST));
+        assert!(message.starts_with("Not initialized") && message.contains("`initialize` first"), "{message}");
+        let (id, _, message) = error_of(&h.line().await);
+        assert_eq!(id, Value::Null);
+        assert!(message.contains("before `initialize`"), "{message}");
+    }
+
+    #[tokio::test]
+    async fn an_oversized_request_is_answered_under_its_id_and_reading_goes_on() {
+        let mut h = harness(1000);
+        h.initialize("2025-11-25").await;
+        let big =
+            format!(r#"{{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{{"a":"{}"}}}}"#, "a".repeat(5000));
+        h.send(&big).await;
+        let no_id = format!(
+            r#"{{"jsonrpc":"2.0","method":"x","params":{{"a":"{}"}},"id":5}}"#,
+            "a".repeat(ID_SCAN_PREFIX + 10)
+        );
+        h.send(&no_id).await;
+        h.send(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#).await;
+        assert_eq!(h.received().await.unwrap()["method"], "ping");
+        let (id, code, message) = error_of(&h.line().await);
+        assert_eq!((id, code), (json!(42), INVALID_REQUEST));
+        assert!(message.contains("1000 bytes"), "{message}");
+    }
+
+    #[tokio::test]
+    async fn invalid_requests_and_unusable_ids_are_answered() {
+        let mut h = harness(1 << 16);
+        h.initialize("2025-11-25").await;
+        h.send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":5}"#).await;
+        h.send(r#"{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}"#).await;
+        h.send(r#"{"jsonrpc":"2.0","id":4}"#).await;
+        h.send(r#""just a string""#).await;
+        h.send(r#"{"jsonrpc":"2.0","method":"notifications/unknown"}"#).await;
+        h.send(r#"{"jsonrpc":"2.0","id":99,"result":{}}"#).await;
+        let rest = h.drain().await;
+        assert!(rest.iter().all(|m| m["method"] != "tools/call"), "{rest:?}");
+        let (id, code, message) = error_of(&h.line().await);
+        assert_eq!((id, code), (json!(3), INVALID_REQUEST));
+        assert!(message.contains("tools/call"), "{message}");
+        let (id, _, message) = error_of(&h.line().await);
+        assert_eq!(id, Value::Null);
+        assert!(message.contains("not a string or an integer"), "{message}");
+        let (id, _, message) = error_of(&h.line().await);
+        assert_eq!(id, json!(4));
+        assert!(message.contains("no `method`"), "{message}");
+        assert_eq!(error_of(&h.line().await).0, Value::Null);
+        drop(h.transport);
+        assert_eq!(h.from_server.next_line().await.unwrap(), None, "notifications and responses get no answer");
+    }
+
+    #[test]
+    fn an_error_object_is_valid_json_with_the_id_as_sent() {
+        let bytes = error_object(Some(b"18446744073709551616"), -1, "a \"quoted\"\nmessage");
+        let text = String::from_utf8(bytes).unwrap();
+        assert!(text.starts_with(r#"{"jsonrpc":"2.0","id":18446744073709551616,"#));
+        let v: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["error"]["message"], "a \"quoted\"\nmessage");
+        let _ = ErrorData::internal_error("unused", None);
     }
 }
