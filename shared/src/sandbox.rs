@@ -88,6 +88,9 @@ pub struct SandboxPath {
     root: Arc<Path>,
     rel: PathBuf,
     display: String,
+    /// The caller's path ended in `/` (or `/.`): it names a directory, as everywhere in POSIX,
+    /// so a file there is [`SandboxError::NotADirectory`] and a file is never written there.
+    dir_only: bool,
 }
 
 impl SandboxPath {
@@ -121,7 +124,7 @@ impl SandboxPath {
             format!("{}/{name}", self.display)
         };
         lexical::check_name(name, &display)?;
-        Ok(SandboxPath { root: Arc::clone(&self.root), rel: self.rel.join(name), display })
+        Ok(SandboxPath { root: Arc::clone(&self.root), rel: self.rel.join(name), display, dir_only: false })
     }
 
     /// The parent directory, or `None` for a root itself.
@@ -133,7 +136,7 @@ impl SandboxPath {
             return None;
         }
         let rel = self.rel.parent().map(Path::to_path_buf).unwrap_or_default();
-        let mut parent = SandboxPath { root: Arc::clone(&self.root), rel, display: String::new() };
+        let mut parent = SandboxPath { root: Arc::clone(&self.root), rel, display: String::new(), dir_only: false };
         parent.display = if Path::new(&self.display).is_absolute() {
             parent.absolute().display().to_string()
         } else if parent.rel.as_os_str().is_empty() {
@@ -144,10 +147,34 @@ impl SandboxPath {
         Some(parent)
     }
 
+    /// This path, marked as naming a directory only, for a caller that shows the path without
+    /// its trailing `/` (the text editor shows paths as Python's `pathlib` does) but must keep
+    /// its meaning: `names_directory` is whether the path as the client sent it ended in `/`.
+    pub fn directory_only(mut self, names_directory: bool) -> SandboxPath {
+        self.dir_only |= names_directory;
+        self
+    }
+
+    /// Whether a path as a client wrote it can only name a directory (it ends in `/` or `/.`).
+    pub fn is_directory_spelling(user_path: &str) -> bool {
+        names_a_directory(user_path)
+    }
+
+    /// Whether the caller's path ended in `/` (or `/.`), so that it can only name a directory.
+    pub fn names_a_directory(&self) -> bool {
+        self.dir_only
+    }
+
     /// The last component, or `None` for a root itself (or a non-UTF-8 name).
     pub fn file_name(&self) -> Option<&str> {
         self.rel.file_name().and_then(|name| name.to_str())
     }
+}
+
+/// Whether a path as the caller wrote it can only name a directory: it ends in `/` or `/.`
+/// (`d/`, `d/.`; a lone `.` too, which is a directory anyway).
+fn names_a_directory(user_path: &str) -> bool {
+    user_path.ends_with('/') || user_path.ends_with("/.") || user_path == "."
 }
 
 /// What [`Sandbox::metadata`] tells about a file or directory.
@@ -352,7 +379,12 @@ impl Sandbox {
             lexical::normalize_abs(&self.inner.roots[0].canonical.join(path))
         };
         let (root, rel) = self.locate_abs(&absolute, true).ok_or_else(|| self.outside(user_path))?;
-        Ok(SandboxPath { root: Arc::clone(&self.inner.roots[root].canonical), rel, display: user_path.to_owned() })
+        Ok(SandboxPath {
+            root: Arc::clone(&self.inner.roots[root].canonical),
+            rel,
+            display: user_path.to_owned(),
+            dir_only: names_a_directory(user_path),
+        })
     }
 
     /// Resolves a path relative to the first root only (the WebSocket host's
@@ -367,7 +399,12 @@ impl Sandbox {
         let first = &self.inner.roots[0].canonical;
         let absolute = lexical::normalize_abs(&first.join(path));
         let inside = absolute.strip_prefix(first).map_err(|_| self.outside(rel))?;
-        Ok(SandboxPath { root: Arc::clone(first), rel: inside.to_path_buf(), display: rel.to_owned() })
+        Ok(SandboxPath {
+            root: Arc::clone(first),
+            rel: inside.to_path_buf(),
+            display: rel.to_owned(),
+            dir_only: names_a_directory(rel),
+        })
     }
 
     /// Metadata of the file or directory (symlinks inside followed).
@@ -508,6 +545,17 @@ impl Sandbox {
     /// permission bits.
     pub fn write_atomic(&self, p: &SandboxPath, bytes: &[u8], opts: &WriteOptions) -> Result<(), SandboxError> {
         let real = self.real(p, true)?;
+        if p.dir_only {
+            // `d/` names a directory: a file is never written there (POSIX: EISDIR).
+            return Err(match real.md {
+                Some(_) => SandboxError::IsADirectory { path: p.display().to_owned() },
+                None => SandboxError::invalid(
+                    p.display(),
+                    "it is written with a trailing `/`, which names a directory, and a file cannot be written \
+                     there; remove the `/` to write a file",
+                ),
+            });
+        }
         self.write_real(&real, p.display(), bytes, opts)
     }
 

@@ -415,7 +415,10 @@ impl Target<'_> {
 /// the reference does), then confined to the sandbox.
 pub fn resolve(sandbox: &Sandbox, raw: &str, command: Command) -> Result<SandboxPath, ToolError> {
     let shown = render::normalize_display(raw);
-    sandbox.resolve(&shown).map_err(|e| error::from_sandbox(e, &shown, command))
+    // `d/` names a directory even though it is shown as `d`, as the reference shows it.
+    let names_directory = SandboxPath::is_directory_spelling(raw);
+    let path = sandbox.resolve(&shown).map_err(|e| error::from_sandbox(e, &shown, command))?;
+    Ok(path.directory_only(names_directory))
 }
 
 /// The key of a file in the history and the lock map.

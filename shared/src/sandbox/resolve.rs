@@ -63,9 +63,20 @@ impl Sandbox {
         self.locate_abs(&p.absolute(), false).ok_or_else(|| self.outside(p.display()))
     }
 
+    /// Resolves `p`. A path that names a directory (`d/`) follows a final symlink, as POSIX
+    /// does, and is [`SandboxError::NotADirectory`] when something other than a directory is
+    /// there.
     pub(super) fn real(&self, p: &SandboxPath, follow_final: bool) -> Result<Real, SandboxError> {
         let (root, rel) = self.locate(p)?;
-        self.real_at(root, &rel, follow_final, p.display())
+        let real = self.real_at(root, &rel, follow_final || p.names_a_directory(), p.display())?;
+        if p.names_a_directory() && real.md.as_ref().is_some_and(|md| !md.is_dir()) {
+            return Err(SandboxError::invalid(
+                p.display(),
+                "it is written with a trailing `/`, which names a directory, but it is a file; remove the `/` \
+                 to use the file",
+            ));
+        }
+        Ok(real)
     }
 
     /// Resolves symlinks of `rel` (in root `root`) one component at a time,

@@ -818,3 +818,43 @@ fn sandbox_open_resolved_reads_the_file_that_was_checked_or_nothing() {
     assert_eq!(missing.kind(), ResolvedKind::Missing);
     assert!(matches!(read(&missing), Err(SandboxError::NotFound { .. })));
 }
+
+#[test]
+fn a_trailing_slash_names_a_directory_for_every_operation() {
+    let f = fx();
+    fs::write(f.root.join("n.txt"), "hello\n").unwrap();
+    fs::create_dir(f.root.join("d")).unwrap();
+    symlink("n.txt", f.root.join("link")).unwrap();
+    let opts = WriteOptions { create_parents: true, ..WriteOptions::default() };
+    for file in ["n.txt/", "n.txt/.", "link/"] {
+        let p = f.sb.resolve(file).unwrap();
+        assert!(p.names_a_directory());
+        for refused in [
+            f.sb.read(&p).map(drop),
+            f.sb.write_atomic(&p, b"pwned", &opts),
+            f.sb.metadata(&p).map(drop),
+            f.sb.remove_file(&p),
+            f.sb.read_dir(&p).map(drop),
+        ] {
+            match refused {
+                Err(SandboxError::InvalidPath { reason, .. }) => assert!(reason.contains("trailing `/`"), "{reason}"),
+                other => panic!("{file}: {other:?}"),
+            }
+        }
+        assert!(f.sb.exists(&p).is_err(), "{file}: exists() says why, too");
+    }
+    assert_eq!(fs::read(f.root.join("n.txt")).unwrap(), b"hello\n", "the file is untouched");
+    let new = f.sb.resolve("d1/").unwrap();
+    assert!(matches!(f.sb.write_atomic(&new, b"x", &opts), Err(SandboxError::InvalidPath { .. })));
+    assert!(!f.root.join("d1").exists(), "no file d1 was made");
+    let dir = f.sb.resolve("d/").unwrap();
+    assert!(matches!(f.sb.write_atomic(&dir, b"x", &opts), Err(SandboxError::IsADirectory { .. })));
+    assert!(f.sb.metadata(&dir).unwrap().is_dir);
+    assert!(f.sb.read_dir(&dir).is_ok());
+    f.sb.create_dir(&f.sb.resolve("made/").unwrap()).unwrap();
+    assert!(f.root.join("made").is_dir());
+    // The same path without the slash is the file, and `resolve_rel` (the host's) agrees.
+    assert!(f.sb.read(&f.sb.resolve("n.txt").unwrap()).is_ok());
+    assert!(f.sb.resolve_rel("n.txt/").unwrap().names_a_directory());
+    assert!(!f.sb.resolve("n.txt").unwrap().names_a_directory());
+}

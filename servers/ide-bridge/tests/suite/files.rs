@@ -257,3 +257,22 @@ fn a_host_killed_mid_write_leaves_the_old_or_the_new_content_never_a_mix() {
     let listed = structured(&bridge.call_tool("list_files", json!({"recursive": true})).unwrap()).unwrap();
     assert_eq!(listed["files"], json!(["data.txt"]), "no temporary file is listed");
 }
+
+#[test]
+fn a_trailing_slash_names_a_directory_and_never_writes_the_file() {
+    let env = Env::new();
+    let ws = env.workspace("ws", &[("normal.txt", "keep")]);
+    let _host = env.host(&ws, &[]);
+    let mut bridge = env.bridge(&ws, &[]);
+    for (tool, args) in [
+        ("write_file", json!({"path": "normal.txt/", "content": "pwned"})),
+        ("write_file", json!({"path": "new-dir/", "content": "x"})),
+        ("read_file", json!({"path": "normal.txt/"})),
+    ] {
+        let result = bridge.call_tool(tool, args.clone()).unwrap();
+        assert!(is_error(&result), "{tool} {args}: {result}");
+        assert!(text_of(&result).contains("trailing `/`"), "{tool} {args}: {}", text_of(&result));
+    }
+    assert_eq!(fs::read_to_string(ws.join("normal.txt")).unwrap(), "keep");
+    assert!(!ws.join("new-dir").exists());
+}

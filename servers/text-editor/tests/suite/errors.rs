@@ -202,3 +202,26 @@ fn file_size_limit() {
     assert_eq!(s.read_string("big.txt"), content);
     assert!(!s.root.join("new.txt").exists());
 }
+
+#[test]
+fn a_trailing_slash_names_a_directory_and_nothing_is_written_through_it() {
+    let mut s = Server::start();
+    s.write("n.txt", "hello\n");
+    for (args, what) in [
+        (json!({"command": "create", "path": s.path("d1/"), "file_text": "x"}), "create d1/"),
+        (json!({"command": "create", "path": "d2/", "file_text": "x"}), "create d2/ (relative)"),
+        (json!({"command": "str_replace", "path": s.path("n.txt/"), "old_str": "hello", "new_str": "bye"}), "edit"),
+        (json!({"command": "insert", "path": s.path("n.txt/"), "insert_line": 0, "new_str": "a"}), "insert"),
+        (json!({"command": "view", "path": s.path("n.txt/")}), "view"),
+    ] {
+        let message = s.err(args, "INVALID_ARGS");
+        assert!(message.contains("trailing `/`"), "{what}: {message}");
+    }
+    assert_eq!(s.read("n.txt"), b"hello\n");
+    assert!(!s.root.join("d1").exists() && !s.root.join("d2").exists(), "no file made for a directory path");
+    // A directory written with its slash still views as the reference shows it (without it).
+    std::fs::create_dir(s.root.join("d")).unwrap();
+    let shown = s.path("d");
+    let listing = s.ok(json!({"command": "view", "path": s.path("d/")}));
+    assert!(listing.contains(&format!("2 levels deep in {shown},")), "{listing}");
+}
