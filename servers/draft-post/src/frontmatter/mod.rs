@@ -27,7 +27,9 @@ mod tests;
 
 pub use edit::{compose_article, yaml_scalar};
 pub use locate::{Block, Located, Parts, locate, split};
-pub use read::{Meta, parse_meta, quick_meta, read_meta, source_id_hint};
+pub use read::{
+    MAX_FRONTMATTER_BYTES, MAX_FRONTMATTER_KEYS, Meta, check_limits, parse_meta, quick_meta, read_meta, source_id_hint,
+};
 
 /// The key that carries the manuscript's identity.
 pub const SOURCE_ID_KEY: &str = "source_id";

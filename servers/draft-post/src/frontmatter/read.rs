@@ -44,7 +44,8 @@ fn scalar_text(value: &Value) -> Option<String> {
 /// It must be empty or a mapping; anything else, and any YAML error, is a
 /// [`FrontmatterError`] located in the file.
 pub fn parse_meta(yaml: &str, first_line: usize) -> Result<Meta, FrontmatterError> {
-    let value: Value = serde_saphyr::from_str(yaml).map_err(|e| {
+    check_limits(yaml, first_line)?;
+    let value: Value = serde_saphyr::from_str_with_options(yaml, parse_options()).map_err(|e| {
         let (line, column) = e.location().map_or((1, 1), |l| (l.line() as usize, l.column() as usize));
         FrontmatterError {
             line: first_line + line.max(1) - 1,
@@ -204,9 +205,14 @@ fn quick_flow_seq(v: &str) -> Option<&str> {
 ///
 /// Whatever it returns is what [`parse_meta`] returns for the same text.
 pub fn quick_meta(yaml: &str) -> Option<Meta> {
+    if check_limits(yaml, 1).is_err() {
+        return None;
+    }
     let mut meta = Meta::default();
-    // Borrowed while reading (the duplicate check); owned once at the end.
+    // Borrowed while reading; owned once at the end.
     let mut keys: Vec<&str> = Vec::new();
+    // Duplicate keys are found through a set, so that many keys cost linear time.
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for raw in yaml.split('\n') {
         let line = raw.strip_suffix('\r').unwrap_or(raw);
         if !line.chars().all(quick_char_ok) {
@@ -221,7 +227,7 @@ pub fn quick_meta(yaml: &str) -> Option<Meta> {
         let key_ok = key.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
             && key.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
             && !SPECIAL_WORDS.contains(&key.to_ascii_lowercase().as_str());
-        if !key_ok || keys.contains(&key) {
+        if !key_ok || !seen.insert(key) {
             return None;
         }
         let after = &line[colon + 1..];
@@ -287,4 +293,64 @@ pub fn source_id_hint(yaml: &str) -> Option<String> {
         let value = rest.trim().trim_matches(['"', '\'']);
         (!value.is_empty()).then(|| value.to_owned())
     })
+}
+
+/// The largest frontmatter read or filed, in bytes. A frontmatter is a few lines of metadata;
+/// this is a hundred times what one needs, and bounds what one manuscript can cost every later
+/// call (each scan reads every article's frontmatter).
+pub const MAX_FRONTMATTER_BYTES: usize = 64 * 1024;
+
+/// The most top-level keys a frontmatter may have.
+pub const MAX_FRONTMATTER_KEYS: usize = 1_000;
+
+/// Refuses a frontmatter over [`MAX_FRONTMATTER_BYTES`] or [`MAX_FRONTMATTER_KEYS`], before any
+/// parser allocates for it. Keys are counted as the lines that start a top-level entry (not
+/// indented, not a comment, not a list item), which is linear and never fewer than the keys.
+pub fn check_limits(yaml: &str, first_line: usize) -> Result<(), FrontmatterError> {
+    if yaml.len() > MAX_FRONTMATTER_BYTES {
+        return Err(FrontmatterError {
+            line: first_line,
+            column: 1,
+            message: format!(
+                "the frontmatter is {} bytes, more than the {MAX_FRONTMATTER_BYTES} this server reads; keep it to \
+                 the metadata (title, slug, tags...) and move the rest into the body",
+                yaml.len()
+            ),
+        });
+    }
+    let keys =
+        yaml.split('\n').filter(|line| line.starts_with(|c: char| !c.is_whitespace() && c != '#' && c != '-')).count();
+    if keys > MAX_FRONTMATTER_KEYS {
+        return Err(FrontmatterError {
+            line: first_line,
+            column: 1,
+            message: format!(
+                "the frontmatter has {keys} top-level entries, more than the {MAX_FRONTMATTER_KEYS} this server \
+                 reads; keep it to the metadata (title, slug, tags...) and move the rest into the body"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// The YAML parser's limits: far above any frontmatter within [`check_limits`], far below what
+/// a YAML bomb (aliases of aliases) would expand to, so one is refused after a bounded amount of
+/// work and memory.
+fn parse_options() -> serde_saphyr::Options {
+    serde_saphyr::options! {
+        budget: serde_saphyr::budget! {
+            max_events: 100_000,
+            max_nodes: 50_000,
+            max_aliases: 1_000,
+            max_anchors: 1_000,
+            max_depth: 64,
+            max_total_scalar_bytes: 2 * MAX_FRONTMATTER_BYTES,
+            max_recorded_anchor_events: 50_000,
+            max_recorded_anchor_bytes: 2 * MAX_FRONTMATTER_BYTES,
+        },
+        alias_limits: serde_saphyr::alias_limits! {
+            max_total_replayed_events: 50_000,
+            max_replay_stack_depth: 16,
+        },
+    }
 }

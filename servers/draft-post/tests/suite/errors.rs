@@ -230,3 +230,62 @@ fn a_conflict_in_a_repository_made_by_hand_writes_nothing_at_all() {
     c.wait().unwrap();
     assert_eq!(raw_tree(&fx.repo()), before, "not even a lock file or a saved index");
 }
+
+/// A manuscript whose frontmatter has `n` short keys (104,000 of them fit in 1 MB).
+fn many_keys(n: usize) -> String {
+    let mut text = String::from("---\ntitle: many\n");
+    for i in 0..n {
+        let mut name = String::new();
+        let mut rest = i;
+        loop {
+            name.insert(0, char::from_digit((rest % 36) as u32, 36).unwrap());
+            rest /= 36;
+            if rest == 0 {
+                break;
+            }
+        }
+        text.push_str(&format!("k{name}: 1\n"));
+    }
+    text.push_str("---\nbody\n");
+    text
+}
+
+#[test]
+fn an_oversized_frontmatter_or_a_yaml_bomb_is_refused_and_costs_later_calls_nothing() {
+    let fx = Fixture::new();
+    let mut c = fx.server();
+    let small = fx.draft("small.md", "---\ntitle: Small\n---\nbody\n");
+    let keys = fx.draft("keys.md", &many_keys(104_000));
+    assert!(std::fs::metadata(&keys).unwrap().len() < 1_000_000, "under the manuscript size limit");
+    let just_over = fx.draft("over.md", &many_keys(1_000));
+    let mut bomb = String::from("---\na0: &a0 [x, x, x, x, x, x, x, x, x]\n");
+    for level in 1..10 {
+        let prev = level - 1;
+        bomb.push_str(&format!(
+            "a{level}: &a{level} [*a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}]\n"
+        ));
+    }
+    bomb.push_str("---\nbody\n");
+    let bomb = fx.draft("bomb.md", &bomb);
+    let before = fx.tree();
+    for (path, says) in [(&keys, "bytes"), (&just_over, "1001 top-level entries"), (&bomb, "frontmatter")] {
+        let (code, message) = refused(&mut c, src(path));
+        assert_eq!(code, "INVALID_INPUT", "{path}: {message}");
+        assert!(message.contains(says) && message.contains("nothing was written"), "{path}: {message}");
+    }
+    assert_eq!(fx.tree(), before, "nothing written");
+    assert!(!is_error(&draft_post(&mut c, src(&small))));
+
+    // An article with such a frontmatter already in the repository (filed by hand, or by an
+    // older version) is indexed as unreadable, by its `source_id` line, and slows nobody down:
+    // the next call, and a fresh process, work as usual (checked by the benchmark for speed).
+    let mut filed = String::from("---\nsource_id: 0123456789abcdef\n");
+    filed.push_str(&many_keys(104_000)[4..]);
+    fx.put("projects/2026-01/07-huge/article.md", &filed);
+    let other = fx.draft("other.md", "---\ntitle: Other\n---\nbody\n");
+    let posted_other = posted(&mut c, src(&other));
+    assert_eq!(posted_other["source_id"], id_of(&other));
+    let mut fresh = fx.server();
+    let listed = fresh.call_tool("list_posts", json!({"project": "2026-01"})).unwrap();
+    assert!(!is_error(&listed), "{listed}");
+}
