@@ -11,6 +11,8 @@
 //! - [`http`]: [`http::HttpSession`], a blocking keep-alive Streamable HTTP client (the HTTP
 //!   load benchmark `mcp-http-load`).
 //! - [`locate`]: [`find_server_binary`], for the tour and the benchmark.
+//! - [`raw`]: [`raw::RawStdio`], a server's stdio as exact lines (byte-exact ids, one answer
+//!   per request line).
 //! - [`procfs`]: resident memory of a process (tree) from `/proc`, for the benchmark.
 //! - [`tour`]: the guided tour of every server (`cargo run --bin tour`).
 //!
@@ -21,6 +23,7 @@ pub mod client;
 pub mod http;
 pub mod locate;
 pub mod procfs;
+pub mod raw;
 pub mod result;
 pub mod tour;
 

@@ -6,9 +6,13 @@
 //!   `Authorization: Bearer <token>` (401). A non-loopback address without a token is refused at
 //!   start unless `--insecure-no-token` says the network is guarded otherwise.
 //! - **Sessions** (the default): rmcp's local session manager, each session ended after
-//!   `--session-idle-timeout` without a message, at most `--max-sessions` at once (a new one past
-//!   it is `503` with `Retry-After`; the existing ones keep working). `--stateless`: no session
-//!   state at all, so replicas behind any load balancer can serve one client.
+//!   `--session-idle-timeout` without a message, at most `--max-sessions` at once: past it, a new
+//!   session takes the place of the least recently used idle one (those that never got past
+//!   `initialize` first, never one with a call in flight), and only when every session is busy
+//!   is the newcomer `503` with `Retry-After` ([`http_gate`](super::http_gate), which also gives
+//!   malformed bodies, late bodies, duplicate `Host` headers and unknown sessions their status).
+//!   `--stateless`: no session state at all, so replicas behind any load balancer can serve one
+//!   client.
 //! - **Connections**: [`listener`](super::listener) (TCP_NODELAY, header-read timeout, connection
 //!   cap, graceful shutdown).
 //! - `GET /healthz` answers `200 ok` without authentication, for orchestrators' probes.
@@ -17,7 +21,7 @@ use std::{net::SocketAddr, sync::Arc, time::Duration};
 
 use axum::{
     extract::{Request, State},
-    http::{HeaderValue, Method, StatusCode, header},
+    http::{HeaderValue, StatusCode, header},
     middleware::{self, Next},
     response::{IntoResponse, Response},
     routing::get,
@@ -31,6 +35,7 @@ use tokio_util::sync::CancellationToken;
 use super::{
     ServeError,
     auth::{bearer_token, constant_time_eq},
+    http_gate::{self, BodyLimits, SessionGate},
     listener::{self, ListenerLimits},
 };
 use crate::server::McpServer;
@@ -177,63 +182,18 @@ pub fn router(
     manager.session_config = session_config;
     let manager = Arc::new(manager);
     let service = StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&manager), config);
-    let gate = SessionGate { manager, max: if options.stateless { usize::MAX } else { options.max_sessions } };
+    let gate = SessionGate::new(manager, if options.stateless { usize::MAX } else { options.max_sessions });
+    let limits = BodyLimits { max_bytes: options.max_message_bytes };
     let mcp = axum::Router::new()
         .nest_service("/mcp", service)
-        .layer(middleware::from_fn(session_deleted_is_ok))
-        .layer(middleware::from_fn_with_state(Arc::new(gate), limit_sessions))
+        .layer(middleware::from_fn_with_state(limits, http_gate::check_body))
+        .layer(middleware::from_fn_with_state(Arc::new(gate), http_gate::sessions))
         .layer(middleware::from_fn_with_state(Arc::new(options.token.clone()), require_token));
-    axum::Router::new().route("/healthz", get(healthz)).merge(mcp)
+    axum::Router::new().route("/healthz", get(healthz)).merge(mcp).layer(middleware::from_fn(http_gate::one_host))
 }
 
 async fn healthz() -> &'static str {
     "ok\n"
-}
-
-/// What [`limit_sessions`] needs: the live sessions and the cap.
-struct SessionGate {
-    manager: Arc<LocalSessionManager>,
-    max: usize,
-}
-
-/// A request that would open a session (a `POST` without `Mcp-Session-Id`) when `--max-sessions`
-/// are open is answered `503` with `Retry-After`; requests of existing sessions pass.
-///
-/// The count is read at the door, so initializes racing at the cap may pass it by the number in
-/// flight at that instant (bounded by `--max-connections`).
-async fn limit_sessions(State(gate): State<Arc<SessionGate>>, request: Request, next: Next) -> Response {
-    let opens_session = request.method() == Method::POST && !request.headers().contains_key("mcp-session-id");
-    if opens_session && gate.max != usize::MAX {
-        let open = gate.manager.sessions.read().await.len();
-        if open >= gate.max {
-            tracing::debug!(open, "session cap reached: 503");
-            let mut response = (
-                StatusCode::SERVICE_UNAVAILABLE,
-                format!(
-                    "Too many open sessions ({open}, the limit is {}): retry later; idle sessions end after \
-                     --session-idle-timeout.\n",
-                    gate.max
-                ),
-            )
-                .into_response();
-            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("10"));
-            return response;
-        }
-    }
-    next.run(request).await
-}
-
-/// rmcp answers a successful session `DELETE` with 202 Accepted; the Python SDK (and so
-/// mcp-use) logs "Session termination failed: 202" unless it gets 200 or 204. The session is
-/// closed by then, so 204 No Content says exactly what happened.
-async fn session_deleted_is_ok(request: Request, next: Next) -> Response {
-    let is_delete = request.method() == Method::DELETE;
-    let mut response = next.run(request).await;
-    if is_delete && response.status() == StatusCode::ACCEPTED {
-        *response.status_mut() = StatusCode::NO_CONTENT;
-        *response.body_mut() = axum::body::Body::empty();
-    }
-    response
 }
 
 async fn wait_for_signal() {

@@ -234,7 +234,7 @@ impl http_body::Body for DeadlineBody {
         let timer = self.timer.get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
         if timer.as_mut().poll(cx).is_ready() {
             tracing::debug!("a request body did not arrive in time; closing the connection");
-            return Poll::Ready(Some(Err("the request body did not arrive in time".into())));
+            return Poll::Ready(Some(Err(Box::new(BodyTimedOut))));
         }
         Poll::Pending
     }
@@ -247,6 +247,12 @@ impl http_body::Body for DeadlineBody {
         self.inner.size_hint()
     }
 }
+
+/// The error of a request body that did not arrive within its deadline (the HTTP layer answers
+/// it `408 Request Timeout`).
+#[derive(Debug, Clone, Copy, thiserror::Error)]
+#[error("the request body did not arrive in time")]
+pub struct BodyTimedOut;
 
 /// The answer to a connection past the cap.
 const REFUSAL: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: text/plain\r\n\

@@ -9,8 +9,10 @@ use crate::server::{McpServer, ServerSettings};
 
 pub mod auth;
 pub mod http;
+pub mod http_gate;
 pub mod id_scan;
 pub mod ids;
+pub mod jsonrpc;
 pub mod listener;
 pub mod stdio;
 

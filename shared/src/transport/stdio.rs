@@ -40,15 +40,11 @@ use tokio::{
 use super::{
     id_scan::{IdKind, id_kind, scan},
     ids::{IdMap, Route},
+    jsonrpc::{INVALID_REQUEST, PARSE_ERROR, error_object, is_syntax, parse_error_message},
 };
 
 /// How many leading bytes of an oversized message are kept to look for its `id`.
 const ID_SCAN_PREFIX: usize = 64 * 1024;
-
-/// JSON-RPC's "Parse error" code: the text is not JSON.
-pub const PARSE_ERROR: i64 = -32700;
-/// JSON-RPC's "Invalid Request" code.
-pub const INVALID_REQUEST: i64 = -32600;
 
 /// The one protocol revision that has JSON-RPC batches.
 const BATCH_REVISION: &str = "2025-03-26";
@@ -228,7 +224,7 @@ where
             }
         } else {
             let id = raw_id.filter(|raw| id_kind(raw) == IdKind::Usable);
-            Taken::Answer(match serde_json::from_slice::<serde::de::IgnoredAny>(text) {
+            Taken::Answer(match serde_json::from_slice::<serde_json::Value>(text) {
                 Err(error) if is_syntax(&error) => error_object(id, PARSE_ERROR, &parse_error_message(&error)),
                 _ if !envelope.is_object => error_object(
                     None,
@@ -407,38 +403,6 @@ where
 #[derive(serde::Deserialize)]
 struct MethodOnly {
     method: String,
-}
-
-fn is_syntax(error: &serde_json::Error) -> bool {
-    use serde_json::error::Category;
-    matches!(error.classify(), Category::Syntax | Category::Eof)
-}
-
-/// What a model or a client author needs to know about text serde could not read.
-fn parse_error_message(error: &serde_json::Error) -> String {
-    let text = error.to_string();
-    let why = if text.contains("surrogate") || text.contains("hex escape") {
-        "A string in it has an invalid \\u escape, such as an unpaired UTF-16 surrogate (\\ud83d without the low half that must follow it: what JavaScript's JSON.stringify makes of an emoji cut in two). That is not a Unicode character, so it is refused rather than replaced, and nothing was done: send the whole character, or leave it out."
-    } else if text.contains("recursion limit") {
-        "It nests arrays or objects more than 128 levels deep, deeper than this server parses; nothing was done."
-    } else if text.contains("number out of range") {
-        "A number in it is beyond what a 64-bit float holds (e.g. 1e400); nothing was done. Send a smaller number, or a string."
-    } else {
-        "Each message must be one JSON object on one line (UTF-8); nothing was done."
-    };
-    format!("Parse error: {text}. {why}")
-}
-
-/// A JSON-RPC error object under `id` (the client's exact bytes) or `null`.
-fn error_object(id: Option<&[u8]>, code: i64, message: &str) -> Vec<u8> {
-    let mut out = br#"{"jsonrpc":"2.0","id":"#.to_vec();
-    out.extend_from_slice(id.unwrap_or(b"null"));
-    out.extend_from_slice(br#","error":{"code":"#);
-    out.extend_from_slice(code.to_string().as_bytes());
-    out.extend_from_slice(br#","message":"#);
-    out.extend_from_slice(serde_json::Value::from(message).to_string().as_bytes());
-    out.extend_from_slice(b"}}");
-    out
 }
 
 fn array(answers: Vec<Vec<u8>>) -> Vec<u8> {
@@ -686,7 +650,7 @@ mod tests {
             ),
             (r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"n":1e400}}"#.to_owned(), "64-bit float"),
         ];
-        for (line, why) in &cases {
+        for (line, _) in &cases {
             h.send(line).await;
         }
         assert!(h.received().await.is_none(), "nothing reaches rmcp");

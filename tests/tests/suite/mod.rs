@@ -3,6 +3,7 @@
 mod baseline;
 mod bench;
 mod client;
+mod robustness;
 mod tour;
 
 /// The `mcp-baseline` binary cargo built for these tests.

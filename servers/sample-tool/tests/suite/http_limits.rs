@@ -1,6 +1,7 @@
 //! What an HTTP client may hold, through the real binary: TCP_NODELAY on every connection (no
 //! ~40 ms Nagle/delayed-ACK stall per call), the header-read timeout, the connection cap against
-//! slowloris, the session cap and idle timeout, `/healthz`, `--allow-host` / `--allow-origin`,
+//! slowloris, the session cap (eviction of idle sessions) and idle timeout, the status of
+//! malformed bodies, late bodies, duplicate `Host` headers and unknown sessions, `/healthz`, `--allow-host` / `--allow-origin`,
 //! the refusal of a public address without a token, `--stateless`, and the graceful SIGTERM.
 
 use std::{
@@ -121,7 +122,7 @@ fn a_body_that_does_not_arrive_in_time_closes_the_connection() {
     );
     stream.write_all(head.as_bytes()).unwrap();
     let answer = read_to_close(&mut stream);
-    assert!(!answer.contains("200 OK"), "{answer}");
+    assert_eq!(status(&answer), 408, "Request Timeout, not a server error: {answer}");
     // and the server serves the next client
     let mut session = HttpSession::open(&url(&addr), None, WAIT).unwrap();
     assert_hoge_works(&mut session);
@@ -154,16 +155,115 @@ fn past_the_cap_of_busy_connections_a_new_one_gets_503_at_once() {
 }
 
 #[test]
-fn sessions_past_the_cap_get_503_with_retry_after_and_the_first_keeps_working() {
+fn at_the_session_cap_a_newcomer_takes_the_place_of_an_idle_session_never_a_busy_one() {
     let (_server, addr) = server(&["--max-sessions", "3"], "warn");
-    let mut sessions: Vec<HttpSession> = (0..3).map(|_| HttpSession::open(&url(&addr), None, WAIT).unwrap()).collect();
-    let answer = raw(&addr, &initialize_request(&addr, ""));
-    assert!(answer.starts_with("HTTP/1.1 503 "), "{answer}");
-    assert!(answer.to_ascii_lowercase().contains("retry-after: 10"), "{answer}");
-    assert!(answer.contains("Too many open sessions (3, the limit is 3)"), "{answer}");
-    for session in &mut sessions {
-        assert_hoge_works(session);
+    let mut a = HttpSession::open(&url(&addr), None, WAIT).unwrap();
+    let mut b = HttpSession::open(&url(&addr), None, WAIT).unwrap();
+    // An abandoned `initialize` (never followed by anything): the first to give way.
+    assert!(raw(&addr, &initialize_request(&addr, "")).starts_with("HTTP/1.1 200 "));
+    for _ in 0..5 {
+        let answer = raw(&addr, &initialize_request(&addr, ""));
+        assert!(answer.starts_with("HTTP/1.1 200 "), "a newcomer is served at the cap: {answer}");
     }
+    assert_hoge_works(&mut b);
+    assert_hoge_works(&mut a);
+    // Every session established now: the least recently used idle one (b) gives way.
+    let mut c = HttpSession::open(&url(&addr), None, WAIT).unwrap();
+    let mut d = HttpSession::open(&url(&addr), None, WAIT).unwrap();
+    assert_hoge_works(&mut a);
+    assert_hoge_works(&mut c);
+    assert_hoge_works(&mut d);
+    let gone = b.call_tool("hoge", &hoge()).unwrap_err().to_string();
+    assert!(gone.contains("HTTP 404"), "{gone}");
+
+    // A session with a call in flight is never ended: with every place busy, the newcomer is
+    // refused at once, and served once the call is done.
+    let (_server, addr) = server(&["--max-sessions", "1"], "warn");
+    let mut busy = HttpSession::open(&url(&addr), None, WAIT).unwrap();
+    let call = std::thread::spawn(move || {
+        let answer = busy.call_tool("countdown", &json!({"seconds": 2})).unwrap();
+        (busy, answer)
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    let refused = raw(&addr, &initialize_request(&addr, ""));
+    assert!(refused.starts_with("HTTP/1.1 503 "), "{refused}");
+    assert!(refused.to_ascii_lowercase().contains("retry-after: 10"), "{refused}");
+    assert!(refused.contains("each with a call in progress"), "{refused}");
+    let (_busy, answer) = call.join().unwrap();
+    assert_eq!(answer["result"]["isError"], false, "the busy session's call finished: {answer}");
+    let mut next = HttpSession::open(&url(&addr), None, WAIT).unwrap();
+    assert_hoge_works(&mut next);
+}
+
+#[test]
+fn a_flood_of_abandoned_sessions_never_locks_a_client_out() {
+    let (_server, addr) = server(&["--max-sessions", "8"], "warn");
+    let mut first = HttpSession::open(&url(&addr), None, WAIT).unwrap();
+    for _ in 0..200 {
+        let answer = raw(&addr, &initialize_request(&addr, ""));
+        assert!(answer.starts_with("HTTP/1.1 200 "), "{answer}");
+    }
+    let mut late = HttpSession::open(&url(&addr), None, WAIT).unwrap();
+    assert_hoge_works(&mut late);
+    assert_hoge_works(&mut first);
+}
+
+/// The status code of an HTTP response text.
+fn status(answer: &str) -> u16 {
+    answer.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0)
+}
+
+/// A raw `POST /mcp` with `body` and `content_type`.
+fn post_body(addr: &str, content_type: &str, body: &[u8]) -> String {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(WAIT)).unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: {content_type}\r\n\
+         Accept: application/json, text/event-stream\r\nConnection: close\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(body).unwrap();
+    read_to_close(&mut stream)
+}
+
+#[test]
+fn malformed_bodies_are_400_with_a_json_rpc_error_under_their_id() {
+    let (_server, addr) = server(&[], "warn");
+    for (body, id, code) in [
+        (&b"{not json"[..], Value::Null, -32700),
+        (b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"initialize\",\"params\":{\"x\":\"\xff\"}}", json!(7), -32700),
+        (b"{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"initialize\",\"params\":{\"x\":\"\\ud83d\"}}", json!(8), -32700),
+        (b"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":7}", json!(9), -32600),
+    ] {
+        let answer = post_body(&addr, "application/json", body);
+        assert_eq!(status(&answer), 400, "{answer}");
+        assert!(answer.to_ascii_lowercase().contains("content-type: application/json"), "{answer}");
+        let json: Value = serde_json::from_str(answer.split("\r\n\r\n").nth(1).unwrap()).unwrap();
+        assert_eq!(json["id"], id, "{answer}");
+        assert_eq!(json["error"]["code"], code, "{answer}");
+    }
+    // The wrong media type stays 415.
+    assert_eq!(status(&post_body(&addr, "text/plain", b"{}")), 415);
+}
+
+#[test]
+fn two_host_headers_are_400() {
+    let (_server, addr) = server(&["--allow-host", "evil.example"], "warn");
+    let request = initialize_request(&addr, "Host: evil.example\r\n");
+    let answer = raw(&addr, &request);
+    assert_eq!(status(&answer), 400, "{answer}");
+    assert!(answer.contains("more than one Host header"), "{answer}");
+    assert_eq!(status(&raw(&addr, &initialize_request(&addr, ""))), 200);
+}
+
+#[test]
+fn deleting_a_session_that_does_not_exist_is_404() {
+    let (_server, addr) = server(&[], "warn");
+    let request =
+        format!("DELETE /mcp HTTP/1.1\r\nHost: {addr}\r\nMcp-Session-Id: no-such-session\r\nConnection: close\r\n\r\n");
+    let answer = raw(&addr, &request);
+    assert_eq!(status(&answer), 404, "{answer}");
 }
 
 #[test]

@@ -66,13 +66,19 @@ fn unknown_tool_is_a_json_rpc_error_listing_the_known_tools() {
 }
 
 #[test]
-fn malformed_json_is_skipped_and_logged_and_the_server_keeps_serving() {
+fn malformed_json_is_answered_with_a_parse_error_and_the_server_keeps_serving() {
     let mut client = started(&[]);
     client.send_raw("{this is not json").unwrap();
     client.send_raw("").unwrap();
+    let reply = client.read_message().unwrap();
+    assert_eq!(reply["id"], Value::Null, "no id can be read from it: {reply}");
+    assert_eq!(reply["error"]["code"], -32700, "{reply}");
     let response = client.request("ping", json!({})).unwrap();
     assert_eq!(response["result"], json!({}));
-    client.wait_for_stderr("not valid JSON").unwrap();
+    assert!(
+        client.try_read_message(std::time::Duration::from_millis(200)).unwrap().is_none(),
+        "a blank line gets nothing"
+    );
 }
 
 #[test]

@@ -1,0 +1,295 @@
+//! What the HTTP endpoint checks around rmcp's Streamable HTTP service, so that every refusal
+//! has the status a client can act on:
+//!
+//! - a request with two `Host` headers is `400` (RFC 9112 §3.2): the second could slip past the
+//!   host allow-list, which reads one;
+//! - a `POST` body that does not arrive in time is `408` (not `500`), one over
+//!   `--max-message-bytes` stays `413`;
+//! - a body that is not JSON, not UTF-8 or not a JSON-RPC message is `400` with a JSON-RPC error
+//!   (`-32700` / `-32600`, under the message's id when it shows one), where rmcp answers `415`
+//!   although the media type was right;
+//! - `DELETE` of a session that does not exist is `404`; of one that does, `204` (rmcp's `202`
+//!   makes the Python SDK log a failure);
+//! - at `--max-sessions`, a new session takes the place of the least recently used idle one,
+//!   those that never got past `initialize` first; a session with a call in flight is never
+//!   ended. Only when every session is busy is the newcomer refused (`503`). A flood of
+//!   abandoned sessions therefore never locks a real client out.
+
+use std::{
+    collections::HashMap,
+    pin::Pin,
+    sync::{Arc, Mutex, PoisonError},
+    task::{Context, Poll},
+    time::Instant,
+};
+
+use axum::{
+    body::{Body, Bytes},
+    extract::{Request, State},
+    http::{HeaderValue, Method, StatusCode, header},
+    middleware::Next,
+    response::{IntoResponse, Response},
+};
+use rmcp::transport::streamable_http_server::session::{SessionManager as _, local::LocalSessionManager};
+
+use super::{jsonrpc::refusal_of, listener::BodyTimedOut};
+
+/// `400` for a request with more than one `Host` header.
+pub async fn one_host(request: Request, next: Next) -> Response {
+    if request.headers().get_all(header::HOST).iter().count() > 1 {
+        return (StatusCode::BAD_REQUEST, "Bad Request: more than one Host header.\n").into_response();
+    }
+    next.run(request).await
+}
+
+/// What [`check_body`] needs.
+#[derive(Debug, Clone, Copy)]
+pub struct BodyLimits {
+    /// `--max-message-bytes`.
+    pub max_bytes: usize,
+}
+
+/// Reads a `POST` body whole (bounded by `--max-message-bytes`, and by the listener's deadline)
+/// before rmcp does, so that a late body is `408` and a body rmcp cannot parse is `400` with a
+/// JSON-RPC error.
+pub async fn check_body(State(limits): State<BodyLimits>, request: Request, next: Next) -> Response {
+    if request.method() != Method::POST {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let bytes = match collect(body, limits.max_bytes).await {
+        Ok(bytes) => bytes,
+        Err(Refused::TooLarge) => {
+            return (
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!(
+                    "Payload Too Large: the request body exceeds this server's limit of {} bytes (--max-message-bytes).\n",
+                    limits.max_bytes
+                ),
+            )
+                .into_response();
+        }
+        Err(Refused::TimedOut) => {
+            let mut response =
+                (StatusCode::REQUEST_TIMEOUT, "Request Timeout: the request body did not arrive in time.\n")
+                    .into_response();
+            response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+            return response;
+        }
+        Err(Refused::Broken(why)) => {
+            return (StatusCode::BAD_REQUEST, format!("Bad Request: the request body could not be read: {why}.\n"))
+                .into_response();
+        }
+    };
+    let json = parts
+        .headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"));
+    let response = next.run(Request::from_parts(parts, Body::from(bytes.clone()))).await;
+    // rmcp answers 415 for a JSON body it cannot deserialize, even when the media type is right.
+    if json && response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
+        let error = serde_json::from_slice::<rmcp::model::ClientJsonRpcMessage>(&bytes).err();
+        let mut refusal = (StatusCode::BAD_REQUEST, refusal_of(&bytes, error.as_ref())).into_response();
+        refusal.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        return refusal;
+    }
+    response
+}
+
+enum Refused {
+    TooLarge,
+    TimedOut,
+    Broken(String),
+}
+
+async fn collect(body: Body, max: usize) -> Result<Bytes, Refused> {
+    use http_body::Body as _;
+    let mut body = std::pin::pin!(body);
+    let mut collected = Vec::new();
+    while let Some(frame) = std::future::poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
+        let frame = frame.map_err(|e| {
+            let inner = e.into_inner();
+            if inner.is::<BodyTimedOut>() { Refused::TimedOut } else { Refused::Broken(inner.to_string()) }
+        })?;
+        if let Ok(data) = frame.into_data() {
+            if data.len() > max.saturating_sub(collected.len()) {
+                return Err(Refused::TooLarge);
+            }
+            collected.extend_from_slice(&data);
+        }
+    }
+    Ok(Bytes::from(collected))
+}
+
+/// What the server knows of one session beyond rmcp's map.
+#[derive(Debug, Clone, Copy)]
+struct Track {
+    /// When a request of it last came.
+    last: Instant,
+    /// `POST`s of it being answered now.
+    in_flight: usize,
+    /// It sent something after its `initialize` (so its client has it).
+    established: bool,
+}
+
+/// The sessions, and the cap.
+pub struct SessionGate {
+    manager: Arc<LocalSessionManager>,
+    max: usize,
+    tracks: Mutex<HashMap<Arc<str>, Track>>,
+}
+
+impl SessionGate {
+    /// A gate over `manager`'s sessions, at most `max` of them.
+    pub fn new(manager: Arc<LocalSessionManager>, max: usize) -> SessionGate {
+        SessionGate { manager, max, tracks: Mutex::new(HashMap::new()) }
+    }
+
+    fn tracks(&self) -> std::sync::MutexGuard<'_, HashMap<Arc<str>, Track>> {
+        self.tracks.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Ends the idle session to give way, if there is one: never-established ones first, then
+    /// the least recently used. `false` when every open session has a call in flight.
+    async fn evict_one(&self) -> bool {
+        let open: Vec<Arc<str>> = self.manager.sessions.read().await.keys().cloned().collect();
+        let victim = {
+            let mut tracks = self.tracks();
+            // Forget sessions rmcp ended on its own (idle timeout, DELETE, error).
+            if tracks.len() > open.len() {
+                let alive: std::collections::HashSet<&Arc<str>> = open.iter().collect();
+                tracks.retain(|id, _| alive.contains(id));
+            }
+            open.iter()
+                .filter_map(|id| {
+                    let track = tracks.get(id).copied();
+                    match track {
+                        Some(t) if t.in_flight > 0 => None,
+                        // Unknown to us: opened while we were not looking; as good as idle.
+                        None => Some((false, None, id)),
+                        Some(t) => Some((t.established, Some(t.last), id)),
+                    }
+                })
+                .min_by_key(|(established, last, _)| (*established, *last))
+                .map(|(_, _, id)| Arc::clone(id))
+        };
+        let Some(victim) = victim else { return false };
+        self.tracks().remove(&victim);
+        if let Err(error) = self.manager.close_session(&victim).await {
+            tracing::warn!(%error, "could not end an idle session to make room");
+        }
+        tracing::debug!(session = %victim, "session cap reached: ended the least recently used idle session");
+        true
+    }
+}
+
+/// Counts a session's `POST` as in flight until its response body is done.
+struct InFlight {
+    gate: Arc<SessionGate>,
+    id: Arc<str>,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        if let Some(track) = self.gate.tracks().get_mut(&self.id) {
+            track.in_flight = track.in_flight.saturating_sub(1);
+            track.last = Instant::now();
+        }
+    }
+}
+
+/// A response body that keeps its session's call counted as in flight while it is written.
+struct TrackedBody {
+    inner: Body,
+    _in_flight: InFlight,
+}
+
+impl http_body::Body for TrackedBody {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        Pin::new(&mut self.inner).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+/// The session bookkeeping and the cap (see the module docs).
+pub async fn sessions(State(gate): State<Arc<SessionGate>>, request: Request, next: Next) -> Response {
+    let session: Option<Arc<str>> =
+        request.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()).map(Arc::from);
+    let method = request.method().clone();
+    match (&method, session) {
+        (&Method::DELETE, Some(id)) => {
+            if !gate.manager.sessions.read().await.contains_key(&id) {
+                return (StatusCode::NOT_FOUND, "Not Found: no such session (it ended, or never existed).\n")
+                    .into_response();
+            }
+            gate.tracks().remove(&id);
+            let mut response = next.run(request).await;
+            if response.status() == StatusCode::ACCEPTED {
+                *response.status_mut() = StatusCode::NO_CONTENT;
+                *response.body_mut() = Body::empty();
+            }
+            response
+        }
+        (&Method::POST, Some(id)) => {
+            // Only sessions this gate saw open are tracked: an unknown id (ended, or made up)
+            // adds nothing here, and rmcp answers it 404.
+            let in_flight = gate.tracks().get_mut(&id).map(|track| {
+                track.in_flight += 1;
+                track.established = true;
+                track.last = Instant::now();
+            });
+            let response = next.run(request).await;
+            match in_flight {
+                Some(()) => response.map(|inner| {
+                    Body::new(TrackedBody { inner, _in_flight: InFlight { gate: Arc::clone(&gate), id } })
+                }),
+                None => response,
+            }
+        }
+        (&Method::POST, None) if gate.max != usize::MAX => {
+            let open = gate.manager.sessions.read().await.len();
+            if open >= gate.max && !gate.evict_one().await {
+                tracing::debug!(open, "session cap reached and every session is busy: 503");
+                let mut response = (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    format!(
+                        "Too many open sessions ({open}, the limit is {}), each with a call in progress: retry \
+                         later.\n",
+                        gate.max
+                    ),
+                )
+                    .into_response();
+                response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("10"));
+                return response;
+            }
+            let response = next.run(request).await;
+            if let Some(id) = response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()) {
+                gate.tracks().insert(Arc::from(id), Track { last: Instant::now(), in_flight: 0, established: false });
+            }
+            response
+        }
+        (_, Some(id)) => {
+            if let Some(track) = gate.tracks().get_mut(&id) {
+                track.last = Instant::now();
+                track.established = true;
+            }
+            next.run(request).await
+        }
+        (_, None) => next.run(request).await,
+    }
+}
