@@ -339,17 +339,17 @@ pub fn check_limits(yaml: &str, first_line: usize) -> Result<(), FrontmatterErro
 fn parse_options() -> serde_saphyr::Options {
     serde_saphyr::options! {
         budget: serde_saphyr::budget! {
-            max_events: 100_000,
-            max_nodes: 50_000,
-            max_aliases: 1_000,
-            max_anchors: 1_000,
+            max_events: 50_000,
+            max_nodes: 25_000,
+            max_aliases: 200,
+            max_anchors: 200,
             max_depth: 64,
             max_total_scalar_bytes: 2 * MAX_FRONTMATTER_BYTES,
-            max_recorded_anchor_events: 50_000,
+            max_recorded_anchor_events: 5_000,
             max_recorded_anchor_bytes: 2 * MAX_FRONTMATTER_BYTES,
         },
         alias_limits: serde_saphyr::alias_limits! {
-            max_total_replayed_events: 50_000,
+            max_total_replayed_events: 5_000,
             max_replay_stack_depth: 16,
         },
     }

@@ -33,6 +33,32 @@ fn split_finds_frontmatter_and_keeps_every_byte() {
     assert!(bom.frontmatter.is_some());
 }
 
+/// A YAML bomb: nine levels of anchors, each aliasing the one before nine times (9^10 nodes
+/// if expanded).
+fn yaml_bomb() -> String {
+    let mut yaml = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x]\n");
+    for level in 1..10 {
+        let prev = level - 1;
+        let items = vec![format!("*a{prev}"); 9].join(", ");
+        yaml.push_str(&format!("a{level}: &a{level} [{items}]\n"));
+    }
+    yaml
+}
+
+#[test]
+fn a_yaml_bomb_and_an_oversized_frontmatter_are_refused_before_the_parser_expands_them() {
+    let refused = parse_meta(&yaml_bomb(), 2).unwrap_err();
+    assert!(refused.message.contains("budget"), "{refused}");
+    let keys: String = (0..=MAX_FRONTMATTER_KEYS).map(|i| format!("k{i}: 1\n")).collect();
+    let refused = parse_meta(&keys, 2).unwrap_err();
+    assert!(refused.message.contains("1001 top-level entries"), "{refused}");
+    assert_eq!(quick_meta(&keys), None);
+    let big = format!("title: {}\n", "x".repeat(MAX_FRONTMATTER_BYTES));
+    assert!(parse_meta(&big, 2).unwrap_err().message.contains("bytes"));
+    let within: String = (0..MAX_FRONTMATTER_KEYS).map(|i| format!("k{i}: 1\n")).collect();
+    assert_eq!(parse_meta(&within, 2).unwrap().keys.len(), MAX_FRONTMATTER_KEYS);
+}
+
 #[test]
 fn an_unclosed_frontmatter_is_an_error_on_line_1() {
     let e = split("---\ntitle: A\nbody\n").unwrap_err();
