@@ -3,6 +3,7 @@
 mod baseline;
 mod bench;
 mod client;
+mod protocol_fuzz;
 mod robustness;
 mod tour;
 
