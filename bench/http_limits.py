@@ -8,8 +8,9 @@
    legitimate client must still initialize and call `hoge` (timed), while the half-open
    connections are still held.
 2. session flood: 10,000 `initialize` calls that never send `DELETE` (default flags): how many
-   were accepted, how many got 503, the server's RSS before and after, and whether the first
-   session still works.
+   were accepted (at the cap each takes the place of the least recently used idle session that
+   never got past `initialize`), how many got 503, the server's RSS before and after, whether
+   the first session still works and whether a client that comes afterwards is served.
 3. cost of an idle session: with `--max-sessions 20000`, the RSS growth per 1,000 abandoned
    sessions.
 
@@ -187,6 +188,8 @@ def flood(binary, sessions=10_000, args=()):
         time.sleep(0.5)
         after = rss_kib(proc.pid)
         works = call_ok(addr, first)
+        status, late = open_session(addr)
+        newcomer = status == 200 and call_ok(addr, late)
         return {
             "sessions": sessions,
             "accepted": accepted,
@@ -197,6 +200,7 @@ def flood(binary, sessions=10_000, args=()):
             "rss_before_kib": before,
             "rss_after_kib": after,
             "first_session_works": works,
+            "new_client_served": newcomer,
         }
     finally:
         proc.kill()
@@ -214,7 +218,8 @@ def main():
         f"session flood (default flags): {f['sessions']} abandoned initializes in {f['seconds']:.1f} s: "
         f"{f['accepted']} sessions opened, {f['refused_503']} got 503 (Retry-After {f['retry_after']}), "
         f"{f['other']} other; RSS {f['rss_before_kib'] / 1024:.1f} -> {f['rss_after_kib'] / 1024:.1f} MiB; "
-        f"first session {'still works' if f['first_session_works'] else 'BROKEN'}"
+        f"first session {'still works' if f['first_session_works'] else 'BROKEN'}, "
+        f"a new client {'is served' if f['new_client_served'] else 'is LOCKED OUT'}"
     )
     summary["flood"] = f
     c = flood(args.binary, 3000, ["--max-sessions", "20000"])
@@ -223,7 +228,7 @@ def main():
           f"{per_1000:.1f} MiB per 1,000 idle sessions")
     summary["per_1000_idle_sessions_mib"] = per_1000
     print(json.dumps(summary))
-    ok = summary["slowloris"]["served"] and f["first_session_works"]
+    ok = summary["slowloris"]["served"] and f["first_session_works"] and f["new_client_served"]
     sys.exit(0 if ok else 1)
 
 

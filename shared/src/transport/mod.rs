@@ -66,7 +66,8 @@ pub struct TransportArgs {
     #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = parse_seconds)]
     pub header_read_timeout: f64,
 
-    /// HTTP: sessions open at once at most; a new session past it gets 503 with Retry-After.
+    /// HTTP: sessions open at once at most; past it a new session takes the place of the least
+    /// recently used idle one (never one with a call in flight; 503 when all are busy).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_SESSIONS)]
     pub max_sessions: usize,
 
@@ -83,12 +84,12 @@ pub struct TransportArgs {
 /// The default `--max-sessions`. An idle session costs ~52 KiB (rmcp's per-session tasks and
 /// channels, measured by bench/http_limits.py), so abandoned sessions cost at most ~27 MiB over
 /// the idle server; 512 concurrent clients is far more than a tool server on one machine serves
-/// (scale out with --stateless replicas).
+/// (scale out with --stateless replicas). Past it, idle sessions give way to new ones.
 pub const DEFAULT_MAX_SESSIONS: usize = 512;
 
 /// The default `--session-idle-timeout`: 10 minutes. Long enough for a person to think between
-/// two tool calls (a session that ended forces the client to initialize again), short enough
-/// that a flood of abandoned sessions holds the door (`--max-sessions`) for at most that long.
+/// two tool calls (a session that ended forces the client to initialize again); abandoned
+/// sessions are also ended sooner when new ones need their place (`--max-sessions`).
 pub const DEFAULT_SESSION_IDLE_SECS: f64 = 600.0;
 
 impl Default for TransportArgs {
