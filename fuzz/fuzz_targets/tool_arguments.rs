@@ -1,4 +1,5 @@
-//! Every tool's argument parsing and handling, in process, over arbitrary arguments: the first
+//! Every tool's argument parsing and handling (text_editor, draft_post, list_posts, hoge,
+//! search_text, find_files), in process, over arbitrary arguments: the first
 //! byte picks the tool, the rest is the arguments object. No panic, an answer for every call,
 //! and nothing outside the workspace touched (the text editor and draft-post both work in a
 //! temporary root with a secret beside it).
@@ -32,12 +33,13 @@ fn fixture() -> &'static Fixture {
         std::os::unix::fs::symlink(&outside, root.join("out")).unwrap();
 
         let config = mcp_server_text_editor::Config {
+            tools: mcp_server_text_editor::TOOLS.iter().map(|t| (*t).to_owned()).collect(),
             workspace: Startup::Explicit(vec![root.clone()]),
             tool_name: "text_editor".into(),
             limits: mcp_server_text_editor::Limits { fsync: false, ..Default::default() },
         };
-        let workspace = Arc::new(mcp_server_text_editor::Workspace::explicit(Sandbox::new([&root]).unwrap()));
-        let editor = mcp_server_text_editor::registry(&config, workspace).unwrap();
+        let editor_workspace = Arc::new(mcp_server_text_editor::Workspace::explicit(Sandbox::new([&root]).unwrap()));
+        let editor = mcp_server_text_editor::registry(&config, Arc::clone(&editor_workspace)).unwrap();
         let settings = mcp_server_draft_post::Settings {
             repo: Some(root.join("repo")),
             source_roots: vec![root.join("repo")],
@@ -52,6 +54,8 @@ fn fixture() -> &'static Fixture {
             (mcp_server_draft_post::registry(&drafts).unwrap(), "draft_post"),
             (mcp_server_draft_post::registry(&drafts).unwrap(), "list_posts"),
             (mcp_server_sample_tool::registry().unwrap(), "hoge"),
+            (mcp_server_text_editor::registry(&config, Arc::clone(&editor_workspace)).unwrap(), "search_text"),
+            (mcp_server_text_editor::registry(&config, Arc::clone(&editor_workspace)).unwrap(), "find_files"),
         ];
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         Fixture { _dir: dir, outside, runtime, tools }

@@ -45,7 +45,7 @@ use cap_std::fs::{Dir, MetadataExt as _, OpenOptions, OpenOptionsExt as _};
 
 pub use error::SandboxError;
 pub use lexical::{TEMP_MARKER, is_temp_name};
-pub use walk::{Walk, WalkEntry, WalkOptions};
+pub use walk::{FileEntry, Walk, WalkEntry, WalkOptions};
 
 use resolve::Real;
 
@@ -669,6 +669,16 @@ impl Sandbox {
     pub fn walk(&self, p: &SandboxPath, opts: &WalkOptions) -> Result<Walk, SandboxError> {
         let (real, dir) = self.open_real_dir(p)?;
         Ok(walk::walk(&self.inner.roots[real.root].dir, &real.rel, &dir, opts))
+    }
+
+    /// The regular files under the directory `p`, recursively, as [`walk`](Self::walk) finds
+    /// them (hidden entries and `.gitignore`d paths per `opts`, symlinks never followed), each
+    /// opened beneath its directory's handle ([`FileEntry::open`]); and whether `max_entries`
+    /// cut the list. For tools that read many files (search): the list is taken in one walk and
+    /// the files can then be read on several threads.
+    pub fn files(&self, p: &SandboxPath, opts: &WalkOptions) -> Result<(Vec<FileEntry>, bool), SandboxError> {
+        let (real, dir) = self.open_real_dir(p)?;
+        Ok(walk::files(&self.inner.roots[real.root].dir, &real.rel, &dir, opts))
     }
 
     /// Resolves `p` to a directory and opens it beneath its root.

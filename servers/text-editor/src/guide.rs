@@ -172,15 +172,73 @@ If push fails due to remote changes:
 - The working directory is `{root}/`
 "##;
 
-/// The guide for a server whose tool is `tool` and whose first root is `root`.
-pub fn guide(tool: &str, root: &str) -> String {
-    GUIDE.replace("{tool}", tool).replace("{root}", root.trim_end_matches('/'))
+/// The section on the workspace tools, with `{root}` to fill in; each tool's part is included
+/// only when the server offers it.
+const SEARCH_GUIDE: &str = r##"
+## Finding things: `search_text`
+
+Search file contents like ripgrep. Results are `ABSOLUTE_PATH:LINE:TEXT`, one per matching line.
+
+**Parameters:**
+- `pattern`: a regular expression (Rust regex syntax), or plain text with `literal: true` (required)
+- `path`: a directory or file to search (default: the whole workspace)
+- `glob`: only matching files, e.g. `*.rs` or `src/**/*.ts`
+- `ignore_case`, `context` (lines around each match, 0-10), `limit` (default 100)
+
+**Example:**
+```json
+{"pattern": "fn\s+parse_", "path": "{root}/src", "glob": "*.rs", "context": 2}
+```
+Then `view` the file at the line it names before editing it.
+"##;
+
+const FIND_GUIDE: &str = r##"
+## Finding files: `find_files`
+
+List files whose path matches a glob, most recently modified first.
+
+**Parameters:**
+- `pattern`: `**/*.rs`, `src/**/test_*.py`; without `/` (`*.md`) it matches names at any depth (required)
+- `path`: the directory to look in (default: the whole workspace); `limit` (default 100)
+
+**Example:**
+```json
+{"pattern": "**/*.toml", "path": "{root}"}
+```
+"##;
+
+/// The guide for a server whose tool is `tool`, whose first root is `root` and which offers
+/// `tools` (see [`crate::TOOLS`]).
+pub fn guide(tool: &str, root: &str, tools: &[String]) -> String {
+    let offers = |name: &str| tools.iter().any(|t| t == name);
+    let mut text = if offers("text_editor") { GUIDE.to_owned() } else { String::new() };
+    if offers("search_text") {
+        text.push_str(SEARCH_GUIDE);
+    }
+    if offers("find_files") {
+        text.push_str(FIND_GUIDE);
+    }
+    text.replace("{tool}", tool).replace("{root}", root.trim_end_matches('/'))
 }
 
 /// The server's `instructions`: the guide, shortened.
-pub fn instructions(tool: &str, roots: &[String]) -> String {
+pub fn instructions(tool: &str, roots: &[String], tools: &[String]) -> String {
+    let offers = |name: &str| tools.iter().any(|t| t == name);
+    let mut extra = String::new();
+    if offers("search_text") {
+        extra.push_str(
+            " `search_text` searches file contents like ripgrep (regex or `literal`, `glob`, `context`) and answers `PATH:LINE:TEXT` lines.",
+        );
+    }
+    if offers("find_files") {
+        extra.push_str(" `find_files` lists files matching a glob (`**/*.rs`), newest first.");
+    }
+    if !offers("text_editor") {
+        let roots = roots.join(", ");
+        return format!("Workspace tools over {roots}.{extra}");
+    }
     let first = roots.first().map_or(".", String::as_str);
-    format!(
+    let base = format!(
         "Claude's text editor tool as an MCP server. `{tool}` views, creates and edits text files inside {roots}: \
          `view` shows a file with line numbers (`view_range` [start, end] for part of it; -1 = to the end) or lists a directory two levels deep; \
          `create` makes a new file (never overwrites); \
@@ -191,7 +249,8 @@ pub fn instructions(tool: &str, roots: &[String]) -> String {
          View a file before editing it and check the snippet after each edit. \
          The prompt `{PROMPT_NAME}` has the full guide, with the git workflow.",
         roots = roots.join(", ")
-    )
+    );
+    format!("{base}{extra}")
 }
 
 /// The prompt, and the client-roots hooks.
@@ -202,12 +261,12 @@ pub struct Extension {
 
 impl Extension {
     /// The extension of a server whose tool is `tool`, working in `workspace`.
-    pub fn new(workspace: Arc<Workspace>, tool: &str) -> Extension {
+    pub fn new(workspace: Arc<Workspace>, tool: &str, tools: &[String]) -> Extension {
         let root = workspace
             .configured()
             .and_then(|sandbox| sandbox.roots().first())
             .map_or_else(|| crate::ROOT_FLAG.example.to_owned(), |p| p.display().to_string());
-        Extension { guide: guide(tool, &root), workspace }
+        Extension { guide: guide(tool, &root, tools), workspace }
     }
 }
 
@@ -239,13 +298,13 @@ mod tests {
 
     #[test]
     fn the_guide_names_the_tool_and_the_root() {
-        let text = guide("str_replace_based_edit_tool", "/w/proj/");
+        let text = guide("str_replace_based_edit_tool", "/w/proj/", &["text_editor".to_owned()]);
         assert!(text.starts_with("## Text Editor Tool\n"));
         assert!(text.contains("(`str_replace_based_edit_tool`)"));
         assert!(text.contains("\"path\": \"/w/proj/src/main.py\""));
         assert!(text.contains("The working directory is `/w/proj/`"));
         assert!(!text.contains("{root}") && !text.contains("{tool}"));
-        let short = instructions("text_editor", &["/w/proj".into()]);
+        let short = instructions("text_editor", &["/w/proj".into()], &["text_editor".to_owned()]);
         assert!(short.contains("text_editor_guide") && short.contains("/w/proj"));
     }
 }

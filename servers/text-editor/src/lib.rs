@@ -47,9 +47,16 @@ pub const DEFAULT_TOOL_NAME: &str = "text_editor";
 pub const ROOT_FLAG: DirectoryFlag<'static> =
     DirectoryFlag { server: NAME, flag: "--root", what: "project directory", example: "/path/to/project" };
 
+/// The tools a server can offer (`--tools`), by their fixed names (`text_editor` is the
+/// text editor tool whatever `--tool-name` calls it).
+pub const TOOLS: [&str; 3] = ["text_editor", "search_text", "find_files"];
+
 /// Everything the flags configure.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
+    /// The tools offered (names from [`TOOLS`]); `--tools text_editor` is the strict drop-in for
+    /// `mcp-server-text-editor`.
+    pub tools: Vec<String>,
     /// The start-up workspace: `--root`, the working directory, or none
     /// ([`mcp_shared::workspace::decide`]).
     pub workspace: Startup,
@@ -75,12 +82,12 @@ pub fn identity(config: &Config, workspace: &Workspace) -> ServerIdentity {
     let instructions = match workspace.configured() {
         Some(sandbox) => {
             let roots: Vec<String> = sandbox.roots().iter().map(|p| p.display().to_string()).collect();
-            guide::instructions(&config.tool_name, &roots)
+            guide::instructions(&config.tool_name, &roots, &config.tools)
         }
         None => format!(
             "{} {}",
             no_workspace_instructions(&ROOT_FLAG),
-            guide::instructions(&config.tool_name, &["the client's roots".to_owned()])
+            guide::instructions(&config.tool_name, &["the client's roots".to_owned()], &config.tools)
         ),
     };
     ServerIdentity {
@@ -91,12 +98,46 @@ pub fn identity(config: &Config, workspace: &Workspace) -> ServerIdentity {
     }
 }
 
-/// The server's tools: the one text editor tool.
+/// The server's tools: those of [`Config::tools`], in [`TOOLS`] order.
 pub fn registry(config: &Config, workspace: Arc<Workspace>) -> Result<ToolRegistry, RegistryError> {
     let editor = Arc::new(Editor::new(config.limits.clone()));
     let mut registry = ToolRegistry::new();
-    registry.register(tools::text_editor::TextEditor::new(config.tool_name.clone(), editor, workspace))?;
+    let offered = |name: &str| config.tools.iter().any(|t| t == name);
+    if offered("text_editor") {
+        let tool = tools::text_editor::TextEditor::new(config.tool_name.clone(), editor, Arc::clone(&workspace));
+        registry.register(tool)?;
+    }
+    if offered("search_text") {
+        registry.register(tools::search_text::SearchText::new(Arc::clone(&workspace)))?;
+    }
+    if offered("find_files") {
+        registry.register(tools::find_files::FindFiles::new(workspace))?;
+    }
     Ok(registry)
+}
+
+/// The value of `--tools`: the chosen tool names, in [`TOOLS`] order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolChoice(pub Vec<String>);
+
+/// Parses `--tools`: a comma-separated list of [`TOOLS`] names (`all` for every one).
+pub fn parse_tools(list: &str) -> Result<ToolChoice, String> {
+    let mut chosen = Vec::new();
+    for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        if name == "all" {
+            chosen.extend(TOOLS.iter().map(|t| (*t).to_owned()));
+        } else if TOOLS.contains(&name) {
+            chosen.push(name.to_owned());
+        } else {
+            return Err(format!("unknown tool `{name}`; the tools are: {} (or `all`)", TOOLS.join(", ")));
+        }
+    }
+    if chosen.is_empty() {
+        return Err(format!("no tool chosen; the tools are: {} (or `all`)", TOOLS.join(", ")));
+    }
+    chosen.sort_by_key(|t| TOOLS.iter().position(|x| x == t));
+    chosen.dedup();
+    Ok(ToolChoice(chosen))
 }
 
 /// The whole server: identity, registry, the guide prompt and the client-roots hooks.
@@ -107,6 +148,6 @@ pub fn server(config: &Config) -> Result<McpServer, SetupError> {
         Startup::None { .. } => Workspace::by_default(None),
     });
     let registry = registry(config, Arc::clone(&workspace))?;
-    let extension = guide::Extension::new(Arc::clone(&workspace), &config.tool_name);
+    let extension = guide::Extension::new(Arc::clone(&workspace), &config.tool_name, &config.tools);
     Ok(McpServer::new(identity(config, &workspace), registry).with_extension(Arc::new(extension)))
 }

@@ -16,6 +16,11 @@ struct Cli {
     #[arg(long = "root", value_name = "DIR")]
     roots: Vec<PathBuf>,
 
+    /// The tools offered, comma-separated: `text_editor` (Claude's tool; alone, the strict
+    /// drop-in for the npm `mcp-server-text-editor`), `search_text`, `find_files`, or `all`.
+    #[arg(long, value_name = "LIST", default_value = "all", value_parser = mcp_server_text_editor::parse_tools)]
+    tools: mcp_server_text_editor::ToolChoice,
+
     /// The tool's name, e.g. `str_replace_based_edit_tool` or `str_replace_editor`.
     #[arg(long, value_name = "NAME", default_value = DEFAULT_TOOL_NAME)]
     tool_name: String,
@@ -54,6 +59,7 @@ fn main() -> anyhow::Result<()> {
     let startup = workspace::decide(cli.roots, std::env::current_dir(), home.as_deref());
     startup.log(&ROOT_FLAG, home.as_deref());
     let config = Config {
+        tools: cli.tools.0,
         workspace: startup,
         tool_name: cli.tool_name,
         limits: Limits {

@@ -8,6 +8,7 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use cap_fs_ext::DirExt;
 use cap_std::fs::Dir;
@@ -61,9 +62,62 @@ pub struct WalkEntry {
     pub is_symlink: bool,
 }
 
+/// A regular file found by [`Sandbox::files`](super::Sandbox::files), with the handle of the
+/// directory it is in: it is opened beneath that handle, never by a path string, so a directory
+/// swapped for a symlink meanwhile leads nowhere.
+#[derive(Debug, Clone)]
+pub struct FileEntry {
+    /// The path relative to the walked directory.
+    pub rel: PathBuf,
+    dir: Arc<Dir>,
+    name: String,
+}
+
+impl FileEntry {
+    /// Opens the file for reading, beneath its directory's handle: never through a symlink, and
+    /// without blocking on a FIFO put there meanwhile. Anything but a regular file is refused.
+    pub fn open(&self) -> std::io::Result<std::fs::File> {
+        use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt as _};
+        let mut options = cap_std::fs::OpenOptions::new();
+        options.read(true).follow(FollowSymlinks::No);
+        {
+            use cap_std::fs::OpenOptionsExt as _;
+            options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+        }
+        let file = self.dir.open_with(&self.name, &options)?.into_std();
+        if !file.metadata()?.is_file() {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"));
+        }
+        Ok(file)
+    }
+
+    /// The file's metadata (not following a symlink).
+    pub fn metadata(&self) -> std::io::Result<cap_std::fs::Metadata> {
+        self.dir.symlink_metadata(&self.name)
+    }
+}
+
 /// Walks `dir` (opened beneath `root_dir` at `start_rel`, canonical).
 pub(super) fn walk(root_dir: &Dir, start_rel: &Path, dir: &Dir, opts: &WalkOptions) -> Walk {
-    let mut state = State { opts, walk: Walk::default(), matchers: Vec::new() };
+    walk_with(root_dir, start_rel, dir, opts, None)
+}
+
+/// The regular files under `dir` (as [`walk`] finds them; symlinks are not followed), each with
+/// its directory's handle.
+pub(super) fn files(root_dir: &Dir, start_rel: &Path, dir: &Dir, opts: &WalkOptions) -> (Vec<FileEntry>, bool) {
+    let mut files = Vec::new();
+    let walk = walk_with(root_dir, start_rel, dir, opts, Some(&mut files));
+    (files, walk.truncated)
+}
+
+fn walk_with(
+    root_dir: &Dir,
+    start_rel: &Path,
+    dir: &Dir,
+    opts: &WalkOptions,
+    files: Option<&mut Vec<FileEntry>>,
+) -> Walk {
+    let mut state = State { opts, walk: Walk::default(), matchers: Vec::new(), files };
     if opts.respect_gitignore {
         // The ancestors' rules, root first, so that deeper ones take precedence.
         let mut prefix = PathBuf::new();
@@ -82,7 +136,10 @@ pub(super) fn walk(root_dir: &Dir, start_rel: &Path, dir: &Dir, opts: &WalkOptio
             }
         }
     }
-    state.visit(dir, Path::new(""), &virtual_path(start_rel), 0);
+    let Ok(dir) = dir.try_clone() else {
+        return state.walk;
+    };
+    state.visit(&Arc::new(dir), Path::new(""), &virtual_path(start_rel), 0);
     state.walk
 }
 
@@ -111,6 +168,9 @@ struct State<'a> {
     opts: &'a WalkOptions,
     walk: Walk,
     matchers: Vec<Gitignore>,
+    /// When set, the regular files are collected here with their directory's handle (and
+    /// `walk.entries` stays empty; `max_entries` then counts files).
+    files: Option<&'a mut Vec<FileEntry>>,
 }
 
 impl State<'_> {
@@ -128,7 +188,7 @@ impl State<'_> {
     }
 
     /// Lists `dir` (at depth `depth`); returns `false` once `max_entries` is hit.
-    fn visit(&mut self, dir: &Dir, rel: &Path, virtual_dir: &Path, depth: usize) -> bool {
+    fn visit(&mut self, dir: &Arc<Dir>, rel: &Path, virtual_dir: &Path, depth: usize) -> bool {
         if self.opts.max_depth.is_some_and(|max| depth >= max) {
             return true;
         }
@@ -167,7 +227,7 @@ impl State<'_> {
 
     fn visit_items(
         &mut self,
-        dir: &Dir,
+        dir: &Arc<Dir>,
         rel: &Path,
         virtual_dir: &Path,
         depth: usize,
@@ -178,18 +238,28 @@ impl State<'_> {
             if self.opts.respect_gitignore && self.ignored(&child_virtual, is_dir) {
                 continue;
             }
-            if self.opts.max_entries.is_some_and(|max| self.walk.entries.len() >= max) {
+            let count = match &self.files {
+                Some(files) => files.len(),
+                None => self.walk.entries.len(),
+            };
+            if self.opts.max_entries.is_some_and(|max| count >= max) {
                 self.walk.truncated = true;
                 return false;
             }
             let child_rel = rel.join(&name);
-            self.walk.entries.push(WalkEntry { rel: child_rel.clone(), is_dir, is_symlink });
+            match &mut self.files {
+                Some(files) if !is_dir && !is_symlink => {
+                    files.push(FileEntry { rel: child_rel.clone(), dir: Arc::clone(dir), name: name.clone() });
+                }
+                Some(_) => {}
+                None => self.walk.entries.push(WalkEntry { rel: child_rel.clone(), is_dir, is_symlink }),
+            }
             if is_dir {
                 // Never follows a symlink, even if the entry was swapped for one.
                 let Ok(sub) = dir.open_dir_nofollow(&name) else {
                     continue;
                 };
-                if !self.visit(&sub, &child_rel, &child_virtual, depth + 1) {
+                if !self.visit(&Arc::new(sub), &child_rel, &child_virtual, depth + 1) {
                     return false;
                 }
             }

@@ -71,7 +71,7 @@ fn started_in_slash_without_root_serves_no_workspace_and_touches_nothing() {
     assert!(instructions.starts_with("This server has no workspace unless the client declares MCP roots"), "{init}");
     assert!(instructions.contains(SNIPPET), "{instructions}");
     let tools = client.list_tools().unwrap();
-    assert_eq!(tools.len(), 1);
+    assert_eq!(tools.len(), 3);
     assert_eq!(tools[0]["name"], TOOL);
     client.wait_for_stderr("no workspace: started without --root in / (the file system's root").unwrap();
 
@@ -88,6 +88,14 @@ fn started_in_slash_without_root_serves_no_workspace_and_touches_nothing() {
     ];
     for args in &calls {
         assert_refused_with_hint(&call(&mut client, args.clone()), args);
+    }
+    // The workspace tools find nothing either: the system is not searched.
+    for (tool, args) in
+        [("search_text", json!({"pattern": "root", "path": "/etc"})), ("find_files", json!({"pattern": "*"}))]
+    {
+        let result = client.call_tool(tool, args.clone()).unwrap();
+        assert_eq!(mcp_tests::error_code(&result).as_deref(), Some("UNAVAILABLE"), "{tool}: {result}");
+        assert!(!mcp_tests::text_of(&result).contains("root:x:0"), "{result}");
     }
     assert!(!created.exists(), "a refused create wrote {}", created.display());
     assert!(!Path::new("/").join(&relative).exists(), "a refused create wrote /{relative}");

@@ -17,6 +17,7 @@ mod protocol;
 mod reference;
 mod replay;
 mod roots;
+mod search;
 mod session;
 mod tour;
 mod undo;

@@ -1,0 +1,133 @@
+//! `search_text` and `find_files` through the binary: `.gitignore` honoured (outside a git
+//! repository too), hidden and binary files skipped, files in other encodings searched as text,
+//! symlinks out of the root never followed, limits, and `--tools`.
+
+use std::os::unix::fs::symlink;
+
+use mcp_tests::{is_error, text_of};
+use serde_json::json;
+
+use super::spawn_on;
+
+/// A tree with everything a search must handle, and a secret beside it.
+fn tree() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let root = base.join("proj");
+    for d in ["src/deep", "target", ".git-like", "outside"] {
+        std::fs::create_dir_all(if d == "outside" { base.join(d) } else { root.join(d) }).unwrap();
+    }
+    std::fs::write(root.join(".gitignore"), "target/\n*.log\n").unwrap();
+    std::fs::write(root.join("src/main.rs"), "fn main() {\n    let needle = 1;\n}\n").unwrap();
+    std::fs::write(root.join("src/deep/lib.rs"), "// needle in lib\npub fn f() {}\n").unwrap();
+    std::fs::write(root.join("src/latin1.txt"), b"caf\xe9 needle\n").unwrap();
+    std::fs::write(root.join("src/utf16.txt"), b"\xff\xfen\x00e\x00e\x00d\x00l\x00e\x00\n\x00").unwrap();
+    std::fs::write(root.join("src/image.bin"), b"needle\x00\x01\x02").unwrap();
+    std::fs::write(root.join("target/built.rs"), "needle in build output\n").unwrap();
+    std::fs::write(root.join("debug.log"), "needle in a log\n").unwrap();
+    std::fs::write(root.join(".hidden.rs"), "needle hidden\n").unwrap();
+    std::fs::write(base.join("outside/secret.rs"), "needle SECRET\n").unwrap();
+    symlink(base.join("outside"), root.join("link_out")).unwrap();
+    symlink(base.join("outside/secret.rs"), root.join("secret_link.rs")).unwrap();
+    (dir, root)
+}
+
+#[test]
+fn search_text_finds_what_ripgrep_finds_and_nothing_outside() {
+    let (_dir, root) = tree();
+    let mut c = spawn_on(&root, &[]);
+    let out = text_of(&c.call_tool("search_text", json!({"pattern": "needle"})).unwrap());
+    let p = |rel: &str| root.join(rel).display().to_string();
+    assert_eq!(
+        out,
+        format!(
+            "{}:1:// needle in lib\n{}:1:café needle\n{}:2:    let needle = 1;\n{}:1:needle\n",
+            p("src/deep/lib.rs"),
+            p("src/latin1.txt"),
+            p("src/main.rs"),
+            p("src/utf16.txt")
+        )
+    );
+    assert!(
+        !out.contains("SECRET") && !out.contains("build output") && !out.contains("log") && !out.contains("hidden")
+    );
+    // In the file's own encoding: `café` finds the Latin-1 bytes.
+    let out = text_of(&c.call_tool("search_text", json!({"pattern": "café", "literal": true})).unwrap());
+    assert_eq!(out, format!("{}:1:café needle\n", p("src/latin1.txt")));
+    // glob, path, ignore_case, context
+    let out = text_of(
+        &c.call_tool("search_text", json!({"pattern": "NEEDLE", "ignore_case": true, "glob": "*.rs"})).unwrap(),
+    );
+    assert_eq!(out.lines().count(), 2, "{out}");
+    let out =
+        text_of(&c.call_tool("search_text", json!({"pattern": "needle", "path": "src/deep", "context": 1})).unwrap());
+    assert_eq!(
+        out,
+        format!("{}:1:// needle in lib\n{}-2-pub fn f() {{}}\n", p("src/deep/lib.rs"), p("src/deep/lib.rs"))
+    );
+    // A symlink out of the root, named directly, is refused.
+    let refused = c.call_tool("search_text", json!({"pattern": "needle", "path": "link_out"})).unwrap();
+    assert!(is_error(&refused), "{refused}");
+    assert!(!text_of(&refused).contains("SECRET"));
+    let out = text_of(&c.call_tool("search_text", json!({"pattern": "nowhere-to-be-found"})).unwrap());
+    assert!(out.starts_with("No matches for \"nowhere-to-be-found\""), "{out}");
+    let bad = c.call_tool("search_text", json!({"pattern": "fn("})).unwrap();
+    assert!(is_error(&bad) && text_of(&bad).contains("literal: true"), "{bad}");
+}
+
+#[test]
+fn search_text_caps_its_output_and_says_how_much_more_there_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    for i in 0..30 {
+        std::fs::write(root.join(format!("f{i:02}.txt")), "hit\nhit\n").unwrap();
+    }
+    let mut c = spawn_on(&root, &[]);
+    let out = text_of(&c.call_tool("search_text", json!({"pattern": "hit", "limit": 5})).unwrap());
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 6, "{out}");
+    assert!(lines[0].ends_with("f00.txt:1:hit") && lines[4].ends_with("f02.txt:1:hit"), "{out}");
+    assert!(
+        lines[5].starts_with("[55 more matches in 28 files not shown: 60 matching lines in 30 files in all"),
+        "{out}"
+    );
+}
+
+#[test]
+fn find_files_lists_newest_first_and_skips_what_search_skips() {
+    let (_dir, root) = tree();
+    let old = std::fs::File::options().write(true).open(root.join("src/main.rs")).unwrap();
+    old.set_modified(std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(86_400)).unwrap();
+    let mut c = spawn_on(&root, &[]);
+    let out = text_of(&c.call_tool("find_files", json!({"pattern": "**/*.rs"})).unwrap());
+    assert_eq!(out, format!("{}\n{}\n", root.join("src/deep/lib.rs").display(), root.join("src/main.rs").display()));
+    let out = text_of(&c.call_tool("find_files", json!({"pattern": "*.txt", "path": "src"})).unwrap());
+    assert_eq!(out.lines().count(), 2, "{out}");
+    let out = text_of(&c.call_tool("find_files", json!({"pattern": "*.rs", "limit": 1})).unwrap());
+    assert!(out.contains("[1 more files match, not shown (2 in all"), "{out}");
+    let none = text_of(&c.call_tool("find_files", json!({"pattern": "*.py"})).unwrap());
+    assert!(none.starts_with("No files match"), "{none}");
+    let refused = c.call_tool("find_files", json!({"pattern": "*", "path": "link_out"})).unwrap();
+    assert!(is_error(&refused), "{refused}");
+}
+
+#[test]
+fn tools_chooses_what_is_offered_and_text_editor_alone_is_the_strict_drop_in() {
+    let (_dir, root) = tree();
+    let mut c = spawn_on(&root, &["--tools", "text_editor"]);
+    let names: Vec<String> = c.list_tools().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(names, ["text_editor"]);
+    let mut c = spawn_on(&root, &["--tools", "find_files,search_text"]);
+    let names: Vec<String> = c.list_tools().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(names, ["search_text", "find_files"]);
+    let mut c = spawn_on(&root, &[]);
+    let tools = c.list_tools().unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["text_editor", "search_text", "find_files"], "the default: every tool");
+    for tool in &tools[1..] {
+        assert_eq!(tool["annotations"]["readOnlyHint"], true, "{tool}");
+    }
+    let bad = std::process::Command::new(super::BIN).args(["--tools", "grep"]).output().unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown tool `grep`"));
+}
