@@ -89,6 +89,8 @@ pub struct Request {
     pub new_str: Option<String>,
     /// `insert_line` as sent (checked by `insert`).
     pub insert_line: Option<Value>,
+    /// `replace_all` (str_replace): replace every occurrence of `old_str`, not exactly one.
+    pub replace_all: bool,
 }
 
 /// A successful result: the text the model reads, and an optional note after it.
@@ -173,7 +175,7 @@ impl Editor {
         match target.command {
             Command::View => self.view(target, request.view_range.as_ref()),
             Command::Create => self.create(target, request.file_text),
-            Command::StrReplace => self.str_replace(target, request.old_str, request.new_str),
+            Command::StrReplace => self.str_replace(target, request.old_str, request.new_str, request.replace_all),
             Command::Insert => self.insert(target, request.insert_line.as_ref(), request.new_str),
             Command::UndoEdit => self.undo_edit(target),
         }

@@ -4,7 +4,8 @@
 //! matches a CRLF file and `new_str` is written with the file's line ending. When `old_str`
 //! does not appear verbatim, a match that ignores trailing whitespace is tried: if there is
 //! exactly one, it is applied and the result says so; otherwise the error points at the most
-//! similar lines.
+//! similar lines. With `replace_all`, every occurrence is replaced (the result says how many
+//! and where); without it, behaviour and strings are exactly the reference's.
 
 use mcp_shared::ErrorCode;
 use memchr::memmem;
@@ -24,6 +25,7 @@ impl Editor {
         t: &Target<'_>,
         old_str: Option<String>,
         new_str: Option<String>,
+        replace_all: bool,
     ) -> Result<Reply, ToolError> {
         let Some(md) = self.validate(t)? else {
             return Err(ToolError::new(ErrorCode::NotFound, render::does_not_exist(t.shown)));
@@ -48,6 +50,13 @@ impl Editor {
         })?;
 
         let finder = memmem::Finder::new(old.as_bytes());
+        if replace_all {
+            let starts: Vec<usize> = finder.find_iter(text.as_bytes()).collect();
+            if starts.len() > 1 {
+                drop(norm);
+                return self.replace_every(t, doc, &starts, &old, &new);
+            }
+        }
         let mut matches = finder.find_iter(text.as_bytes());
         let (start, end, note) = match (matches.next(), matches.next()) {
             (Some(start), None) => (start, start + old.len(), None),
@@ -84,6 +93,61 @@ impl Editor {
             render::cat_n(&shown, &descriptor, first + 1, self.limits.max_output_chars)
         );
         Ok(Reply { text, note })
+    }
+
+    /// `replace_all` with several occurrences (at `starts`, non-overlapping, in the normalised
+    /// text): one splice from the first to the last, so the edit is one undo step; the snippet is
+    /// the first occurrence's, and the result says how many were replaced and on which lines.
+    fn replace_every(
+        &self,
+        t: &Target<'_>,
+        doc: document::Document,
+        starts: &[usize],
+        old: &str,
+        new: &str,
+    ) -> Result<Reply, ToolError> {
+        let norm = Normalized::new(&doc.text);
+        let text = norm.as_str();
+        let (Some(&first_start), Some(&last_start)) = (starts.first(), starts.last()) else {
+            return Err(error::invalid("No replacement was performed: old_str was not found."));
+        };
+        let mut middle = String::with_capacity(last_start + old.len() - first_start + starts.len() * new.len());
+        let mut at = first_start;
+        for &s in starts {
+            middle.push_str(&text[at..s]);
+            middle.push_str(new);
+            at = s + old.len();
+        }
+        let mut splice = Splice { start: first_start, end: last_start + old.len(), replacement: middle };
+        splice.keep_final_newline(text);
+        let lines: Vec<i64> = {
+            let mut out: Vec<i64> = Vec::new();
+            for &s in starts {
+                let line = lines::newline_count(&text[..s]) as i64 + 1;
+                if out.last() != Some(&line) {
+                    out.push(line);
+                }
+            }
+            out
+        };
+        let replacement_line = lines::newline_count(&text[..first_start]);
+        let before_newlines = lines::newline_count(&text[..splice.start]);
+        let first = replacement_line.saturating_sub(SNIPPET_LINES);
+        let last = replacement_line + SNIPPET_LINES + lines::newline_count(new);
+        let shown = snippet(text, &splice, before_newlines, first, last - first + 1);
+        let (a, b) = (norm.to_original(splice.start), norm.to_original(splice.end));
+        let replacement = norm.denormalize(&splice.replacement).into_owned();
+        drop(norm);
+        self.apply(t, doc, a, b, &replacement)?;
+        let descriptor = format!("a snippet of {} around the first replacement", t.shown);
+        let text = format!(
+            "The file {} has been edited: {} occurrences of old_str were replaced, on lines {}. {}Review the changes and make sure they are as expected. Edit the file again if necessary.",
+            t.shown,
+            starts.len(),
+            render::py_list(&lines),
+            render::cat_n(&shown, &descriptor, first + 1, self.limits.max_output_chars)
+        );
+        Ok(Reply { text, note: None })
     }
 
     /// The one match of `old` once trailing whitespace is ignored, or `NO_MATCH`.
@@ -239,5 +303,33 @@ mod tests {
         let (dir, sandbox, editor, path) = setup(b"keep\ndrop me\nkeep\n");
         replace(&editor, &sandbox, &path, "drop me\n", None).unwrap();
         assert_eq!(std::fs::read(dir.path().join("f.txt")).unwrap(), b"keep\nkeep\n");
+    }
+
+    #[test]
+    fn replace_all_replaces_every_occurrence_in_one_undoable_edit_and_says_how_many() {
+        let (dir, sandbox, editor, path) = setup(b"a x\r\nb\r\nx x\r\n");
+        let all = |old: &str, new: &str| {
+            let request = Request {
+                old_str: Some(old.into()),
+                new_str: Some(new.into()),
+                replace_all: true,
+                ..Request::default()
+            };
+            editor.run(&sandbox, Command::StrReplace, &path, request)
+        };
+        let reply = all("x", "y\nz").unwrap();
+        assert!(reply.text.contains("3 occurrences of old_str were replaced, on lines [1, 3]"), "{}", reply.text);
+        let file = dir.path().join("f.txt");
+        assert_eq!(std::fs::read(&file).unwrap(), b"a y\r\nz\r\nb\r\ny\r\nz y\r\nz\r\n", "CRLF kept");
+        editor.run(&sandbox, Command::UndoEdit, &path, Request::default()).unwrap();
+        assert_eq!(std::fs::read(&file).unwrap(), b"a x\r\nb\r\nx x\r\n", "one undo step");
+        // One occurrence: exactly the reference's answer; none: NO_MATCH as always.
+        let one = all("b", "B").unwrap();
+        let plain = {
+            editor.run(&sandbox, Command::UndoEdit, &path, Request::default()).unwrap();
+            replace(&editor, &sandbox, &path, "b", Some("B")).unwrap()
+        };
+        assert_eq!(one.text, plain.text);
+        assert_eq!(all("nowhere", "x").unwrap_err().code, mcp_shared::ErrorCode::NoMatch);
     }
 }

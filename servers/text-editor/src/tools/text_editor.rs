@@ -62,6 +62,10 @@ pub struct TextEditorInput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "[i64; 2]")]
     pub view_range: Option<Value>,
+    /// Optional parameter of `str_replace` command: `true` replaces every occurrence of `old_str` (the result says how many) instead of requiring it to be unique.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "bool")]
+    pub replace_all: Option<Value>,
     /// The reason you are using the text editor (max 80 chars). Optional; accepted and ignored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
@@ -80,6 +84,7 @@ Notes for using the `str_replace` command:
 * The `old_str` parameter should match EXACTLY one or more consecutive lines from the original file. Be mindful of whitespaces!
 * If the `old_str` parameter is not unique in the file, the replacement will not be performed. Make sure to include enough context in `old_str` to make it unique
 * The `new_str` parameter should contain the edited lines that should replace the `old_str`
+* With `replace_all: true`, every occurrence of `old_str` is replaced (the result says how many, and on which lines)
 
 Notes for using the `insert` command:
 * The text is inserted as whole lines after line `insert_line` (0: before the first line), with the file's line endings
@@ -125,6 +130,16 @@ impl TextEditor {
                 _ => input.new_str,
             },
             insert_line: input.insert_line,
+            replace_all: match input.replace_all {
+                None | Some(Value::Null) | Some(Value::Bool(false)) => false,
+                Some(Value::Bool(true)) => true,
+                Some(other) => {
+                    return Err(ToolError::new(
+                        ErrorCode::InvalidArgs,
+                        format!("Parameter `replace_all` must be true or false, not {other}."),
+                    ));
+                }
+            },
         };
         let guard = self.locks.lock(&editor::history_key(&path)).await;
         // Small files are done right here (a thread hand-off costs more than the work);
