@@ -25,12 +25,14 @@ export function buildPlan(binDir, dirs) {
             name: 'text-editor',
             command: join(binDir, 'mcp-server-text-editor'),
             args: ['--root', dirs.project],
-            tools: ['text_editor', 'search_text', 'find_files'],
+            tools: ['text_editor', 'search_text', 'find_files', 'move_file', 'delete_file'],
             calls: [
                 { tool: 'search_text', args: { pattern: 'println' }, says: ['main.rs:'] },
                 { tool: 'search_text', args: { pattern: 'fn(' }, code: 'INVALID_ARGS', says: ['literal: true'] },
                 { tool: 'find_files', args: { pattern: '**/*.rs' }, says: ['main.rs'] },
                 { tool: 'find_files', args: { pattern: '*', path: dirs.outside }, code: 'OUTSIDE_ROOT', says: ['outside'] },
+                { tool: 'move_file', args: { source: join(dirs.project, 'src/nope.rs'), destination: join(dirs.project, 'src/x.rs') }, code: 'NOT_FOUND', says: ['nope.rs'] },
+                { tool: 'delete_file', args: { path: dirs.outside }, code: 'OUTSIDE_ROOT', says: ['outside'] },
                 { tool: 'text_editor', args: { command: 'view', path: join(dirs.project, 'src/main.rs') }, says: ['println!'] },
                 { tool: 'text_editor', args: { command: 'view', path: join(dirs.project, 'src/nope.rs') }, code: 'NOT_FOUND', says: ['nope.rs'] },
                 {

@@ -207,6 +207,20 @@ List files whose path matches a glob, most recently modified first.
 ```
 "##;
 
+const FILES_GUIDE: &str = r##"
+## Moving and deleting files: `move_file`, `delete_file`
+
+`move_file` moves or renames one file (`source`, `destination` with the file name; parent
+directories are created; an existing destination only with `overwrite: true`). `delete_file`
+deletes one file (`path`). Neither works on directories or symbolic links. `{tool}`'s
+`undo_edit` on the destination (move) or the path (delete) reverts them exactly.
+
+**Example:**
+```json
+{"source": "{root}/src/old_name.py", "destination": "{root}/src/utils/new_name.py"}
+```
+"##;
+
 /// The guide for a server whose tool is `tool`, whose first root is `root` and which offers
 /// `tools` (see [`crate::TOOLS`]).
 pub fn guide(tool: &str, root: &str, tools: &[String]) -> String {
@@ -217,6 +231,9 @@ pub fn guide(tool: &str, root: &str, tools: &[String]) -> String {
     }
     if offers("find_files") {
         text.push_str(FIND_GUIDE);
+    }
+    if offers("move_file") || offers("delete_file") {
+        text.push_str(FILES_GUIDE);
     }
     text.replace("{tool}", tool).replace("{root}", root.trim_end_matches('/'))
 }
@@ -232,6 +249,15 @@ pub fn instructions(tool: &str, roots: &[String], tools: &[String]) -> String {
     }
     if offers("find_files") {
         extra.push_str(" `find_files` lists files matching a glob (`**/*.rs`), newest first.");
+    }
+    if offers("move_file") {
+        extra.push_str(" `move_file` moves or renames a file.");
+    }
+    if offers("delete_file") {
+        extra.push_str(" `delete_file` deletes a file.");
+    }
+    if offers("move_file") || offers("delete_file") {
+        extra.push_str(" `undo_edit` reverts a move (on its destination) or a deletion.");
     }
     if !offers("text_editor") {
         let roots = roots.join(", ");

@@ -19,6 +19,23 @@ pub const DEFAULT_BUDGET_BYTES: usize = 256 * 1024 * 1024;
 pub enum Change {
     /// The edit created the file; undo deletes it.
     Created,
+    /// `delete_file` removed the file; undo writes `bytes` back with permission bits `mode`.
+    Deleted {
+        /// The file's whole content.
+        bytes: Vec<u8>,
+        /// Its permission bits.
+        mode: u32,
+    },
+    /// `move_file` moved the file here from `from` (an absolute path, resolved again through
+    /// the sandbox at undo time); undo moves it back, and restores the file it replaced, if any.
+    Moved {
+        /// Where the file was.
+        from: String,
+        /// Its permission bits there.
+        mode: u32,
+        /// The file that was at the destination and was overwritten (content, permission bits).
+        overwritten: Option<(Vec<u8>, u32)>,
+    },
     /// The edit replaced `removed` at `offset` with `inserted_len` new bytes.
     Splice {
         /// Where the change starts.
@@ -56,7 +73,7 @@ impl Record {
     /// The bytes before the edit, given the bytes right after it.
     pub fn reverse(&self, after: &[u8]) -> Option<Vec<u8>> {
         match &self.change {
-            Change::Created => None,
+            Change::Created | Change::Deleted { .. } | Change::Moved { .. } => None,
             Change::Splice { offset, removed, inserted_len } => {
                 let end = offset.checked_add(*inserted_len)?;
                 let head = after.get(..*offset)?;
@@ -73,6 +90,8 @@ impl Record {
     fn cost(&self) -> usize {
         match &self.change {
             Change::Created => 0,
+            Change::Deleted { bytes, .. } => bytes.len(),
+            Change::Moved { overwritten, .. } => overwritten.as_ref().map_or(0, |(bytes, _)| bytes.len()),
             Change::Splice { removed, .. } => removed.len(),
         }
     }
@@ -176,6 +195,11 @@ impl History {
         }
         self.used -= record.cost();
         Some(record)
+    }
+
+    /// The most recent record of `key`, left in place.
+    pub fn peek(&self, key: &Path) -> Option<&Record> {
+        self.files.get(key)?.back()
     }
 
     /// Puts back a record taken by [`History::pop`] (the undo failed).

@@ -49,7 +49,7 @@ pub const ROOT_FLAG: DirectoryFlag<'static> =
 
 /// The tools a server can offer (`--tools`), by their fixed names (`text_editor` is the
 /// text editor tool whatever `--tool-name` calls it).
-pub const TOOLS: [&str; 3] = ["text_editor", "search_text", "find_files"];
+pub const TOOLS: [&str; 5] = ["text_editor", "search_text", "find_files", "move_file", "delete_file"];
 
 /// Everything the flags configure.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,15 +103,29 @@ pub fn registry(config: &Config, workspace: Arc<Workspace>) -> Result<ToolRegist
     let editor = Arc::new(Editor::new(config.limits.clone()));
     let mut registry = ToolRegistry::new();
     let offered = |name: &str| config.tools.iter().any(|t| t == name);
+    // One undo history and one set of per-file locks for every tool that writes.
+    let locks = Arc::new(locks::FileLocks::new());
     if offered("text_editor") {
-        let tool = tools::text_editor::TextEditor::new(config.tool_name.clone(), editor, Arc::clone(&workspace));
+        let tool = tools::text_editor::TextEditor::with_locks(
+            config.tool_name.clone(),
+            Arc::clone(&editor),
+            Arc::clone(&workspace),
+            Arc::clone(&locks),
+        );
         registry.register(tool)?;
     }
     if offered("search_text") {
         registry.register(tools::search_text::SearchText::new(Arc::clone(&workspace)))?;
     }
     if offered("find_files") {
-        registry.register(tools::find_files::FindFiles::new(workspace))?;
+        registry.register(tools::find_files::FindFiles::new(Arc::clone(&workspace)))?;
+    }
+    if offered("move_file") {
+        let tool = tools::move_file::MoveFile::new(Arc::clone(&editor), Arc::clone(&workspace), Arc::clone(&locks));
+        registry.register(tool)?;
+    }
+    if offered("delete_file") {
+        registry.register(tools::delete_file::DeleteFile::new(editor, workspace, locks))?;
     }
     Ok(registry)
 }

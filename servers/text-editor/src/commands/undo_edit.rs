@@ -15,8 +15,15 @@ use crate::{
 
 impl Editor {
     pub(crate) fn undo_edit(&self, t: &Target<'_>) -> Result<Reply, ToolError> {
-        self.validate(t)?;
         let key = history_key(t.path);
+        // A deleted file is not there: its undo is checked on its own terms.
+        if matches!(self.history().peek(&key).map(|r| &r.change), Some(Change::Deleted { .. })) {
+            return self.undo_file_operation(t, &key);
+        }
+        self.validate(t)?;
+        if matches!(self.history().peek(&key).map(|r| &r.change), Some(Change::Moved { .. })) {
+            return self.undo_file_operation(t, &key);
+        }
         let Some(record) = self.history().pop(&key) else {
             return Err(ToolError::new(ErrorCode::NotFound, format!("No edit history found for {}.", t.shown)));
         };
@@ -42,6 +49,10 @@ impl Editor {
                         t.shown
                     )))
                 }
+                Change::Deleted { .. } | Change::Moved { .. } => Err(ToolError::new(
+                    ErrorCode::InternalError,
+                    "The undo record is of another kind; nothing was changed.",
+                )),
                 Change::Splice { .. } => {
                     let before = record.reverse(&current).ok_or_else(|| {
                         ToolError::new(

@@ -106,6 +106,16 @@ impl TextEditor {
         TextEditor { name: name.into(), editor, workspace, locks: Arc::new(FileLocks::new()) }
     }
 
+    /// The same, sharing `locks` with the other tools that write (`move_file`, `delete_file`).
+    pub fn with_locks(
+        name: impl Into<String>,
+        editor: Arc<Editor>,
+        workspace: Arc<Workspace>,
+        locks: Arc<FileLocks>,
+    ) -> TextEditor {
+        TextEditor { name: name.into(), editor, workspace, locks }
+    }
+
     async fn call(&self, input: TextEditorInput, ctx: &ToolContext) -> Result<editor::Reply, ToolError> {
         let Some(command) = Command::parse(&input.command) else {
             let allowed: Vec<&str> = Command::ALL.iter().map(|c| c.as_str()).collect();

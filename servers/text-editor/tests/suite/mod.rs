@@ -10,6 +10,7 @@ mod confinement;
 mod defaults;
 mod encodings;
 mod errors;
+mod files;
 mod large;
 mod outputs;
 mod properties;

@@ -30,7 +30,7 @@ fn tools_list_is_the_recorded_api() {
     insta::with_settings!({snapshot_path => "../snapshots", prepend_module_to_snapshot => false}, {
         insta::assert_json_snapshot!("tools_list", tools);
     });
-    assert_eq!(tools.len(), 3, "text_editor, search_text, find_files");
+    assert_eq!(tools.len(), 5, "text_editor, search_text, find_files, move_file, delete_file");
     let tool = &tools[0];
     assert_eq!(tool["name"], TOOL);
     assert_eq!(tool["annotations"]["readOnlyHint"], false);

@@ -123,9 +123,16 @@ fn tools_chooses_what_is_offered_and_text_editor_alone_is_the_strict_drop_in() {
     let mut c = spawn_on(&root, &[]);
     let tools = c.list_tools().unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["text_editor", "search_text", "find_files"], "the default: every tool");
-    for tool in &tools[1..] {
+    assert_eq!(
+        names,
+        ["text_editor", "search_text", "find_files", "move_file", "delete_file"],
+        "the default: every tool"
+    );
+    for tool in &tools[1..3] {
         assert_eq!(tool["annotations"]["readOnlyHint"], true, "{tool}");
+    }
+    for tool in &tools[3..] {
+        assert_eq!(tool["annotations"]["destructiveHint"], true, "{tool}");
     }
     let bad = std::process::Command::new(super::BIN).args(["--tools", "grep"]).output().unwrap();
     assert!(!bad.status.success());

@@ -1,0 +1,214 @@
+//! Whole-file operations: `move_file` and `delete_file` (tools of their own, see
+//! `tools/move_file.rs` and `tools/delete_file.rs`), and their undo through `undo_edit`.
+//!
+//! Both work on regular files only (not directories, not symlinks: a symlink's target would be
+//! what an undo restored), through the shared sandbox like every write. A move is a confined copy
+//! (atomic, durable, the source's permission bits) followed by the source's removal, so it
+//! crosses directories and roots alike; the file's previous content at the destination, if
+//! `overwrite` replaced one, is kept for undo. `undo_edit` on a deleted path writes the file back
+//! byte for byte with its permission bits; on a move's destination it moves the file back (and
+//! restores what it overwrote). Either refuses (`CONFLICT`) when someone changed the files since.
+
+use mcp_shared::{
+    ErrorCode,
+    sandbox::{Sandbox, SandboxPath, WriteOptions},
+};
+
+use crate::{
+    editor::{Editor, Reply, Target, history_key},
+    error::ToolError,
+    history::{Change, Record},
+};
+
+/// A regular file's content and permission bits, read through the sandbox; `what` names it in
+/// messages.
+fn read_regular(
+    editor: &Editor,
+    sandbox: &Sandbox,
+    path: &SandboxPath,
+    what: &str,
+) -> Result<(Vec<u8>, u32), ToolError> {
+    let shown = path.display();
+    let md = sandbox.metadata(path).map_err(ToolError::from)?;
+    if md.is_dir {
+        return Err(ToolError::new(
+            ErrorCode::InvalidArgs,
+            format!("{what} {shown} is a directory; only files can be moved or deleted with this tool."),
+        ));
+    }
+    if !md.is_file {
+        return Err(ToolError::new(ErrorCode::InvalidArgs, format!("{what} {shown} is not a regular file.")));
+    }
+    // A symlink (anywhere on the way) would make an undo restore a copy of its target.
+    let resolved = sandbox.resolve_file(path).map_err(ToolError::from)?;
+    if resolved.canonical() != path.absolute() {
+        return Err(ToolError::new(
+            ErrorCode::InvalidArgs,
+            format!(
+                "{what} {shown} is reached through a symbolic link (it is {}); name the file itself.",
+                resolved.canonical().display()
+            ),
+        ));
+    }
+    if md.len > editor.limits().max_file_size {
+        return Err(ToolError::new(
+            ErrorCode::FileTooLarge,
+            format!(
+                "{what} {shown} is {} bytes, more than this server's limit of {} bytes (--max-file-size); it was left as it is.",
+                md.len,
+                editor.limits().max_file_size
+            ),
+        ));
+    }
+    let bytes = sandbox.read(path).map_err(ToolError::from)?;
+    Ok((bytes, md.permissions_mode))
+}
+
+impl Editor {
+    fn file_write_options(&self, mode: u32, create_new: bool) -> WriteOptions {
+        WriteOptions {
+            fsync: self.limits().fsync,
+            create_parents: true,
+            create_new,
+            mode_if_new: Some(mode),
+            ..WriteOptions::default()
+        }
+    }
+
+    /// `delete_file`: removes the regular file `path`, keeping it for `undo_edit`.
+    pub fn delete_file(&self, sandbox: &Sandbox, path: &SandboxPath) -> Result<Reply, ToolError> {
+        let (bytes, mode) = read_regular(self, sandbox, path, "The path")?;
+        sandbox.remove_file(path).map_err(ToolError::from)?;
+        let len = bytes.len();
+        self.history().push(&history_key(path), Record::new(Change::Deleted { bytes, mode }, &[]));
+        Ok(Reply::text(format!("Deleted {} ({len} bytes). `undo_edit` on this path restores it.", path.display())))
+    }
+
+    /// `move_file`: moves the regular file `from` to `to` (parents created); an existing file
+    /// at `to` is replaced only with `overwrite`.
+    pub fn move_file(
+        &self,
+        sandbox: &Sandbox,
+        from: &SandboxPath,
+        to: &SandboxPath,
+        overwrite: bool,
+    ) -> Result<Reply, ToolError> {
+        if from.absolute() == to.absolute() {
+            return Err(ToolError::new(
+                ErrorCode::InvalidArgs,
+                format!("The source and the destination are the same file ({}); nothing was moved.", from.display()),
+            ));
+        }
+        let (bytes, mode) = read_regular(self, sandbox, from, "The source")?;
+        let overwritten = match sandbox.metadata(to) {
+            Ok(md) if md.is_dir => {
+                return Err(ToolError::new(
+                    ErrorCode::InvalidArgs,
+                    format!(
+                        "The destination {} is a directory; give the file's new path, e.g. {}/{}.",
+                        to.display(),
+                        to.display().trim_end_matches('/'),
+                        from.file_name().unwrap_or("name")
+                    ),
+                ));
+            }
+            Ok(_) if !overwrite => {
+                return Err(ToolError::new(
+                    ErrorCode::AlreadyExists,
+                    format!(
+                        "The destination {} already exists; nothing was moved. Pass `overwrite: true` to replace it (undo_edit brings it back).",
+                        to.display()
+                    ),
+                ));
+            }
+            Ok(_) => Some(read_regular(self, sandbox, to, "The destination")?),
+            Err(mcp_shared::sandbox::SandboxError::NotFound { .. }) => None,
+            Err(e) => return Err(e.into()),
+        };
+        sandbox
+            .write_atomic(to, &bytes, &self.file_write_options(mode, overwritten.is_none()))
+            .map_err(ToolError::from)?;
+        if let Err(error) = sandbox.remove_file(from) {
+            // Put the destination back as it was: the move did not happen.
+            let _ = match &overwritten {
+                Some((old, old_mode)) => sandbox.write_atomic(to, old, &self.file_write_options(*old_mode, false)),
+                None => sandbox.remove_file(to),
+            };
+            return Err(error.into());
+        }
+        let len = bytes.len();
+        let change = Change::Moved { from: from.absolute().display().to_string(), mode, overwritten };
+        self.history().push(&history_key(to), Record::new(change, &bytes));
+        Ok(Reply::text(format!(
+            "Moved {} to {} ({len} bytes). `undo_edit` on {} moves it back.",
+            from.display(),
+            to.display(),
+            to.display()
+        )))
+    }
+
+    /// `undo_edit` of a `delete_file` or of a `move_file` (the record on top of `key`'s stack).
+    pub(crate) fn undo_file_operation(&self, t: &Target<'_>, key: &std::path::Path) -> Result<Reply, ToolError> {
+        let Some(record) = self.history().pop(key) else {
+            return Err(ToolError::new(ErrorCode::NotFound, format!("No edit history found for {}.", t.shown)));
+        };
+        let conflict = |why: String| {
+            ToolError::new(
+                ErrorCode::Conflict,
+                format!(
+                    "No edit was undone: {why}, and undoing would overwrite that. Check the files and act on them directly."
+                ),
+            )
+        };
+        let result = (|| match &record.change {
+            Change::Deleted { bytes, mode } => {
+                if t.sandbox.exists(t.path).map_err(|e| t.sandbox_error(e))? {
+                    return Err(conflict(format!("{} was created again since it was deleted", t.shown)));
+                }
+                t.still_wanted()?;
+                t.sandbox
+                    .write_atomic(t.path, bytes, &self.file_write_options(*mode, true))
+                    .map_err(|e| t.sandbox_error(e))?;
+                Ok(Reply::text(format!(
+                    "Last edit to {0} undone successfully. {0} had been deleted by that edit, so it has been restored ({1} bytes).",
+                    t.shown,
+                    bytes.len()
+                )))
+            }
+            Change::Moved { from, mode, overwritten } => {
+                let source = t.sandbox.resolve(from).map_err(ToolError::from)?;
+                let current = t.sandbox.read(t.path).map_err(|e| t.sandbox_error(e))?;
+                if !record.matches(&current) {
+                    return Err(conflict(format!("{} was changed since it was moved there", t.shown)));
+                }
+                if t.sandbox.exists(&source).map_err(ToolError::from)? {
+                    return Err(conflict(format!("{from} exists again since the file was moved from there")));
+                }
+                t.still_wanted()?;
+                t.sandbox
+                    .write_atomic(&source, &current, &self.file_write_options(*mode, true))
+                    .map_err(ToolError::from)?;
+                let restored = match overwritten {
+                    Some((old, old_mode)) => {
+                        t.sandbox.write_atomic(t.path, old, &self.file_write_options(*old_mode, false))
+                    }
+                    None => t.sandbox.remove_file(t.path),
+                };
+                restored.map_err(|e| t.sandbox_error(e))?;
+                let also = if overwritten.is_some() { ", and the file it had replaced is back" } else { "" };
+                Ok(Reply::text(format!(
+                    "Last edit to {} undone successfully: the file was moved back to {from}{also}.",
+                    t.shown
+                )))
+            }
+            _ => Err(ToolError::new(
+                ErrorCode::InternalError,
+                "The undo record is of another kind; nothing was changed.",
+            )),
+        })();
+        if result.is_err() {
+            self.history().restore(key, record);
+        }
+        result
+    }
+}

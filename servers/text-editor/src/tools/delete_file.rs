@@ -1,0 +1,80 @@
+//! `delete_file`: deletes one regular file inside the workspace; `undo_edit` on its path writes
+//! it back byte for byte with its permission bits (see `commands/files.rs`).
+
+use std::{borrow::Cow, sync::Arc};
+
+use mcp_shared::{ContentItem, ErrorCode, Tool, ToolContext, ToolOutput, reexports::rmcp::model::ToolAnnotations};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::{
+    editor::{Editor, history_key},
+    error::ToolError,
+    locks::FileLocks,
+    workspace::Workspace,
+};
+
+/// The file to delete. Unknown fields are ignored.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[garde(allow_unvalidated)]
+pub struct DeleteFileInput {
+    /// The file to delete (absolute, or relative to the first root). Directories and symbolic links are refused.
+    pub path: String,
+}
+
+/// The tool.
+pub struct DeleteFile {
+    editor: Arc<Editor>,
+    workspace: Arc<Workspace>,
+    locks: Arc<FileLocks>,
+}
+
+impl DeleteFile {
+    /// The tool, sharing the text editor's undo history and per-file locks.
+    pub fn new(editor: Arc<Editor>, workspace: Arc<Workspace>, locks: Arc<FileLocks>) -> DeleteFile {
+        DeleteFile { editor, workspace, locks }
+    }
+}
+
+/// The tool's description.
+pub const DESCRIPTION: &str = "Delete one file inside the workspace (not a directory, not a symbolic link). `undo_edit` on the same path (the text editor's command) restores it byte for byte, with its permissions.";
+
+impl Tool for DeleteFile {
+    type Params = DeleteFileInput;
+
+    fn name(&self) -> Cow<'static, str> {
+        "delete_file".into()
+    }
+
+    fn description(&self) -> Cow<'static, str> {
+        DESCRIPTION.into()
+    }
+
+    fn annotations(&self) -> ToolAnnotations {
+        ToolAnnotations::with_title("Delete file")
+            .read_only(false)
+            .destructive(true)
+            .idempotent(false)
+            .open_world(false)
+    }
+
+    async fn run(&self, input: DeleteFileInput, ctx: ToolContext) -> ToolOutput {
+        let result = async {
+            let sandbox = self.workspace.sandbox(ctx.peer()).await?;
+            let path = sandbox.resolve(&input.path).map_err(ToolError::from)?;
+            let _guard = self.locks.lock(&history_key(&path)).await;
+            let editor = Arc::clone(&self.editor);
+            tokio::task::spawn_blocking(move || editor.delete_file(&sandbox, &path)).await.map_err(|_| {
+                ToolError::new(
+                    ErrorCode::InternalError,
+                    "The deletion failed unexpectedly; the server logged the details.",
+                )
+            })?
+        }
+        .await;
+        match result {
+            Ok(reply) => ToolOutput { content: vec![ContentItem::Text { text: reply.text }] },
+            Err(error) => error.into_output(),
+        }
+    }
+}

@@ -1,0 +1,90 @@
+//! `move_file`: moves (renames) one regular file inside the workspace, creating the
+//! destination's parent directories; an existing destination is replaced only with
+//! `overwrite: true`. `undo_edit` on the destination moves it back (see `commands/files.rs`).
+
+use std::{borrow::Cow, sync::Arc};
+
+use mcp_shared::{ContentItem, ErrorCode, Tool, ToolContext, ToolOutput, reexports::rmcp::model::ToolAnnotations};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::{
+    editor::{Editor, history_key},
+    error::ToolError,
+    locks::FileLocks,
+    workspace::Workspace,
+};
+
+/// The move to make. Unknown fields are ignored.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[garde(allow_unvalidated)]
+pub struct MoveFileInput {
+    /// The file to move (absolute, or relative to the first root). Directories and symbolic links are refused.
+    pub source: String,
+    /// Its new path, file name included (missing parent directories are created).
+    pub destination: String,
+    /// Replace a file already at `destination` (undo_edit brings it back). Default false: an existing destination is refused.
+    #[serde(default)]
+    pub overwrite: Option<bool>,
+}
+
+/// The tool.
+pub struct MoveFile {
+    editor: Arc<Editor>,
+    workspace: Arc<Workspace>,
+    locks: Arc<FileLocks>,
+}
+
+impl MoveFile {
+    /// The tool, sharing the text editor's undo history and per-file locks.
+    pub fn new(editor: Arc<Editor>, workspace: Arc<Workspace>, locks: Arc<FileLocks>) -> MoveFile {
+        MoveFile { editor, workspace, locks }
+    }
+}
+
+/// The tool's description.
+pub const DESCRIPTION: &str = "Move or rename one file inside the workspace (not a directory, not a symbolic link); missing parent directories of `destination` are created. An existing file at `destination` is refused unless `overwrite` is true. `undo_edit` on `destination` (the text editor's command) moves the file back and restores what it replaced.";
+
+impl Tool for MoveFile {
+    type Params = MoveFileInput;
+
+    fn name(&self) -> Cow<'static, str> {
+        "move_file".into()
+    }
+
+    fn description(&self) -> Cow<'static, str> {
+        DESCRIPTION.into()
+    }
+
+    fn annotations(&self) -> ToolAnnotations {
+        ToolAnnotations::with_title("Move file").read_only(false).destructive(true).idempotent(false).open_world(false)
+    }
+
+    async fn run(&self, input: MoveFileInput, ctx: ToolContext) -> ToolOutput {
+        let result = async {
+            let sandbox = self.workspace.sandbox(ctx.peer()).await?;
+            let from = sandbox.resolve(&input.source).map_err(ToolError::from)?;
+            let to = sandbox.resolve(&input.destination).map_err(ToolError::from)?;
+            // Both files' locks, in a fixed order (no deadlock with a move the other way).
+            let (a, b) = (history_key(&from), history_key(&to));
+            let (first, second) = if a <= b { (a, b) } else { (b, a) };
+            let _first = self.locks.lock(&first).await;
+            let _second = if first != second { Some(self.locks.lock(&second).await) } else { None };
+            let editor = Arc::clone(&self.editor);
+            let overwrite = input.overwrite.unwrap_or(false);
+            tokio::task::spawn_blocking(move || editor.move_file(&sandbox, &from, &to, overwrite)).await.map_err(
+                |_| {
+                    ToolError::new(
+                        ErrorCode::InternalError,
+                        "The move failed unexpectedly; the server logged the details.",
+                    )
+                },
+            )?
+        }
+        .await;
+        match result {
+            Ok(reply) => ToolOutput { content: vec![ContentItem::Text { text: reply.text }] },
+            Err(error) => error.into_output(),
+        }
+    }
+}

@@ -1,0 +1,105 @@
+//! `move_file` and `delete_file` through the binary: confined like every write, regular files
+//! only, an existing destination refused unless `overwrite`, and `undo_edit` bringing back the
+//! exact bytes and permissions (or refusing when someone changed things since).
+
+use std::os::unix::fs::{PermissionsExt, symlink};
+
+use mcp_tests::{error_code, is_error, text_of};
+use serde_json::{Value, json};
+
+use super::{TOOL, spawn_on};
+
+fn setup() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let root = base.join("proj");
+    std::fs::create_dir_all(root.join("sub")).unwrap();
+    std::fs::create_dir_all(base.join("outside")).unwrap();
+    std::fs::write(base.join("outside/secret.txt"), "secret\n").unwrap();
+    std::fs::write(root.join("a.txt"), b"caf\xe9\r\nline\r\n").unwrap();
+    std::fs::set_permissions(root.join("a.txt"), std::fs::Permissions::from_mode(0o640)).unwrap();
+    std::fs::write(root.join("b.txt"), "bee\n").unwrap();
+    symlink(base.join("outside/secret.txt"), root.join("link.txt")).unwrap();
+    (dir, base, root)
+}
+
+fn ok(result: Value) -> String {
+    assert!(!is_error(&result), "{result}");
+    text_of(&result)
+}
+
+fn mode(path: &std::path::Path) -> u32 {
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o7777
+}
+
+#[test]
+fn delete_then_undo_restores_the_exact_bytes_and_permissions() {
+    let (_dir, _base, root) = setup();
+    let mut c = spawn_on(&root, &[]);
+    let said = ok(c.call_tool("delete_file", json!({"path": "a.txt"})).unwrap());
+    assert!(said.starts_with("Deleted ") && said.contains("undo_edit"), "{said}");
+    assert!(!root.join("a.txt").exists());
+    let undone = ok(c.call_tool(TOOL, json!({"command": "undo_edit", "path": root.join("a.txt")})).unwrap());
+    assert!(undone.contains("has been restored"), "{undone}");
+    assert_eq!(std::fs::read(root.join("a.txt")).unwrap(), b"caf\xe9\r\nline\r\n");
+    assert_eq!(mode(&root.join("a.txt")), 0o640);
+    // Recreated by someone else meanwhile: the undo refuses and changes nothing.
+    ok(c.call_tool("delete_file", json!({"path": "b.txt"})).unwrap());
+    std::fs::write(root.join("b.txt"), "new\n").unwrap();
+    let refused = c.call_tool(TOOL, json!({"command": "undo_edit", "path": "b.txt"})).unwrap();
+    assert_eq!(error_code(&refused).as_deref(), Some("CONFLICT"), "{refused}");
+    assert_eq!(std::fs::read(root.join("b.txt")).unwrap(), b"new\n");
+}
+
+#[test]
+fn move_then_undo_moves_back_and_restores_what_was_overwritten() {
+    let (_dir, _base, root) = setup();
+    let mut c = spawn_on(&root, &[]);
+    let said = ok(c.call_tool("move_file", json!({"source": "a.txt", "destination": "sub/deep/c.txt"})).unwrap());
+    assert!(said.starts_with("Moved "), "{said}");
+    assert!(!root.join("a.txt").exists());
+    assert_eq!(std::fs::read(root.join("sub/deep/c.txt")).unwrap(), b"caf\xe9\r\nline\r\n");
+    assert_eq!(mode(&root.join("sub/deep/c.txt")), 0o640);
+    ok(c.call_tool(TOOL, json!({"command": "undo_edit", "path": "sub/deep/c.txt"})).unwrap());
+    assert_eq!(std::fs::read(root.join("a.txt")).unwrap(), b"caf\xe9\r\nline\r\n");
+    assert!(!root.join("sub/deep/c.txt").exists());
+    // An existing destination: refused, unless overwrite; the undo brings it back.
+    let refused = c.call_tool("move_file", json!({"source": "a.txt", "destination": "b.txt"})).unwrap();
+    assert_eq!(error_code(&refused).as_deref(), Some("ALREADY_EXISTS"), "{refused}");
+    assert!(text_of(&refused).contains("overwrite: true"));
+    ok(c.call_tool("move_file", json!({"source": "a.txt", "destination": "b.txt", "overwrite": true})).unwrap());
+    assert_eq!(std::fs::read(root.join("b.txt")).unwrap(), b"caf\xe9\r\nline\r\n");
+    ok(c.call_tool(TOOL, json!({"command": "undo_edit", "path": "b.txt"})).unwrap());
+    assert_eq!(std::fs::read(root.join("b.txt")).unwrap(), b"bee\n");
+    assert_eq!(std::fs::read(root.join("a.txt")).unwrap(), b"caf\xe9\r\nline\r\n");
+    // Edits after a move undo first, then the move.
+    ok(c.call_tool("move_file", json!({"source": "b.txt", "destination": "sub/b.txt"})).unwrap());
+    ok(c.call_tool(TOOL, json!({"command": "str_replace", "path": "sub/b.txt", "old_str": "bee", "new_str": "bea"}))
+        .unwrap());
+    ok(c.call_tool(TOOL, json!({"command": "undo_edit", "path": "sub/b.txt"})).unwrap());
+    ok(c.call_tool(TOOL, json!({"command": "undo_edit", "path": "sub/b.txt"})).unwrap());
+    assert_eq!(std::fs::read(root.join("b.txt")).unwrap(), b"bee\n");
+}
+
+#[test]
+fn directories_symlinks_and_paths_outside_are_refused_and_nothing_changes() {
+    let (_dir, base, root) = setup();
+    let mut c = spawn_on(&root, &[]);
+    for (tool, args, code) in [
+        ("delete_file", json!({"path": "sub"}), "INVALID_ARGS"),
+        ("delete_file", json!({"path": "link.txt"}), "OUTSIDE_ROOT"),
+        ("delete_file", json!({"path": "../outside/secret.txt"}), "OUTSIDE_ROOT"),
+        ("delete_file", json!({"path": "missing.txt"}), "NOT_FOUND"),
+        ("move_file", json!({"source": "a.txt", "destination": "../outside/x.txt"}), "OUTSIDE_ROOT"),
+        ("move_file", json!({"source": "../outside/secret.txt", "destination": "stolen.txt"}), "OUTSIDE_ROOT"),
+        ("move_file", json!({"source": "a.txt", "destination": "sub"}), "INVALID_ARGS"),
+        ("move_file", json!({"source": "a.txt", "destination": "a.txt"}), "INVALID_ARGS"),
+        ("move_file", json!({"source": "sub", "destination": "sub2"}), "INVALID_ARGS"),
+    ] {
+        let result = c.call_tool(tool, args.clone()).unwrap();
+        assert_eq!(error_code(&result).as_deref(), Some(code), "{tool} {args}: {result}");
+    }
+    assert_eq!(std::fs::read(base.join("outside/secret.txt")).unwrap(), b"secret\n");
+    assert!(root.join("a.txt").exists() && root.join("link.txt").exists() && !root.join("stolen.txt").exists());
+    assert_eq!(std::fs::read_dir(base.join("outside")).unwrap().count(), 1);
+}
