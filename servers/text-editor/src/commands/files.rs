@@ -71,7 +71,6 @@ impl Editor {
             create_parents: true,
             create_new,
             mode_if_new: Some(mode),
-            ..WriteOptions::default()
         }
     }
 
