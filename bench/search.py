@@ -67,7 +67,7 @@ def ours_counts(text):
     m = re.search(r"(\d+) matching lines in (\d+) files in all", text)
     if m:
         return int(m.group(1)), int(m.group(2)), lines
-    return len(lines), len({l.rsplit(":", 2)[0] for l in lines}), lines
+    return len(lines), len({l.split(":", 1)[0] for l in lines}), lines
 
 
 def main():
