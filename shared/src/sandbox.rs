@@ -677,8 +677,21 @@ impl Sandbox {
     /// cut the list. For tools that read many files (search): the list is taken in one walk and
     /// the files can then be read on several threads.
     pub fn files(&self, p: &SandboxPath, opts: &WalkOptions) -> Result<(Vec<FileEntry>, bool), SandboxError> {
+        let mut files = Vec::new();
+        let truncated = self.each_file(p, opts, &mut |file| files.push(file))?;
+        Ok((files, truncated))
+    }
+
+    /// [`files`](Self::files), one at a time as the walk finds them (so that the files found so
+    /// far can be read while the walk goes on); whether `max_entries` cut the walk.
+    pub fn each_file(
+        &self,
+        p: &SandboxPath,
+        opts: &WalkOptions,
+        each: &mut dyn FnMut(FileEntry),
+    ) -> Result<bool, SandboxError> {
         let (real, dir) = self.open_real_dir(p)?;
-        Ok(walk::files(&self.inner.roots[real.root].dir, &real.rel, &dir, opts))
+        Ok(walk::each_file(&self.inner.roots[real.root].dir, &real.rel, &dir, opts, each))
     }
 
     /// Resolves `p` to a directory and opens it beneath its root.

@@ -102,12 +102,17 @@ pub(super) fn walk(root_dir: &Dir, start_rel: &Path, dir: &Dir, opts: &WalkOptio
     walk_with(root_dir, start_rel, dir, opts, None)
 }
 
-/// The regular files under `dir` (as [`walk`] finds them; symlinks are not followed), each with
-/// its directory's handle.
-pub(super) fn files(root_dir: &Dir, start_rel: &Path, dir: &Dir, opts: &WalkOptions) -> (Vec<FileEntry>, bool) {
-    let mut files = Vec::new();
-    let walk = walk_with(root_dir, start_rel, dir, opts, Some(&mut files));
-    (files, walk.truncated)
+/// Calls `each` with every regular file under `dir`, in walk order, as [`walk`] finds them
+/// (symlinks are not followed), each with its directory's handle; whether `max_entries` (files,
+/// here) cut the walk.
+pub(super) fn each_file(
+    root_dir: &Dir,
+    start_rel: &Path,
+    dir: &Dir,
+    opts: &WalkOptions,
+    each: &mut dyn FnMut(FileEntry),
+) -> bool {
+    walk_with(root_dir, start_rel, dir, opts, Some(each)).truncated
 }
 
 fn walk_with(
@@ -115,9 +120,9 @@ fn walk_with(
     start_rel: &Path,
     dir: &Dir,
     opts: &WalkOptions,
-    files: Option<&mut Vec<FileEntry>>,
+    files: Option<&mut dyn FnMut(FileEntry)>,
 ) -> Walk {
-    let mut state = State { opts, walk: Walk::default(), matchers: Vec::new(), files };
+    let mut state = State { opts, walk: Walk::default(), matchers: Vec::new(), files, file_count: 0 };
     if opts.respect_gitignore {
         // The ancestors' rules, root first, so that deeper ones take precedence.
         let mut prefix = PathBuf::new();
@@ -164,16 +169,18 @@ fn read_gitignore(dir: &Dir, file: &Path, virtual_dir: &Path) -> Option<Gitignor
     builder.build().ok().filter(|matcher| !matcher.is_empty())
 }
 
-struct State<'a> {
+struct State<'a, 'f> {
     opts: &'a WalkOptions,
     walk: Walk,
     matchers: Vec<Gitignore>,
-    /// When set, the regular files are collected here with their directory's handle (and
+    /// When set, each regular file is handed here with its directory's handle (and
     /// `walk.entries` stays empty; `max_entries` then counts files).
-    files: Option<&'a mut Vec<FileEntry>>,
+    files: Option<&'f mut dyn FnMut(FileEntry)>,
+    /// Files handed out so far.
+    file_count: usize,
 }
 
-impl State<'_> {
+impl State<'_, '_> {
     fn ignored(&self, virtual_path: &Path, is_dir: bool) -> bool {
         for matcher in self.matchers.iter().rev() {
             let found = matcher.matched(virtual_path, is_dir);
@@ -238,18 +245,16 @@ impl State<'_> {
             if self.opts.respect_gitignore && self.ignored(&child_virtual, is_dir) {
                 continue;
             }
-            let count = match &self.files {
-                Some(files) => files.len(),
-                None => self.walk.entries.len(),
-            };
+            let count = if self.files.is_some() { self.file_count } else { self.walk.entries.len() };
             if self.opts.max_entries.is_some_and(|max| count >= max) {
                 self.walk.truncated = true;
                 return false;
             }
             let child_rel = rel.join(&name);
             match &mut self.files {
-                Some(files) if !is_dir && !is_symlink => {
-                    files.push(FileEntry { rel: child_rel.clone(), dir: Arc::clone(dir), name: name.clone() });
+                Some(each) if !is_dir && !is_symlink => {
+                    self.file_count += 1;
+                    each(FileEntry { rel: child_rel.clone(), dir: Arc::clone(dir), name: name.clone() });
                 }
                 Some(_) => {}
                 None => self.walk.entries.push(WalkEntry { rel: child_rel.clone(), is_dir, is_symlink }),

@@ -66,12 +66,7 @@ fn read_regular(
 
 impl Editor {
     fn file_write_options(&self, mode: u32, create_new: bool) -> WriteOptions {
-        WriteOptions {
-            fsync: self.limits().fsync,
-            create_parents: true,
-            create_new,
-            mode_if_new: Some(mode),
-        }
+        WriteOptions { fsync: self.limits().fsync, create_parents: true, create_new, mode_if_new: Some(mode) }
     }
 
     /// `delete_file`: removes the regular file `path`, keeping it for `undo_edit`.

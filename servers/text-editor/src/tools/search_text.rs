@@ -14,7 +14,10 @@ use std::{
     borrow::Cow,
     io::{Read, Seek, SeekFrom},
     path::{Path, PathBuf},
-    sync::Arc,
+    sync::{
+        Arc, Mutex, PoisonError,
+        atomic::{AtomicUsize, Ordering},
+    },
 };
 
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
@@ -25,7 +28,6 @@ use mcp_shared::{
     reexports::rmcp::model::ToolAnnotations,
     sandbox::{FileEntry, Sandbox, SandboxPath, WalkOptions},
 };
-use rayon::prelude::*;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -43,8 +45,8 @@ pub const MAX_LIMIT: usize = 1_000;
 pub const MAX_CONTEXT: usize = 10;
 /// A shown line is cut after this many characters.
 pub const MAX_LINE_CHARS: usize = 400;
-/// Files searched at once per batch (in path order, on the blocking pool's threads).
-const BATCH: usize = 256;
+/// Files handed to a search thread at once, in walk order.
+const BATCH: usize = 64;
 
 /// The search to run. Unknown fields are ignored.
 #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
@@ -161,22 +163,49 @@ pub struct Report {
     pub files_searched: usize,
 }
 
-/// Searches `places` for `query` (blocking; run it on a blocking thread).
+/// Searches `places` for `query` (blocking; run it on a blocking thread). The walk runs on this
+/// thread and hands batches of files to rayon's threads as it goes, so reading overlaps walking;
+/// the batches' results are put back in walk order, so the output is the same on every run.
 fn search(sandbox: &Sandbox, places: &[Place], query: &Query) -> Result<Report, ToolError> {
     let mut report = Report::default();
     for place in places {
-        let files: Vec<(FileEntry, PathBuf)> = match sandbox.files(&place.path, &WalkOptions::default()) {
-            Ok((files, _)) => {
-                let filter = glob_filter(&place.shown, query.glob.as_deref())?;
-                files
-                    .into_iter()
-                    .filter(|f| filter.as_ref().is_none_or(|o| !o.matched(&f.rel, false).is_ignore()))
-                    .map(|f| {
-                        let shown = place.shown.join(&f.rel);
-                        (f, shown)
-                    })
-                    .collect()
+        let filter = glob_filter(&place.shown, query.glob.as_deref())?;
+        let results: Mutex<Vec<(usize, Vec<FileResult>)>> = Mutex::new(Vec::new());
+        // Matching lines found so far (any order): later batches keep fewer lines.
+        let found = AtomicUsize::new(0);
+        let mut searched = 0usize;
+        let walked = rayon::in_place_scope(|scope| {
+            let mut batch: Vec<(FileEntry, PathBuf)> = Vec::with_capacity(BATCH);
+            let mut index = 0usize;
+            let (results, found) = (&results, &found);
+            let flush = |batch: Vec<(FileEntry, PathBuf)>, index: usize| {
+                scope.spawn(move |_| {
+                    let keep = query.limit.saturating_sub(found.load(Ordering::Relaxed));
+                    let out: Vec<FileResult> =
+                        batch.iter().map(|(entry, shown)| search_one(|| entry.open(), shown, query, keep)).collect();
+                    found.fetch_add(out.iter().map(|r| r.matches).sum(), Ordering::Relaxed);
+                    results.lock().unwrap_or_else(PoisonError::into_inner).push((index, out));
+                });
+            };
+            let walked = sandbox.each_file(&place.path, &WalkOptions::default(), &mut |entry| {
+                if filter.as_ref().is_some_and(|o| o.matched(&entry.rel, false).is_ignore()) {
+                    return;
+                }
+                searched += 1;
+                let shown = place.shown.join(&entry.rel);
+                batch.push((entry, shown));
+                if batch.len() == BATCH {
+                    flush(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)), index);
+                    index += 1;
+                }
+            });
+            if !batch.is_empty() {
+                flush(batch, index);
             }
+            walked
+        });
+        match walked {
+            Ok(_) => {}
             Err(mcp_shared::sandbox::SandboxError::NotADirectory { .. }) => {
                 // A single file: searched whatever its name (as `rg PATTERN FILE`).
                 let file = sandbox.open_read(&place.path).map_err(ToolError::from)?;
@@ -186,13 +215,12 @@ fn search(sandbox: &Sandbox, places: &[Place], query: &Query) -> Result<Report, 
                 continue;
             }
             Err(e) => return Err(e.into()),
-        };
-        report.files_searched += files.len();
-        for batch in files.chunks(BATCH) {
-            let keep = query.limit.saturating_sub(report.lines_matched());
-            let results: Vec<FileResult> =
-                batch.par_iter().map(|(entry, shown)| search_one(|| entry.open(), shown, query, keep)).collect();
-            for result in results {
+        }
+        report.files_searched += searched;
+        let mut results = results.into_inner().unwrap_or_else(PoisonError::into_inner);
+        results.sort_unstable_by_key(|(index, _)| *index);
+        for (_, batch) in results {
+            for result in batch {
                 add(&mut report, result, query);
             }
         }
