@@ -7,6 +7,7 @@
 //! - [`schema`]: every tool's input and output JSON Schema, flat and standard.
 //! - [`server`]: the rmcp `ServerHandler` ([`McpServer`]) that serves any registry.
 //! - [`transport`]: stdio and Streamable HTTP, behind one flattened clap [`TransportArgs`].
+//! - [`platform`]: what differs per operating system (file identity, permissions, sync).
 //! - [`sandbox`]: confined, symlink-safe, atomic file access under one or more roots.
 //! - [`logging`]: tracing to stderr and the terminal banner.
 //! - [`uri`]: `file://` URIs of MCP client roots as local paths.
@@ -16,6 +17,7 @@ pub mod diff;
 pub mod error;
 pub mod logging;
 pub mod output;
+pub mod platform;
 pub mod registry;
 pub mod sandbox;
 pub mod schema;

@@ -41,7 +41,9 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use cap_std::ambient_authority;
-use cap_std::fs::{Dir, MetadataExt as _, OpenOptions, OpenOptionsExt as _};
+use cap_std::fs::{Dir, OpenOptions};
+
+use crate::platform::{self, FileId};
 
 pub use error::SandboxError;
 pub use lexical::{TEMP_MARKER, is_temp_name};
@@ -174,7 +176,11 @@ impl SandboxPath {
 /// Whether a path as the caller wrote it can only name a directory: it ends in `/` or `/.`
 /// (`d/`, `d/.`; a lone `.` too, which is a directory anyway).
 fn names_a_directory(user_path: &str) -> bool {
-    user_path.ends_with('/') || user_path.ends_with("/.") || user_path == "."
+    let sep = std::path::MAIN_SEPARATOR;
+    user_path.ends_with('/')
+        || user_path.ends_with("/.")
+        || user_path == "."
+        || (sep != '/' && (user_path.ends_with(sep) || user_path.ends_with(&format!("{sep}."))))
 }
 
 /// What [`Sandbox::metadata`] tells about a file or directory.
@@ -211,7 +217,7 @@ pub struct ResolvedFile {
     root: Arc<Path>,
     rel: PathBuf,
     canonical: PathBuf,
-    identity: Option<(u64, u64)>,
+    identity: Option<FileId>,
     kind: ResolvedKind,
     display: String,
 }
@@ -288,7 +294,7 @@ impl Sandbox {
             let given = given.as_ref();
             let shown = given.display().to_string();
             lexical::check_user_path(&shown)?;
-            let canonical = std::fs::canonicalize(given).map_err(|e| SandboxError::from_io(e, &shown, ""))?;
+            let canonical = platform::canonicalize(given).map_err(|e| SandboxError::from_io(e, &shown, ""))?;
             let is_dir = std::fs::metadata(&canonical).map_err(|e| SandboxError::from_io(e, &shown, ""))?.is_dir();
             if !is_dir {
                 return Err(SandboxError::NotADirectory { path: shown });
@@ -333,18 +339,18 @@ impl Sandbox {
             if !client.is_absolute() || shown.contains('\0') {
                 continue;
             }
-            let Ok(client_canonical) = std::fs::canonicalize(client) else {
+            let Ok(client_canonical) = platform::canonicalize(client) else {
                 continue;
             };
             for root in &self.inner.roots {
-                let candidate = if let Ok(rel) = client_canonical.strip_prefix(&root.canonical) {
+                let candidate = if let Some(rel) = lexical::strip_base(&client_canonical, &root.canonical) {
                     // Opened beneath our root: never wider, whatever happens meanwhile.
-                    let Ok(dir) = open_dir_at(&root.dir, rel) else {
+                    let Ok(dir) = open_dir_at(&root.dir, &rel) else {
                         continue;
                     };
                     let alias = Some(lexical::normalize_abs(client)).filter(|a| a != &client_canonical);
                     Root { canonical: client_canonical.clone().into(), alias, dir }
-                } else if root.canonical.starts_with(&client_canonical) {
+                } else if lexical::strip_base(&root.canonical, &client_canonical).is_some() {
                     let Ok(dir) = root.dir.try_clone() else {
                         continue;
                     };
@@ -398,10 +404,10 @@ impl Sandbox {
         }
         let first = &self.inner.roots[0].canonical;
         let absolute = lexical::normalize_abs(&first.join(path));
-        let inside = absolute.strip_prefix(first).map_err(|_| self.outside(rel))?;
+        let inside = lexical::strip_base(&absolute, first).ok_or_else(|| self.outside(rel))?;
         Ok(SandboxPath {
             root: Arc::clone(first),
-            rel: inside.to_path_buf(),
+            rel: inside,
             display: rel.to_owned(),
             dir_only: names_a_directory(rel),
         })
@@ -416,7 +422,7 @@ impl Sandbox {
             is_file: md.is_file(),
             len: md.len(),
             modified: md.modified().ok().map(|t| t.into_std()),
-            permissions_mode: md.mode() & 0o7777,
+            permissions_mode: platform::permission_bits(&md),
         })
     }
 
@@ -484,7 +490,7 @@ impl Sandbox {
             root: Arc::clone(root),
             canonical: if real.rel.as_os_str().is_empty() { root.to_path_buf() } else { root.join(&real.rel) },
             rel: real.rel,
-            identity: real.md.as_ref().map(|md| (md.dev(), md.ino())),
+            identity: real.md.as_ref().and_then(platform::file_id),
             kind,
             display: p.display().to_owned(),
         })
@@ -511,7 +517,7 @@ impl Sandbox {
         };
         let mut options = OpenOptions::new();
         options.read(true).follow(FollowSymlinks::No);
-        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+        platform::never_block(&mut options);
         let file = match self.inner.roots[root].dir.open_with(dot(&rel), &options) {
             Ok(file) => file.into_std(),
             // Gone, a symlink now (refused as the last component, or leading out), a file on the
@@ -528,11 +534,8 @@ impl Sandbox {
             }
         };
         let md = file.metadata().map_err(|e| self.io(e, shown))?;
-        {
-            use std::os::unix::fs::MetadataExt as _;
-            if !md.is_file() || (md.dev(), md.ino()) != identity {
-                return Err(changed());
-            }
+        if !md.is_file() || platform::file_id_of(&file).map_err(|e| self.io(e, shown))? != identity {
+            return Err(changed());
         }
         Ok(file)
     }
@@ -659,7 +662,7 @@ impl Sandbox {
         }
         let mut options = OpenOptions::new();
         options.read(true).write(true).create(true);
-        options.mode(0o644);
+        platform::create_mode(&mut options, 0o644);
         let file = self.inner.roots[real.root].dir.open_with(&real.rel, &options).map_err(|e| self.io(e, shown))?;
         Ok(file.into_std())
     }

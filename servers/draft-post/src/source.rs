@@ -224,24 +224,6 @@ fn line_column(bytes: &[u8], at: usize) -> (usize, usize) {
     (line, column)
 }
 
-/// Whether `file` lives on a kernel pseudo file system (`/proc`, `/sys`): such files look
-/// regular but are views of the system (`/proc/self/environ` is the server's environment), never
-/// a manuscript, even under a source directory someone pointed there.
-fn is_pseudo_file(file: &std::fs::File) -> bool {
-    const PROC_SUPER_MAGIC: u64 = 0x9fa0;
-    const SYSFS_MAGIC: u64 = 0x6265_6572;
-    const DEBUGFS_MAGIC: u64 = 0x6462_6720;
-    const SECURITYFS_MAGIC: u64 = 0x7363_6673;
-    match rustix::fs::fstatfs(file) {
-        #[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
-        Ok(fs) => {
-            let kind = fs.f_type as u64;
-            matches!(kind, PROC_SUPER_MAGIC | SYSFS_MAGIC | DEBUGFS_MAGIC | SECURITYFS_MAGIC)
-        }
-        Err(_) => false,
-    }
-}
-
 /// Whether `name` ends in a Markdown extension.
 pub fn is_markdown_name(name: &Path) -> bool {
     name.extension()
@@ -311,7 +293,7 @@ fn read_checked(sources: &Sources, source: &str, between: &dyn Fn()) -> Result<M
     }
     between();
     let mut file = roots.open_resolved(&resolved).map_err(|e| sandbox_error(e, shown, true))?;
-    if is_pseudo_file(&file) {
+    if mcp_shared::platform::is_pseudo_file(&file) {
         return Err(SourceError::NotAFile { shown: shown.to_owned() });
     }
     let io = |e: std::io::Error| {

@@ -16,7 +16,8 @@ use std::{
     time::{SystemTime, UNIX_EPOCH},
 };
 
-use cap_std::fs::{Dir, MetadataExt, OpenOptions, OpenOptionsExt};
+use cap_std::fs::{Dir, OpenOptions};
+use mcp_shared::platform;
 
 use crate::frontmatter::{self, Located};
 
@@ -40,7 +41,8 @@ pub struct Stamp {
     pub mtime_ns: i128,
     /// Size in bytes.
     pub len: u64,
-    /// Inode number (an atomic replace gives a new one).
+    /// The file's index on its volume: the inode on Unix, the file index on Windows (an atomic
+    /// replace gives a new one); 0 where the OS does not say.
     pub ino: u64,
     /// Whether it is a directory.
     pub is_dir: bool,
@@ -51,9 +53,9 @@ pub struct Stamp {
 impl Stamp {
     fn of(md: &cap_std::fs::Metadata) -> Stamp {
         Stamp {
-            mtime_ns: i128::from(md.mtime()) * 1_000_000_000 + i128::from(md.mtime_nsec()),
+            mtime_ns: md.modified().map_or(0, |t| system_time_ns(t.into_std())),
             len: md.len(),
-            ino: md.ino(),
+            ino: platform::file_id(md).map_or(0, |id| id.index),
             is_dir: md.is_dir(),
             is_symlink: md.file_type().is_symlink(),
         }
@@ -62,9 +64,14 @@ impl Stamp {
 
 /// Nanoseconds since the epoch, now.
 pub fn now_ns() -> i128 {
-    match SystemTime::now().duration_since(UNIX_EPOCH) {
+    system_time_ns(SystemTime::now())
+}
+
+/// Nanoseconds since the epoch (negative before it).
+fn system_time_ns(t: SystemTime) -> i128 {
+    match t.duration_since(UNIX_EPOCH) {
         Ok(d) => i128::try_from(d.as_nanos()).unwrap_or(i128::MAX),
-        Err(_) => 0,
+        Err(e) => i128::try_from(e.duration().as_nanos()).map_or(i128::MIN, |n| -n),
     }
 }
 
@@ -163,7 +170,7 @@ pub fn list(dir: &Dir, rel: impl AsRef<Path>) -> io::Result<Vec<(String, Kind)>>
 fn open_nonblocking(dir: &Dir, rel: &Path) -> io::Result<cap_std::fs::File> {
     let mut options = OpenOptions::new();
     options.read(true);
-    options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+    platform::never_block(&mut options);
     dir.open_with(rel, &options)
 }
 

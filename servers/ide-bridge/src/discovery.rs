@@ -15,11 +15,11 @@
 use std::{
     ffi::OsString,
     fs,
-    os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt},
     path::{Path, PathBuf},
     time::SystemTime,
 };
 
+use mcp_shared::platform;
 use serde::{Deserialize, Serialize};
 
 /// The name of the discovery directory under `$XDG_RUNTIME_DIR`.
@@ -86,14 +86,14 @@ fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> DiscoveryErr
     move |source| DiscoveryError::Io { context, source }
 }
 
-/// This process's user id.
-pub fn current_uid() -> u32 {
-    rustix::process::getuid().as_raw()
+/// This user's tag in directory names: the uid on Unix, the user name on Windows.
+pub fn current_user() -> String {
+    platform::user_tag()
 }
 
 /// The discovery directory for the given environment: `xdg_runtime_dir/ide-bridge` when it is set,
-/// non-empty and absolute, else `temp_dir/ide-bridge-<uid>`.
-pub fn discovery_dir_from(xdg_runtime_dir: Option<OsString>, temp_dir: &Path, uid: u32) -> PathBuf {
+/// non-empty and absolute, else `temp_dir/ide-bridge-<uid>` (`uid`: [`current_user`]).
+pub fn discovery_dir_from(xdg_runtime_dir: Option<OsString>, temp_dir: &Path, uid: &str) -> PathBuf {
     match xdg_runtime_dir.map(PathBuf::from) {
         Some(xdg) if xdg.is_absolute() => xdg.join(DIR_NAME),
         _ => temp_dir.join(format!("{DIR_NAME}-{uid}")),
@@ -102,7 +102,7 @@ pub fn discovery_dir_from(xdg_runtime_dir: Option<OsString>, temp_dir: &Path, ui
 
 /// The discovery directory of this process's environment.
 pub fn discovery_dir() -> PathBuf {
-    discovery_dir_from(std::env::var_os("XDG_RUNTIME_DIR"), &std::env::temp_dir(), current_uid())
+    discovery_dir_from(std::env::var_os("XDG_RUNTIME_DIR"), &std::env::temp_dir(), &current_user())
 }
 
 /// Where a bridge looks for hosts, in order, for the given environment. A bridge is started by
@@ -111,13 +111,13 @@ pub fn discovery_dir() -> PathBuf {
 /// IDE runs in the user's session. So besides the directory of its own environment the bridge
 /// also reads the user's standard runtime directory (`/run/user/<uid>`) and the temp-dir
 /// fallback; only files owned by the user, in directories owned by the user, are ever read.
-pub fn bridge_dirs_from(xdg_runtime_dir: Option<OsString>, temp_dir: &Path, uid: u32) -> Vec<PathBuf> {
+pub fn bridge_dirs_from(xdg_runtime_dir: Option<OsString>, temp_dir: &Path, uid: &str) -> Vec<PathBuf> {
     let own = discovery_dir_from(xdg_runtime_dir.clone(), temp_dir, uid);
     let xdg_set = xdg_runtime_dir.map(PathBuf::from).is_some_and(|x| x.is_absolute());
     let mut dirs = vec![own];
     let mut also = Vec::new();
-    if !xdg_set {
-        also.push(Path::new("/run/user").join(uid.to_string()).join(DIR_NAME));
+    if !xdg_set && cfg!(unix) {
+        also.push(Path::new("/run/user").join(uid).join(DIR_NAME));
     }
     also.push(temp_dir.join(format!("{DIR_NAME}-{uid}")));
     for dir in also {
@@ -130,17 +130,16 @@ pub fn bridge_dirs_from(xdg_runtime_dir: Option<OsString>, temp_dir: &Path, uid:
 
 /// [`bridge_dirs_from`] for this process's environment.
 pub fn bridge_dirs() -> Vec<PathBuf> {
-    bridge_dirs_from(std::env::var_os("XDG_RUNTIME_DIR"), &std::env::temp_dir(), current_uid())
+    bridge_dirs_from(std::env::var_os("XDG_RUNTIME_DIR"), &std::env::temp_dir(), &current_user())
 }
 
 /// The live hosts of every directory of `dirs` ([`live_hosts`]); a directory that is not the
 /// user's own (a symlink, or another user's) is skipped.
 pub fn live_hosts_in(dirs: &[PathBuf]) -> Vec<LiveHost> {
-    let uid = current_uid();
     let mut hosts: Vec<LiveHost> = Vec::new();
     for dir in dirs {
         let Ok(meta) = fs::symlink_metadata(dir) else { continue };
-        if !meta.file_type().is_dir() || meta.uid() != uid {
+        if !meta.file_type().is_dir() || !platform::is_mine(&meta) {
             continue;
         }
         for host in live_hosts(dir) {
@@ -159,18 +158,16 @@ pub fn ensure_private_dir(dir: &Path) -> Result<(), DiscoveryError> {
     if let Some(parent) = dir.parent() {
         fs::create_dir_all(parent).map_err(io(format!("cannot create {}", parent.display())))?;
     }
-    match fs::DirBuilder::new().mode(0o700).create(dir) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-        Err(e) => return Err(io(format!("cannot create {}", dir.display()))(e)),
-    }
-    let meta = fs::symlink_metadata(dir).map_err(io(format!("cannot inspect {}", dir.display())))?;
-    if !meta.file_type().is_dir() || meta.uid() != current_uid() {
+    let meta = fs::symlink_metadata(dir);
+    if let Ok(meta) = &meta
+        && (!meta.file_type().is_dir() || !platform::is_mine(meta))
+    {
         return Err(DiscoveryError::NotPrivate(dir.to_path_buf()));
     }
-    if meta.mode() & 0o777 != 0o700 {
-        fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
-            .map_err(io(format!("cannot make {} private", dir.display())))?;
+    platform::create_private_dir(dir).map_err(io(format!("cannot create or make private {}", dir.display())))?;
+    let meta = fs::symlink_metadata(dir).map_err(io(format!("cannot inspect {}", dir.display())))?;
+    if !meta.file_type().is_dir() || !platform::is_mine(&meta) {
+        return Err(DiscoveryError::NotPrivate(dir.to_path_buf()));
     }
     Ok(())
 }
@@ -235,10 +232,7 @@ pub fn publish(dir: &Path, record: &DiscoveryRecord) -> Result<Published, Discov
 
 /// Whether process `pid` exists and this user may signal it (i.e. it is this user's).
 pub fn pid_alive(pid: u32) -> bool {
-    let Some(pid) = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw) else {
-        return false;
-    };
-    rustix::process::test_kill_process(pid).is_ok()
+    platform::process_alive(pid)
 }
 
 /// Reads one discovery file; `None` when it is unreadable, too large or not a record.
@@ -263,7 +257,6 @@ pub struct LiveHost {
 /// The records in `dir` of live hosts owned by this user. Files of other users, of dead
 /// processes, and anything unparsable are skipped.
 pub fn live_hosts(dir: &Path) -> Vec<LiveHost> {
-    let uid = current_uid();
     let Ok(entries) = fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -274,7 +267,7 @@ pub fn live_hosts(dir: &Path) -> Vec<LiveHost> {
             continue;
         }
         let Ok(meta) = fs::symlink_metadata(&path) else { continue };
-        if meta.uid() != uid || !meta.file_type().is_file() {
+        if !platform::is_mine(&meta) || !meta.file_type().is_file() {
             continue;
         }
         let Some(record) = read_record(&path) else { continue };
@@ -288,14 +281,13 @@ pub fn live_hosts(dir: &Path) -> Vec<LiveHost> {
 
 /// Removes the files in `dir` whose host process is gone (a host killed with SIGKILL).
 pub fn sweep_stale(dir: &Path) {
-    let uid = current_uid();
     let Ok(entries) = fs::read_dir(dir) else { return };
     for entry in entries.flatten() {
         let path = entry.path();
         if path.extension().and_then(|e| e.to_str()) != Some("json") {
             continue;
         }
-        let owned = fs::symlink_metadata(&path).is_ok_and(|m| m.uid() == uid);
+        let owned = fs::symlink_metadata(&path).is_ok_and(|m| platform::is_mine(&m));
         if let Some(record) = read_record(&path)
             && owned
             && !pid_alive(record.pid)
@@ -334,16 +326,17 @@ mod tests {
         }
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_bridge_also_looks_where_a_host_of_a_fuller_environment_writes() {
         let tmp = Path::new("/tmp");
         // Started without XDG_RUNTIME_DIR (e.g. by the Python SDK): the user's runtime dir too.
         assert_eq!(
-            bridge_dirs_from(None, tmp, 5),
+            bridge_dirs_from(None, tmp, "5"),
             vec![PathBuf::from("/tmp/ide-bridge-5"), PathBuf::from("/run/user/5/ide-bridge")]
         );
         assert_eq!(
-            bridge_dirs_from(Some("/run/user/5".into()), tmp, 5),
+            bridge_dirs_from(Some("/run/user/5".into()), tmp, "5"),
             vec![PathBuf::from("/run/user/5/ide-bridge"), PathBuf::from("/tmp/ide-bridge-5")]
         );
         let dir = tempfile::tempdir().unwrap();
@@ -374,14 +367,16 @@ mod tests {
     #[test]
     fn dir_prefers_xdg_runtime_dir() {
         let tmp = Path::new("/tmp");
-        assert_eq!(discovery_dir_from(Some("/run/user/5".into()), tmp, 5), Path::new("/run/user/5/ide-bridge"));
-        assert_eq!(discovery_dir_from(None, tmp, 5), Path::new("/tmp/ide-bridge-5"));
-        assert_eq!(discovery_dir_from(Some("".into()), tmp, 5), Path::new("/tmp/ide-bridge-5"));
-        assert_eq!(discovery_dir_from(Some("relative".into()), tmp, 5), Path::new("/tmp/ide-bridge-5"));
+        assert_eq!(discovery_dir_from(Some("/run/user/5".into()), tmp, "5"), Path::new("/run/user/5/ide-bridge"));
+        assert_eq!(discovery_dir_from(None, tmp, "5"), Path::new("/tmp/ide-bridge-5"));
+        assert_eq!(discovery_dir_from(Some("".into()), tmp, "5"), Path::new("/tmp/ide-bridge-5"));
+        assert_eq!(discovery_dir_from(Some("relative".into()), tmp, "5"), Path::new("/tmp/ide-bridge-5"));
     }
 
+    #[cfg(unix)]
     #[test]
     fn publish_is_private_and_removed_on_drop() {
+        use std::os::unix::fs::MetadataExt as _;
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("ide-bridge");
         let published = publish(&dir, &record(4242, &["/w"])).unwrap();
@@ -400,8 +395,10 @@ mod tests {
         assert!(!dir.join("4242.json").exists());
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_loose_directory_is_tightened_and_a_symlink_refused() {
+        use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("d");
         fs::create_dir(&dir).unwrap();

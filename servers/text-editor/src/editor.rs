@@ -240,12 +240,15 @@ impl Editor {
     /// win many times in a row, and the call is bounded by `--tool-timeout` (after which it
     /// writes nothing). A non-blocking try gives up after a few rounds.
     pub(crate) fn open_locked(&self, t: &Target<'_>) -> Result<std::fs::File, ToolError> {
-        use std::os::unix::fs::MetadataExt as _;
         const NON_BLOCKING_TRIES: usize = 16;
         let tries = if t.blocking { usize::MAX } else { NON_BLOCKING_TRIES };
         for _ in 0..tries {
             t.still_wanted()?;
             let file = t.sandbox.open_read(t.path).map_err(|e| t.sandbox_error(e))?;
+            if !mcp_shared::platform::ADVISORY_FILE_LOCKS {
+                // Windows: a lock would stop every other program reading the file.
+                return Ok(file);
+            }
             // std's `File::lock` (flock(2) on Linux): the same lock the shared sandbox's lock
             // files take, so there is one locking mechanism in the suite.
             let locked = if t.blocking {
@@ -271,8 +274,8 @@ impl Editor {
                     return Ok(file);
                 }
             }
-            match file.metadata() {
-                Ok(md) if md.nlink() == 0 => continue,
+            match mcp_shared::platform::link_count(&file) {
+                Ok(0) => continue,
                 _ => return Ok(file),
             }
         }
@@ -283,6 +286,13 @@ impl Editor {
                 t.shown
             ),
         ))
+    }
+
+    /// What holds an edit's inter-process lock once the file has been read: the locked handle
+    /// where locks are advisory (Unix); nothing on Windows, where no lock was taken and an open
+    /// handle could stop the file being replaced.
+    pub(crate) fn keep_lock(file: std::fs::File) -> Option<std::fs::File> {
+        mcp_shared::platform::ADVISORY_FILE_LOCKS.then_some(file)
     }
 
     /// Reads and decodes a file to edit it (`md`: its metadata), from `file` (its locked

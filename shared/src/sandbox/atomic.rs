@@ -6,12 +6,13 @@
 
 use std::hash::{BuildHasher, Hasher};
 use std::io::{self, Write};
-use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::SystemTime;
 
-use cap_std::fs::{Dir, MetadataExt as _, OpenOptions, OpenOptionsExt as _};
+use cap_std::fs::{Dir, OpenOptions};
+
+use crate::platform;
 
 use super::WriteOptions;
 use super::lexical::TEMP_MARKER;
@@ -36,7 +37,7 @@ fn create_temp(dir: &Dir, name: &Path, mode: u32) -> io::Result<(PathBuf, std::f
         let temp = PathBuf::from(format!(".{base}{}{:016x}", TEMP_MARKER, random_suffix()));
         let mut options = OpenOptions::new();
         options.write(true).create_new(true);
-        options.mode(mode);
+        platform::create_mode(&mut options, mode);
         match dir.open_with(&temp, &options) {
             Ok(file) => return Ok((temp, file.into_std())),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
@@ -63,7 +64,7 @@ pub(super) fn write_in(dir: &Dir, name: &Path, bytes: &[u8], opts: &WriteOptions
         }
     }
     let mode = match &existing {
-        Some(md) if md.is_file() => Some(md.mode() & 0o7777),
+        Some(md) if md.is_file() => Some(platform::permission_bits(md)),
         _ => opts.mode_if_new,
     };
     // Without an explicit mode, 0644 less the umask; with one, private until set.
@@ -71,7 +72,7 @@ pub(super) fn write_in(dir: &Dir, name: &Path, bytes: &[u8], opts: &WriteOptions
     let result: io::Result<()> = (|| {
         file.write_all(bytes)?;
         if let Some(mode) = mode {
-            file.set_permissions(std::fs::Permissions::from_mode(mode))?;
+            platform::set_permission_bits(&file, mode)?;
         }
         if opts.fsync {
             file.sync_all()?;
@@ -92,10 +93,7 @@ pub(super) fn write_in(dir: &Dir, name: &Path, bytes: &[u8], opts: &WriteOptions
     }
     result?;
     if opts.fsync {
-        // Dir handles may be `O_PATH`, which fsync refuses: open it for reading.
-        let mut options = OpenOptions::new();
-        options.read(true);
-        dir.open_with(".", &options)?.sync_all()?;
+        platform::sync_dir(dir)?;
     }
     Ok(())
 }

@@ -42,20 +42,19 @@ impl Sandbox {
     /// The deepest root containing `abs` (component-wise), and the rest.
     /// `abs` is taken as is: a `..` after the root's prefix stays in the rest.
     pub(super) fn locate_abs(&self, abs: &Path, use_alias: bool) -> Option<(usize, PathBuf)> {
-        let mut best: Option<(usize, usize, &Path)> = None;
+        let mut best: Option<(usize, usize, PathBuf)> = None;
         for (index, root) in self.inner.roots.iter().enumerate() {
-            let rest = abs
-                .strip_prefix(&root.canonical)
-                .ok()
-                .or_else(|| root.alias.as_deref().filter(|_| use_alias).and_then(|alias| abs.strip_prefix(alias).ok()));
+            let rest = super::lexical::strip_base(abs, &root.canonical).or_else(|| {
+                root.alias.as_deref().filter(|_| use_alias).and_then(|alias| super::lexical::strip_base(abs, alias))
+            });
             if let Some(rest) = rest {
                 let depth = root.canonical.components().count();
-                if best.is_none_or(|(_, best_depth, _)| depth > best_depth) {
+                if best.as_ref().is_none_or(|(_, best_depth, _)| depth > *best_depth) {
                     best = Some((index, depth, rest));
                 }
             }
         }
-        best.map(|(index, _, rest)| (index, rest.to_path_buf()))
+        best.map(|(index, _, rest)| (index, rest))
     }
 
     /// Which of our roots `p` belongs to now (it may come from a wider sandbox).

@@ -80,10 +80,7 @@ impl FileEntry {
         use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt as _};
         let mut options = cap_std::fs::OpenOptions::new();
         options.read(true).follow(FollowSymlinks::No);
-        {
-            use cap_std::fs::OpenOptionsExt as _;
-            options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
-        }
+        crate::platform::never_block(&mut options);
         let file = self.dir.open_with(&self.name, &options)?.into_std();
         if !file.metadata()?.is_file() {
             return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"));

@@ -163,12 +163,14 @@ fn main() -> anyhow::Result<()> {
 }
 
 /// SIGINT, SIGTERM and SIGHUP, caught from the start.
+#[cfg(unix)]
 struct Signals {
     int: tokio::signal::unix::Signal,
     term: tokio::signal::unix::Signal,
     hup: tokio::signal::unix::Signal,
 }
 
+#[cfg(unix)]
 impl Signals {
     fn install() -> std::io::Result<Signals> {
         use tokio::signal::unix::{SignalKind, signal};
@@ -185,6 +187,33 @@ impl Signals {
             _ = self.int.recv() => "SIGINT",
             _ = self.term.recv() => "SIGTERM",
             _ = self.hup.recv() => "SIGHUP",
+        };
+        tracing::info!("{name}: shutting down");
+        shutdown.cancel();
+    }
+}
+
+/// Ctrl+C, Ctrl+Break and the console closing (Windows' signals), caught from the start.
+#[cfg(windows)]
+struct Signals {
+    ctrl_c: tokio::signal::windows::CtrlC,
+    ctrl_break: tokio::signal::windows::CtrlBreak,
+    close: tokio::signal::windows::CtrlClose,
+}
+
+#[cfg(windows)]
+impl Signals {
+    fn install() -> std::io::Result<Signals> {
+        use tokio::signal::windows::{ctrl_break, ctrl_c, ctrl_close};
+        Ok(Signals { ctrl_c: ctrl_c()?, ctrl_break: ctrl_break()?, close: ctrl_close()? })
+    }
+
+    /// Cancels `shutdown` on the first signal (the discovery file is then removed).
+    async fn wait_then_cancel(mut self, shutdown: CancellationToken) {
+        let name = tokio::select! {
+            _ = self.ctrl_c.recv() => "Ctrl+C",
+            _ = self.ctrl_break.recv() => "Ctrl+Break",
+            _ = self.close.recv() => "console closed",
         };
         tracing::info!("{name}: shutting down");
         shutdown.cancel();

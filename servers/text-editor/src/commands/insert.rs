@@ -40,6 +40,7 @@ impl Editor {
         let new_raw = new_str.ok_or_else(|| error::required("new_str", t.command))?;
         let file = self.open_locked(t)?;
         let doc = self.load(t, &md, &file)?;
+        let _lock = Self::keep_lock(file);
         let norm = Normalized::new(&doc.text);
         let text = norm.as_str();
         let total = lines::line_count(text);

@@ -38,6 +38,7 @@ impl Editor {
         }
         let file = self.open_locked(t)?;
         let doc = self.load(t, &md, &file)?;
+        let _lock = Self::keep_lock(file);
         let norm = Normalized::new(&doc.text);
         let text = norm.as_str();
         let old = normalize_input(&old_raw);

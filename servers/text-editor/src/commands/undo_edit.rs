@@ -30,6 +30,7 @@ impl Editor {
         let result = (|| {
             let file = self.open_locked(t)?;
             let current = read_all(t, &file)?;
+            let lock = Self::keep_lock(file);
             if !record.matches(&current) {
                 return Err(ToolError::new(
                     ErrorCode::Conflict,
@@ -41,7 +42,7 @@ impl Editor {
             }
             match &record.change {
                 Change::Created => {
-                    drop(file);
+                    drop(lock);
                     t.still_wanted()?;
                     t.sandbox.remove_file(t.path).map_err(|e| t.sandbox_error(e))?;
                     Ok(Reply::text(format!(
@@ -62,7 +63,7 @@ impl Editor {
                     })?;
                     t.still_wanted()?;
                     t.sandbox.write_atomic(t.path, &before, &self.write_options()).map_err(|e| t.sandbox_error(e))?;
-                    drop(file);
+                    drop(lock);
                     let text = match document::decode(before) {
                         Ok(doc) => doc.text,
                         Err(_) => String::new(),

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# dist/cross.sh: cargo for another platform, run in the Debian unstable root of
+# dist/toolchain.sh (set up on first use; `dist/toolchain.sh exec`).
+#
+#   dist/cross.sh TARGET CARGO-ARGS...     e.g. dist/cross.sh aarch64-unknown-linux-gnu build -p mcp-shared
+#
+# TARGET is one of
+#   aarch64-unknown-linux-gnu   Debian's arm64 std; static glibc (+crt-static) like the x86_64 build;
+#                               `cargo test`/`run` execute under qemu-aarch64
+#   x86_64-pc-windows-gnu       std built from rust-src (-Zbuild-std, RUSTC_BOOTSTRAP=1), mingw-w64,
+#                               static C runtime; `cargo test`/`run` execute under wine
+# Builds go to target/cross (CROSS_TARGET_DIR) so that the host's own builds are not invalidated.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TARGET="${1:?usage: dist/cross.sh TARGET CARGO-ARGS...}"
+shift
+TARGET_DIR="${CROSS_TARGET_DIR:-$ROOT/target/cross}"
+mkdir -p "$TARGET_DIR"
+
+ENV=(
+  "CARGO_HOME=/root/.cargo" "CARGO_TERM_COLOR=never" "CARGO_INCREMENTAL=0"
+  "CARGO_TARGET_DIR=$TARGET_DIR"
+)
+BUILD_STD=()
+case "$TARGET" in
+  aarch64-unknown-linux-gnu)
+    ENV+=(
+      "CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc"
+      "CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER=qemu-aarch64"
+      "CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUSTFLAGS=-C target-feature=+crt-static --cfg getrandom_backend=\"linux_getrandom\""
+      "CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc"
+    )
+    ;;
+  x86_64-pc-windows-gnu)
+    ENV+=(
+      "RUSTC_BOOTSTRAP=1"
+      "CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc-posix"
+      "CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine"
+      "CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUSTFLAGS=-C target-feature=+crt-static"
+      "CC_x86_64_pc_windows_gnu=x86_64-w64-mingw32-gcc-posix"
+      "WINEPREFIX=/root/.wine" "WINEDEBUG=-all"
+    )
+    BUILD_STD=(-Zbuild-std=std,panic_unwind)
+    ;;
+  *)
+    echo "dist/cross.sh: unknown target $TARGET" >&2
+    exit 2
+    ;;
+esac
+
+# cargo SUBCOMMAND [args] -> cargo SUBCOMMAND --target T [build-std] [args]
+SUB="${1:?a cargo subcommand}"
+shift
+cd "$ROOT"
+exec bash "$ROOT/dist/toolchain.sh" exec env "${ENV[@]}" cargo "$SUB" --target "$TARGET" "${BUILD_STD[@]}" "$@"
