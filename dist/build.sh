@@ -2,13 +2,21 @@
 # dist/build.sh: the one command that builds every shipped artifact of mcp-suite, from a clean
 # checkout, into dist/out/mcp-suite-<version>/ (version: the workspace's):
 #
-#   bin/x86_64-unknown-linux-gnu/   every server binary, static (glibc, +crt-static), stripped
-#   archives/                       <crate>-<version>-<target>.tar.gz (cargo binstall's layout)
-#   wheels/                         one wheel per server (PyPI: mcp-suite-<server>)
-#   npm/                            per server a launcher and a linux-x64 platform package
-#   image/mcp-suite-<version>.oci.tar   the FROM scratch image (also tagged mcp-suite:<version>
-#                                   in local podman storage)
-#   mcpb/manifest.json              an MCP Bundle manifest per server (validated by dist/test.sh)
+#   bin/<target>/                   every server binary, stripped, per target (DIST_TARGETS, default
+#                                   all three): x86_64-unknown-linux-gnu and
+#                                   aarch64-unknown-linux-gnu static (glibc, +crt-static);
+#                                   x86_64-pc-windows-gnu with the C runtime linked in (only
+#                                   system DLLs); the cross targets built by dist/cross.sh in the
+#                                   Debian unstable root of dist/toolchain.sh
+#   archives/                       <crate>-<version>-<target>.tar.gz (.zip for Windows; cargo
+#                                   binstall's layout)
+#   wheels/                         one wheel per server and target (PyPI: mcp-suite-<server>)
+#   npm/                            per server a launcher and a platform package per target
+#   image/mcp-suite-<version>.oci.tar   the FROM scratch image index (linux/amd64 + linux/arm64;
+#                                   in local podman storage the index mcp-suite:<version> and the
+#                                   images mcp-suite:<version>-amd64, -arm64)
+#   mcpb/<name>-<version>.mcpb      an MCP Bundle per server (Claude Desktop's one-click install)
+#                                   with the Windows and Linux binaries (macOS where built)
 #   SHA256SUMS, sizes.txt
 #
 # The release binaries are built once, in their own target folder (DIST_TARGET_DIR, default
@@ -16,13 +24,14 @@
 # and every package wraps those same files. dist/test.sh then tests each artifact.
 #
 # Needs: cargo (the x86_64-unknown-linux-gnu target), python3, npm, podman (DIST_NO_IMAGE=1 skips
-# the image).
+# the image); root for the cross targets (debootstrap and chroot, see dist/toolchain.sh).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 START=$(date +%s)
 TARGET=x86_64-unknown-linux-gnu
+TARGETS="${DIST_TARGETS:-x86_64-unknown-linux-gnu aarch64-unknown-linux-gnu x86_64-pc-windows-gnu}"
 TARGET_DIR="${DIST_TARGET_DIR:-$ROOT/target/dist}"
 VERSION="$(cargo metadata --no-deps --format-version 1 --offline 2>/dev/null \
   | python3 -c 'import json,sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"] == "mcp-shared"))')"
@@ -34,20 +43,10 @@ say() { printf '\n== %s\n' "$*" >&2; }
 rm -rf "$OUT"
 mkdir -p "$BIN"
 
-say "static release binaries ($TARGET, +crt-static, stripped) in $TARGET_DIR"
-# --target keeps build scripts and proc-macros dynamic (they run on this machine); only the
-# shipped binaries are static. Strip through the environment: the workspace's release profile
-# (used by the benchmarks) stays as it is.
-# getrandom (the WebSocket keys of the ide-bridge, tokens) finds glibc's getrandom() with dlsym,
-# which a static binary does not have, and then falls back to /dev/urandom: absent in an empty
-# root, so the bridge panicked there. linux_getrandom calls the function directly (Linux 3.17+).
 PACKAGES=()
 for manifest in servers/*/Cargo.toml; do
   PACKAGES+=(-p "$(sed -n 's/^name = "\(.*\)"$/\1/p' "$manifest" | head -1)")
 done
-RUSTFLAGS="-C target-feature=+crt-static --cfg getrandom_backend=\"linux_getrandom\"" CARGO_PROFILE_RELEASE_STRIP=symbols \
-  cargo build --release --locked --target "$TARGET" --target-dir "$TARGET_DIR" "${PACKAGES[@]}" --bins
-
 BINARIES="$(cargo metadata --no-deps --format-version 1 --offline | python3 -c '
 import json, sys
 for p in json.load(sys.stdin)["packages"]:
@@ -55,32 +54,106 @@ for p in json.load(sys.stdin)["packages"]:
         for t in p["targets"]:
             if "bin" in t["kind"]:
                 print(t["name"])')"
-for b in $BINARIES; do
-  cp "$TARGET_DIR/$TARGET/release/$b" "$BIN/$b"
-  # A static executable has no program interpreter and needs no shared library.
-  if readelf -lW "$BIN/$b" | grep -q 'Requesting program interpreter' || readelf -dW "$BIN/$b" | grep -q NEEDED; then
-    echo "dist/build.sh: $b is not static:" >&2
-    readelf -dW "$BIN/$b" | grep NEEDED >&2 || true
-    exit 1
-  fi
+# Windows' own DLLs: a binary that needs any other (libgcc, winpthread) would not start on a
+# machine without MinGW.
+WINDOWS_SYSTEM_DLLS="kernel32.dll ntdll.dll msvcrt.dll ws2_32.dll userenv.dll bcryptprimitives.dll advapi32.dll api-ms-win-core-synch-l1-2-0.dll"
+NPM_PLATFORMS=()
+
+for target in $TARGETS; do
+  bin="$OUT/bin/$target"
+  mkdir -p "$bin"
+  ext=""
+  case "$target" in
+    x86_64-unknown-linux-gnu)
+      say "static release binaries ($target, +crt-static, stripped) in $TARGET_DIR"
+      # --target keeps build scripts and proc-macros dynamic (they run on this machine); only the
+      # shipped binaries are static. Strip through the environment: the workspace's release
+      # profile (used by the benchmarks) stays as it is.
+      # getrandom (the WebSocket keys of the ide-bridge, tokens) finds glibc's getrandom() with
+      # dlsym, which a static binary does not have, and then falls back to /dev/urandom: absent in
+      # an empty root, so the bridge panicked there. linux_getrandom calls the function directly
+      # (Linux 3.17+).
+      RUSTFLAGS="-C target-feature=+crt-static --cfg getrandom_backend=\"linux_getrandom\"" CARGO_PROFILE_RELEASE_STRIP=symbols \
+        cargo build --release --locked --target "$target" --target-dir "$TARGET_DIR" "${PACKAGES[@]}" --bins
+      built="$TARGET_DIR/$target/release"
+      ;;
+    aarch64-unknown-linux-gnu | x86_64-pc-windows-gnu)
+      say "release binaries ($target, stripped) in $TARGET_DIR-cross, by dist/cross.sh"
+      CROSS_TARGET_DIR="$TARGET_DIR-cross" CARGO_PROFILE_RELEASE_STRIP=symbols \
+        bash "$ROOT/dist/cross.sh" "$target" build --release --locked "${PACKAGES[@]}" --bins
+      built="$TARGET_DIR-cross/$target/release"
+      [[ "$target" == *windows* ]] && ext=".exe"
+      ;;
+    *)
+      echo "dist/build.sh: no recipe for target $target" >&2
+      exit 2
+      ;;
+  esac
+  for b in $BINARIES; do
+    cp "$built/$b$ext" "$bin/$b$ext"
+    if [[ "$target" == *linux* ]]; then
+      # A static executable has no program interpreter and needs no shared library.
+      if readelf -lW "$bin/$b" | grep -q 'Requesting program interpreter' || readelf -dW "$bin/$b" | grep -q NEEDED; then
+        echo "dist/build.sh: $b ($target) is not static:" >&2
+        readelf -dW "$bin/$b" | grep NEEDED >&2 || true
+        exit 1
+      fi
+    else
+      for dll in $(bash "$ROOT/dist/toolchain.sh" exec x86_64-w64-mingw32-objdump -p "$bin/$b$ext" | sed -n 's/.*DLL Name: //p' | tr 'A-Z' 'a-z' | sort -u); do
+        if [[ " $WINDOWS_SYSTEM_DLLS " != *" $dll "* ]]; then
+          echo "dist/build.sh: $b$ext needs $dll, which Windows does not have" >&2
+          exit 1
+        fi
+      done
+    fi
+  done
+  say "release archives, wheels, npm platform packages for $target (dist/package.py)"
+  python3 dist/package.py --bin-dir "$bin" --target "$target" --out "$OUT" --no-launchers
+  NPM_PLATFORMS+=("$(python3 -c 'import sys; sys.path.insert(0, "dist"); import package; print(package.TARGETS[sys.argv[1]][1])' "$target")")
 done
+BIN="$OUT/bin/$TARGET"
 
-say "release archives, wheels, npm packages (dist/package.py)"
-python3 dist/package.py --bin-dir "$BIN" --target "$TARGET" --out "$OUT"
+say "npm launchers for ${NPM_PLATFORMS[*]}"
+python3 dist/package.py --launchers-only --platforms "$(IFS=,; echo "${NPM_PLATFORMS[*]}")" --out "$OUT"
 
-say "MCP Bundle manifests"
-python3 dist/mcpb.py --version "$VERSION" --out "$OUT/mcpb"
+say "MCP Bundles (dist/mcpb.py, packed with the official mcpb; DIST_NO_MCPB=1: folders only)"
+python3 dist/mcpb.py --version "$VERSION" --out "$OUT/mcpb" --bin-root "$OUT/bin"
+if [[ "${DIST_NO_MCPB:-0}" != 1 ]]; then
+  for folder in "$OUT"/mcpb/*/; do
+    name="$(basename "$folder")"
+    npx --yes @anthropic-ai/mcpb@2 pack "$folder" "$OUT/mcpb/$name-$VERSION.mcpb" >&2
+    rm -rf "$folder"
+  done
+fi
 
 if [[ "${DIST_NO_IMAGE:-0}" != 1 ]]; then
-  say "container image mcp-suite:$VERSION (FROM scratch)"
-  CONTEXT="$OUT/image/context"
-  mkdir -p "$CONTEXT/rootfs/workspace" "$CONTEXT/rootfs/tmp"
-  chmod 1777 "$CONTEXT/rootfs/tmp"
-  for b in $BINARIES; do cp "$BIN/$b" "$CONTEXT/rootfs/$b"; done
-  podman build --quiet --build-arg "VERSION=$VERSION" -t "mcp-suite:$VERSION" -f Containerfile "$CONTEXT" >/dev/null
-  rm -rf "$CONTEXT"
-  podman save --quiet --format oci-archive -o "$OUT/image/mcp-suite-$VERSION.oci.tar" "mcp-suite:$VERSION"
-  IMAGE_SIZE="$(podman image inspect --format '{{.Size}}' "mcp-suite:$VERSION")"
+  # One image per Linux architecture built (FROM scratch + COPY: nothing runs at build time, so
+  # no emulation is needed for arm64), tagged mcp-suite:<version>-<arch>, and one OCI image
+  # index mcp-suite:<version> over them (what `docker pull` resolves per machine), saved whole.
+  ARCHES=()
+  podman manifest rm "mcp-suite:$VERSION" >/dev/null 2>&1 || podman rmi "mcp-suite:$VERSION" >/dev/null 2>&1 || true
+  podman manifest create "mcp-suite:$VERSION" >/dev/null
+  for target in $TARGETS; do
+    case "$target" in
+      x86_64-unknown-linux-gnu) arch=amd64 ;;
+      aarch64-unknown-linux-gnu) arch=arm64 ;;
+      *) continue ;;
+    esac
+    say "container image mcp-suite:$VERSION-$arch (FROM scratch, linux/$arch)"
+    CONTEXT="$OUT/image/context-$arch"
+    mkdir -p "$CONTEXT/rootfs/workspace" "$CONTEXT/rootfs/tmp"
+    chmod 1777 "$CONTEXT/rootfs/tmp"
+    for b in $BINARIES; do cp "$OUT/bin/$target/$b" "$CONTEXT/rootfs/$b"; done
+    podman build --quiet --platform "linux/$arch" --build-arg "VERSION=$VERSION" -t "mcp-suite:$VERSION-$arch" \
+      -f Containerfile "$CONTEXT" >/dev/null
+    rm -rf "$CONTEXT"
+    podman manifest add "mcp-suite:$VERSION" "containers-storage:localhost/mcp-suite:$VERSION-$arch" >/dev/null
+    ARCHES+=("$arch")
+    IMAGE_SIZE="${IMAGE_SIZE:-}${IMAGE_SIZE:+, }$arch $(podman image inspect --format '{{.Size}}' "mcp-suite:$VERSION-$arch")"
+  done
+  say "image index mcp-suite:$VERSION (${ARCHES[*]}) saved as an OCI archive"
+  rm -f "$OUT/image/mcp-suite-$VERSION.oci.tar"
+  podman manifest push --quiet --all "mcp-suite:$VERSION" "oci-archive:$OUT/image/mcp-suite-$VERSION.oci.tar"
 fi
 
 say "checksums and sizes"
@@ -88,7 +161,7 @@ say "checksums and sizes"
 {
   echo "mcp-suite $VERSION, built $(date -u +%Y-%m-%dT%H:%MZ) in $(($(date +%s) - START)) s"
   (cd "$OUT" && find . -type f ! -name sizes.txt ! -name SHA256SUMS | sort | sed 's|^\./||' | xargs du -b)
-  if [[ -n "${IMAGE_SIZE:-}" ]]; then echo "$IMAGE_SIZE	image mcp-suite:$VERSION (podman image inspect .Size)"; fi
+  if [[ -n "${IMAGE_SIZE:-}" ]]; then echo "image mcp-suite:$VERSION: $IMAGE_SIZE bytes (podman image inspect .Size)"; fi
 } >"$OUT/sizes.txt"
 cat "$OUT/sizes.txt"
 say "done: $OUT ($(($(date +%s) - START)) s)"

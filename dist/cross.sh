@@ -22,6 +22,10 @@ ENV=(
   "CARGO_HOME=/root/.cargo" "CARGO_TERM_COLOR=never" "CARGO_INCREMENTAL=0"
   "CARGO_TARGET_DIR=$TARGET_DIR"
 )
+# The caller's profile settings (dist/build.sh strips through CARGO_PROFILE_RELEASE_STRIP).
+while IFS='=' read -r name value; do
+  ENV+=("$name=$value")
+done < <(env | grep -E '^CARGO_PROFILE_[A-Z_]+=' || true)
 BUILD_STD=()
 case "$TARGET" in
   aarch64-unknown-linux-gnu)

@@ -33,6 +33,7 @@ import sys
 import time
 
 TIMEOUT = 30.0  # seconds for one answer; a healthy server answers in milliseconds
+WINDOWS = False  # --windows: the server is a Windows build (under wine): Windows path cases too
 
 
 class SessionError(Exception):
@@ -166,17 +167,56 @@ def expect_error(result, what, code):
 
 def text_editor(session, work, host_work):
     target = f"{work}/hello.txt"
+    host_file = os.path.join(host_work, "hello.txt")
     expect_ok(
-        call(session, "text_editor", {"command": "create", "path": target, "file_text": "hello from mcp-suite\n"}),
+        call(session, "text_editor", {"command": "create", "path": target, "file_text": "hello from mcp-suite\r\nbye\r\n"}),
         "text_editor create",
     )
-    with open(os.path.join(host_work, "hello.txt"), encoding="utf-8") as f:
-        if f.read() != "hello from mcp-suite\n":
-            raise SessionError("text_editor create: the file on disk does not hold the text sent")
+    if read_bytes(host_file) != b"hello from mcp-suite\r\nbye\r\n":
+        raise SessionError("text_editor create: the file on disk does not hold the text sent")
+    expect_ok(
+        call(session, "text_editor", {"command": "str_replace", "path": target, "old_str": "bye", "new_str": "ciao"}),
+        "text_editor str_replace",
+        "has been edited",
+    )
+    if read_bytes(host_file) != b"hello from mcp-suite\r\nciao\r\n":
+        raise SessionError(f"str_replace: the file on disk is {read_bytes(host_file)!r} (CRLF must be kept)")
+    expect_ok(call(session, "text_editor", {"command": "undo_edit", "path": target}), "text_editor undo_edit", "undone")
+    if read_bytes(host_file) != b"hello from mcp-suite\r\nbye\r\n":
+        raise SessionError(f"undo_edit: the file on disk is {read_bytes(host_file)!r}")
     expect_ok(call(session, "text_editor", {"command": "view", "path": target}), "text_editor view", "hello from")
     expect_error(
         call(session, "text_editor", {"command": "view", "path": "/etc/passwd"}), "view outside the root", "OUTSIDE_ROOT"
     )
+    expect_error(
+        call(session, "text_editor", {"command": "create", "path": f"{work}/../escaped.txt", "file_text": "x"}),
+        "create through ..",
+        "OUTSIDE_ROOT",
+    )
+    if os.path.exists(os.path.join(os.path.dirname(host_work.rstrip("/")), "escaped.txt")):
+        raise SessionError("create through ..: a file was written outside the root")
+    if WINDOWS:
+        for path, code in [
+            (r"C:\windows\win.ini", "OUTSIDE_ROOT"),
+            (work + r"\..\escaped.txt", "OUTSIDE_ROOT"),
+            (f"{work}/CON", "INVALID_ARGS"),
+            (f"{work}/nul.txt", "INVALID_ARGS"),
+            (f"{work}/hello.txt:stream", "INVALID_ARGS"),
+            (f"{work}/trailing. ", "INVALID_ARGS"),
+        ]:
+            expect_error(
+                call(session, "text_editor", {"command": "create", "path": path, "file_text": "x"}),
+                f"Windows path {path!r}",
+                code,
+            )
+        left = sorted(os.listdir(host_work))
+        if left != ["hello.txt"]:
+            raise SessionError(f"refused Windows paths changed the folder: it holds {left}")
+
+
+def read_bytes(path):
+    with open(path, "rb") as f:
+        return f.read()
 
 
 def draft_post(session, work, host_work):
@@ -187,6 +227,12 @@ def draft_post(session, work, host_work):
     article = os.path.join(host_work, "projects", "release", "01-ship", "article.md")
     if not os.path.isfile(article):
         raise SessionError(f"draft_post: {article} was not written: {text_of(result)[:300]}")
+    # Idempotent: the same manuscript again updates the same article, never a second one.
+    again = call(session, "draft_post", {"source": f"{work}/manuscript.md", "project": "release", "slug": "ship"})
+    expect_ok(again, "draft_post again")
+    posts = sorted(os.listdir(os.path.join(host_work, "projects", "release")))
+    if posts != ["01-ship"]:
+        raise SessionError(f"draft_post again: the project holds {posts}, not one article: {text_of(again)[:300]}")
     expect_ok(call(session, "list_posts", {"project": "release"}), "list_posts", "ship")
     expect_error(
         call(session, "draft_post", {"source": f"{work}/no-such-manuscript.md", "project": "release"}),
@@ -321,6 +367,7 @@ def main():
     parser.add_argument("--host-work", help="the same folder as this script sees it (default: --work)")
     parser.add_argument("--host-cmd", help="ide-bridge only: the ide-bridge-host command line")
     parser.add_argument("--label", default="", help="what is tested, for the report line")
+    parser.add_argument("--windows", action="store_true", help="a Windows build: also Windows path cases")
     # Everything after `--` is the server's command line, options included.
     own = sys.argv[1:]
     argv = []
@@ -328,6 +375,8 @@ def main():
         argv = own[own.index("--") + 1 :]
         own = own[: own.index("--")]
     args = parser.parse_args(own)
+    global WINDOWS
+    WINDOWS = args.windows
     if not argv:
         parser.error("no server command after --")
     try:

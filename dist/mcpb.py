@@ -1,22 +1,23 @@
 #!/usr/bin/env python3
-"""Writes an MCP Bundle (.mcpb, Claude Desktop's one-click install) manifest per server.
+"""Writes an MCP Bundle (.mcpb, Claude Desktop's one-click install) per server.
 
-    python3 dist/mcpb.py --version 0.1.0 --out OUT      # OUT/<name>/manifest.json
+    python3 dist/mcpb.py --version 0.1.0 --out OUT [--bin-root OUT/bin]
 
-A bundle is a zip of the manifest and the binaries; one bundle serves macOS and Linux through
-per-platform entries: the binaries sit in server/darwin/ (a universal arm64 + x86_64 file, made
-with `lipo` on the macOS runner) and server/linux/ (the static x86_64 file), and
-`platform_overrides` picks the one of the running platform. Windows is not listed: the servers
-do not build there yet (they use Unix-only file APIs).
-
-Here (Linux) only the manifests are made and `mcpb validate`d by dist/test.sh; the release
-workflow packs the bundles once the macOS binaries exist (`mcpb pack`). No bundle has been run in
-Claude Desktop by this repository's tests.
+Without --bin-root: OUT/<name>/manifest.json only (every platform listed). With it: each bundle
+folder also holds the binaries of every platform built under --bin-root (server/win32/ from
+x86_64-pc-windows-gnu, server/linux/ from the static x86_64-unknown-linux-gnu build,
+server/darwin/ from universal-apple-darwin or aarch64-apple-darwin where those were built), and
+the manifest lists exactly those platforms; `platform_overrides` picks the binary of the running
+platform. dist/build.sh then packs each folder with the official `mcpb pack`, and dist/test.sh
+validates the bundle and starts its Windows binary under wine the way Claude Desktop does (the
+manifest's command, ${__dirname} and ${user_config.*} substituted). No bundle has been run in
+Claude Desktop itself by this repository's tests.
 """
 
 import argparse
 import json
 import os
+import shutil
 import sys
 
 REPOSITORY = "https://github.com/mcp-suite/mcp-suite"
@@ -38,7 +39,13 @@ SERVERS = {
                 "required": True,
             }
         },
-        "tools": [("text_editor", "View, create and edit text files: view, create, str_replace, insert, undo_edit.")],
+        "tools": [
+            ("text_editor", "View, create and edit text files: view, create, str_replace, insert, undo_edit."),
+            ("search_text", "Search the project's files for a regex or literal text (ripgrep's search)."),
+            ("find_files", "Find files by glob, most recently modified first."),
+            ("move_file", "Move or rename a file (undoable)."),
+            ("delete_file", "Delete a file (undoable)."),
+        ],
         "prompts": [],
     },
     "draft-post": {
@@ -91,8 +98,19 @@ SERVERS = {
 }
 
 
-def manifest(short, version):
+# Claude Desktop's platform -> (the Rust targets whose binaries serve it, in order of preference;
+# the executable suffix).
+PLATFORMS = {
+    "darwin": (["universal-apple-darwin", "aarch64-apple-darwin"], ""),
+    "win32": (["x86_64-pc-windows-gnu"], ".exe"),
+    "linux": (["x86_64-unknown-linux-gnu"], ""),
+}
+
+
+def manifest(short, version, platforms=tuple(PLATFORMS)):
     s = SERVERS[short]
+    command = lambda platform: f"${{__dirname}}/server/{platform}/{s['binary']}{PLATFORMS[platform][1]}"
+    first = platforms[0]
     data = {
         "manifest_version": "0.3",
         "name": f"mcp-suite-{short}",
@@ -106,17 +124,15 @@ def manifest(short, version):
         "keywords": ["mcp", "rust"],
         "server": {
             "type": "binary",
-            "entry_point": f"server/darwin/{s['binary']}",
+            "entry_point": f"server/{first}/{s['binary']}{PLATFORMS[first][1]}",
             "mcp_config": {
-                "command": f"${{__dirname}}/server/darwin/{s['binary']}",
+                "command": command(first),
                 "args": s["args"],
-                "platform_overrides": {
-                    "linux": {"command": f"${{__dirname}}/server/linux/{s['binary']}", "args": s["args"]},
-                },
+                "platform_overrides": {p: {"command": command(p), "args": s["args"]} for p in platforms[1:]},
             },
         },
         "tools": [{"name": n, "description": d} for n, d in s["tools"]],
-        "compatibility": {"platforms": ["darwin", "linux"]},
+        "compatibility": {"platforms": list(platforms)},
     }
     if s["user_config"]:
         data["user_config"] = s["user_config"]
@@ -127,7 +143,13 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--version", required=True)
     parser.add_argument("--out", required=True)
+    parser.add_argument("--bin-root", help="OUT/bin: put the binaries of every platform built there in the bundles")
     args = parser.parse_args()
+    platforms = list(PLATFORMS)
+    if args.bin_root:
+        platforms = [p for p, (targets, _) in PLATFORMS.items() if any(os.path.isdir(os.path.join(args.bin_root, t)) for t in targets)]
+        if not platforms:
+            sys.exit(f"mcpb.py: no binaries of {sorted(PLATFORMS)} under {args.bin_root}")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     present = sorted(d for d in os.listdir(os.path.join(root, "servers")) if os.path.isfile(os.path.join(root, "servers", d, "Cargo.toml")))
     missing = [d for d in present if d not in SERVERS]
@@ -136,9 +158,20 @@ def main():
     for short in present:
         folder = os.path.join(args.out, f"mcp-suite-{short}")
         os.makedirs(folder, exist_ok=True)
+        data = manifest(short, args.version, platforms)
         with open(os.path.join(folder, "manifest.json"), "w") as f:
-            json.dump(manifest(short, args.version), f, indent=2)
+            json.dump(data, f, indent=2)
             f.write("\n")
+        if args.bin_root:
+            bins = ["mcp-server-ide-bridge", "ide-bridge-host"] if short == "ide-bridge" else [SERVERS[short]["binary"]]
+            for platform in platforms:
+                targets, ext = PLATFORMS[platform]
+                target = next(t for t in targets if os.path.isdir(os.path.join(args.bin_root, t)))
+                os.makedirs(os.path.join(folder, "server", platform), exist_ok=True)
+                for b in bins:
+                    dest = os.path.join(folder, "server", platform, b + ext)
+                    shutil.copyfile(os.path.join(args.bin_root, target, b + ext), dest)
+                    os.chmod(dest, 0o755)
         print(os.path.join(folder, "manifest.json"))
     return 0
 

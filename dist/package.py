@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Packages already built server binaries: release archives, Python wheels, npm packages.
 
-    python3 dist/package.py --bin-dir DIR --target TRIPLE --out OUT
-    python3 dist/package.py --launchers-only --platforms linux-x64,darwin-arm64 --out OUT
+    python3 dist/package.py --bin-dir DIR --target TRIPLE --out OUT [--no-launchers]
+    python3 dist/package.py --launchers-only --platforms linux-x64,win32-x64 --out OUT
 
 Nothing here compiles: every package wraps the same binaries (built once by dist/build.sh, or by
 the release workflow on each hosted runner), so a wheel or an npm package holds byte for byte the
@@ -11,7 +11,8 @@ come from `cargo metadata`: a new crate under servers/ is packaged without editi
 
 Per server crate (e.g. mcp-server-text-editor, its `mcp-suite-` name text-editor):
   archives/<crate>-<version>-<target>.tar.gz   the crate's binaries at the top (cargo binstall's
-                                               layout, see [package.metadata.binstall])
+                                               layout, see [package.metadata.binstall]); a .zip
+                                               for Windows (the binstall override says so)
   wheels/mcp_suite_<name>-<version>-py3-none-<platform>.whl
                                                the binaries as the wheel's scripts, which is what
                                                maturin's `bindings = "bin"` produces; built here
@@ -52,10 +53,21 @@ TARGETS = {
         "linux-x64",
         "",
     ),
+    "aarch64-unknown-linux-gnu": (
+        "manylinux_2_17_aarch64.manylinux2014_aarch64.musllinux_1_1_aarch64",
+        "linux-arm64",
+        "",
+    ),
+    "x86_64-pc-windows-gnu": ("win_amd64", "win32-x64", ".exe"),
     "aarch64-apple-darwin": ("macosx_11_0_arm64", "darwin-arm64", ""),
     "x86_64-apple-darwin": ("macosx_10_12_x86_64", "darwin-x64", ""),
 }
 NPM_PLATFORMS = {npm: (npm.split("-")[0], npm.split("-")[1]) for _, npm, _ in TARGETS.values()}
+
+
+def archive_suffix(target):
+    """What cargo binstall expects for the target: a zip for Windows, a gzipped tar elsewhere."""
+    return ".zip" if "windows" in target else ".tar.gz"
 PREFIX = "mcp-server-"
 
 
@@ -140,8 +152,17 @@ def tar_info(name, size, mode):
 
 def make_archive(server, target, bin_dir, out):
     _, _, suffix = TARGETS[target]
-    path = os.path.join(out, "archives", f"{server['crate']}-{server['version']}-{target}.tar.gz")
+    path = os.path.join(out, "archives", f"{server['crate']}-{server['version']}-{target}{archive_suffix(target)}")
     os.makedirs(os.path.dirname(path), exist_ok=True)
+    if path.endswith(".zip"):
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+            for name in server["bins"]:
+                info = zipfile.ZipInfo(name + suffix, date_time=(1980, 1, 1, 0, 0, 0))
+                info.external_attr = (stat.S_IFREG | 0o755) << 16
+                info.compress_type = zipfile.ZIP_DEFLATED
+                with open(binary_path(bin_dir, name, suffix), "rb") as f:
+                    zf.writestr(info, f.read())
+        return path
     with tarfile.open(path, "w:gz") as tar:
         for name in server["bins"]:
             src = binary_path(bin_dir, name, suffix)
@@ -304,6 +325,7 @@ def main():
     parser.add_argument("--out", required=True, help="the output folder (archives/, wheels/, npm/ inside)")
     parser.add_argument("--platforms", help="npm platforms the launchers list (default: --target's)")
     parser.add_argument("--launchers-only", action="store_true", help="only the npm launcher packages")
+    parser.add_argument("--no-launchers", action="store_true", help="no npm launcher packages (made once, last)")
     args = parser.parse_args()
     made = []
     all_servers = servers()
@@ -314,7 +336,9 @@ def main():
             made.append(make_archive(server, args.target, args.bin_dir, args.out))
             made.append(make_wheel(server, args.target, args.bin_dir, args.out))
             made.append(make_npm_platform(server, args.target, args.bin_dir, args.out))
-    if args.platforms:
+    if args.no_launchers:
+        platforms = []
+    elif args.platforms:
         platforms = args.platforms.split(",")
     elif args.target:
         platforms = [TARGETS[args.target][1]]
@@ -323,7 +347,7 @@ def main():
     unknown = [p for p in platforms if p not in NPM_PLATFORMS]
     if unknown:
         parser.error(f"unknown npm platforms {unknown}; known: {sorted(NPM_PLATFORMS)}")
-    for server in all_servers:
+    for server in all_servers if platforms else []:
         made.append(make_npm_launcher(server, platforms, args.out))
     for path in made:
         print(f"{os.path.getsize(path):>10}  {os.path.relpath(path, args.out)}")

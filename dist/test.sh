@@ -18,8 +18,19 @@
 #               `twine check`
 #   npm         `npm install --offline` of the launcher and platform tarballs into an empty
 #               folder, the server started with `npx --no-install <command>`
-#   mcpb        `mcpb validate` of each bundle manifest (DIST_NO_MCPB=1 skips: it needs npm's
-#               registry for @anthropic-ai/mcpb)
+#   mcpb        each .mcpb unpacked and `mcpb validate`d, and its server started from the
+#               unpacked bundle as Claude Desktop does (the manifest's command for the platform,
+#               ${__dirname} and ${user_config.*} filled): linux natively, win32 under wine
+#               (DIST_NO_MCPB=1 skips: it needs npm's registry for @anthropic-ai/mcpb)
+#   arm64       linux arm64 (aarch64-unknown-linux-gnu), through qemu-aarch64: each static binary
+#               in an empty chroot with only the emulator beside it; the archives; the arm64
+#               image exported from the image index; the wheels (pip --platform); the npm
+#               packages (npm --cpu=arm64, the launcher run as on arm64)
+#   windows     Windows x64 (x86_64-pc-windows-gnu) under wine 10 in the root of
+#               dist/toolchain.sh: the .zip archives, the wheels (pip --platform win_amd64) and
+#               the npm packages (npm --os=win32, the launcher run as on win32), each with the
+#               Windows path cases (drive paths outside, ..\, CON, NUL, streams, trailing dots)
+#   Either is skipped when dist/build.sh did not build its target (DIST_TARGETS).
 #
 # Needs root (chroot), python3, npm, podman (DIST_NO_IMAGE=1 skips image and recipe), busybox
 # (static, for the recipe's base), and uv + twine (installed from PyPI into a temp venv if absent).
@@ -197,7 +208,7 @@ if [[ -z "$UV" || -z "$TWINE" ]]; then
 fi
 "$TWINE" check --strict "$OUT"/wheels/*.whl >&2 || fail "wheels: twine check"
 for server in "${SERVERS[@]}"; do
-  wheel="$(ls "$OUT"/wheels/mcp_suite_${server//-/_}-"$VERSION"-*.whl 2>/dev/null | head -1)"
+  wheel="$(ls "$OUT"/wheels/mcp_suite_${server//-/_}-"$VERSION"-py3-none-manylinux_2_17_x86_64.*.whl 2>/dev/null | head -1)"
   if [[ -z "$wheel" ]]; then fail "wheel of $server missing"; continue; fi
   V="$TMP/venv-$server"
   python3 -m venv "$V"
@@ -232,10 +243,202 @@ for server in "${SERVERS[@]}"; do
 done
 
 # ---------------------------------------------------------------------------------------------
+# Other platforms. Their folders live under the checkout, which the toolchain root (wine) sees at
+# the same path; the npm launcher is run by a preload that makes Node report the other platform
+# and start the binary through the emulator, so the launcher's own lookup is what is tested.
+XTMP="$ROOT/target/dist-test"
+rm -rf "$XTMP" && mkdir -p "$XTMP"
+cat >"$XTMP/foreign.js" <<'JS'
+// Node as if on FOREIGN_PLATFORM/FOREIGN_ARCH, starting binaries through FOREIGN_RUNNER (JSON argv).
+const cp = require('child_process');
+Object.defineProperty(process, 'platform', { value: process.env.FOREIGN_PLATFORM });
+Object.defineProperty(process, 'arch', { value: process.env.FOREIGN_ARCH });
+const runner = JSON.parse(process.env.FOREIGN_RUNNER);
+const spawn = cp.spawn;
+cp.spawn = (file, args, options) => spawn(runner[0], [...runner.slice(1), file, ...args], options);
+JS
+# foreign_npm SERVER NPM_PLATFORM OS CPU WORK_AS_SEEN RUNNER_JSON LABEL [--windows]
+foreign_npm() {
+  local server="$1" platform="$2" os="$3" cpu="$4" seen="$5" runner="$6" label="$7" flag="${8:-}"
+  local N="$XTMP/npm-$platform-$server" launcher="$OUT/npm/mcp-suite-$server-$VERSION.tgz"
+  local tarball="$OUT/npm/mcp-suite-$server-$platform-$VERSION.tgz"
+  mkdir -p "$N/work"
+  if ! (cd "$N" && npm install --offline --silent --no-audit --no-fund --os="$os" --cpu="$cpu" "$launcher" "$tarball" >&2); then
+    fail "npm $platform $server: npm install --os=$os --cpu=$cpu"
+    return
+  fi
+  local first
+  first="$(bins_of "$server" | cut -d' ' -f1)"
+  # shellcheck disable=SC2086
+  FOREIGN_PLATFORM="$os" FOREIGN_ARCH="$cpu" FOREIGN_RUNNER="$runner" \
+    "${SESSION[@]}" "$server" --work "$seen/work" --host-work "$N/work" --label "$label" $flag \
+    --host-cmd "$(host_cmd_for "$server" "$seen/work" "node -r $XTMP/foreign.js $N/node_modules/mcp-suite-$server/bin/" .js)" \
+    -- node -r "$XTMP/foreign.js" "$N/node_modules/mcp-suite-$server/bin/$first.js" $(server_flags "$server" "$seen/work") \
+    || fail "$label"
+}
+# The folder flags of a server, and the ide-bridge host command, as session() builds them.
+server_flags() {
+  case "$1" in
+    text-editor) echo "--root $2" ;;
+    draft-post) echo "--repo $2" ;;
+    ide-bridge) echo "--url ws://127.0.0.1:{PORT} --token {TOKEN}" ;;
+    *) echo "" ;;
+  esac
+}
+host_cmd_for() { # SERVER WORK PREFIX: the ide-bridge-host command line (empty for other servers)
+  [[ "$1" == ide-bridge ]] && echo "$3ide-bridge-host${4:-} --root $2 --port {PORT} --token {TOKEN} --no-discovery"
+}
+# xsession SERVER WORK_AS_SEEN HOST_WORK LABEL RUNNER BIN_PREFIX EXT [--windows]: one session of a
+# foreign binary run as `RUNNER BIN_PREFIX<binary>EXT`.
+xsession() {
+  local server="$1" seen="$2" host_work="$3" label="$4" runner="$5" bin_prefix="$6" ext="$7" flag="${8:-}"
+  local first
+  first="$(bins_of "$server" | cut -d' ' -f1)"
+  local host=()
+  [[ "$server" == ide-bridge ]] && host=(--host-cmd "$runner $(host_cmd_for "$server" "$seen" "$bin_prefix" "$ext")")
+  # shellcheck disable=SC2086
+  "${SESSION[@]}" "$server" --work "$seen" --host-work "$host_work" --label "$label" $flag "${host[@]}" \
+    -- $runner "$bin_prefix$first$ext" $(server_flags "$server" "$seen") || fail "$label"
+}
+
+ARM="$OUT/bin/aarch64-unknown-linux-gnu"
+if [[ -d "$ARM" ]]; then
+  say "linux arm64 through qemu-aarch64"
+  SID="$(bash "$ROOT/dist/toolchain.sh")"
+  QEMU="$SID/usr/bin/qemu-aarch64" # static: it runs inside an empty chroot
+  for server in "${SERVERS[@]}"; do
+    R="$XTMP/arm64-chroot-$server"
+    mkdir -p "$R/work"
+    cp "$QEMU" "$R/qemu-aarch64"
+    for b in $(bins_of "$server"); do
+      if readelf -hW "$ARM/$b" | grep -q 'Machine:.*AArch64' && ! readelf -lW "$ARM/$b" | grep -q 'program interpreter' \
+        && ! readelf -dW "$ARM/$b" | grep -q NEEDED; then
+        cp "$ARM/$b" "$R/$b"
+        printf '   %-26s %9d bytes (arm64)\n' "$b" "$(stat -c %s "$ARM/$b")" >&2
+      else
+        fail "arm64: $b is not a static AArch64 executable"
+      fi
+    done
+    xsession "$server" /work "$R/work" "arm64 static $server (qemu, empty root)" "chroot $R /qemu-aarch64" / ""
+    A="$XTMP/arm64-archive-$server"
+    mkdir -p "$A/work"
+    tar -xzf "$OUT/archives/mcp-server-$server-$VERSION-aarch64-unknown-linux-gnu.tar.gz" -C "$A"
+    xsession "$server" "$A/work" "$A/work" "arm64 archive $server (qemu)" "$QEMU" "$A/" ""
+    W="$XTMP/arm64-wheel-$server"
+    wheel="$(ls "$OUT"/wheels/mcp_suite_${server//-/_}-"$VERSION"-py3-none-manylinux_2_17_aarch64.*.whl 2>/dev/null | head -1)"
+    if [[ -n "$wheel" ]] && python3 -m pip install --quiet --disable-pip-version-check --no-index --no-deps \
+      --platform manylinux2014_aarch64 --only-binary=:all: --target "$W/site" "$wheel" >&2; then
+      mkdir -p "$W/work"
+      xsession "$server" "$W/work" "$W/work" "arm64 wheel $server (pip --platform, qemu)" "$QEMU" "$W/site/bin/" ""
+    else
+      fail "arm64 wheel $server: pip install --platform manylinux2014_aarch64 of ${wheel:-(missing)}"
+    fi
+    foreign_npm "$server" linux-arm64 linux arm64 "$XTMP/npm-linux-arm64-$server" "[\"$QEMU\"]" \
+      "arm64 npm $server (launcher as on linux-arm64, qemu)"
+  done
+  if [[ "${DIST_NO_IMAGE:-0}" != 1 ]]; then
+    say "the image index's linux/arm64 image (exported, each server through qemu in it)"
+    IMG="$XTMP/image-arm64"
+    mkdir -p "$IMG"
+    if cid="$(podman create --platform linux/arm64 "mcp-suite:$VERSION")"; then
+      podman export "$cid" | tar -x -C "$IMG"
+      podman rm "$cid" >/dev/null
+      readelf -hW "$IMG/mcp-server-text-editor" | grep -q 'AArch64' || fail "image index: linux/arm64 resolves to a non-arm64 image"
+      cp "$QEMU" "$IMG/qemu-aarch64"
+      for server in "${SERVERS[@]}"; do
+        rm -rf "$IMG/workspace" && mkdir -p "$IMG/workspace"
+        xsession "$server" /workspace "$IMG/workspace" "arm64 image $server (exported root, qemu)" "chroot $IMG /qemu-aarch64" / ""
+      done
+    else
+      fail "image: podman create --platform linux/arm64 mcp-suite:$VERSION"
+    fi
+  fi
+fi
+
+WIN="$OUT/bin/x86_64-pc-windows-gnu"
+if [[ -d "$WIN" ]]; then
+  say "Windows x64 under wine (the root of dist/toolchain.sh)"
+  WINE="bash $ROOT/dist/toolchain.sh exec env WINEPREFIX=/root/.wine-mcp-suite WINEDEBUG=-all wine"
+  # The first start creates the wine prefix (tens of seconds): not inside a session's timeout.
+  $WINE cmd /c exit >/dev/null 2>&1 || true
+  winpath() { printf 'Z:%s' "${1//\//\\}"; }
+  for server in "${SERVERS[@]}"; do
+    Z="$XTMP/win-zip-$server"
+    mkdir -p "$Z/work"
+    if python3 -m zipfile -e "$OUT/archives/mcp-server-$server-$VERSION-x86_64-pc-windows-gnu.zip" "$Z" >&2; then
+      xsession "$server" "$(winpath "$Z/work")" "$Z/work" "windows zip $server (wine)" "$WINE" "$Z/" .exe --windows
+    else
+      fail "windows zip $server: cannot extract"
+    fi
+    W="$XTMP/win-wheel-$server"
+    wheel="$(ls "$OUT"/wheels/mcp_suite_${server//-/_}-"$VERSION"-py3-none-win_amd64.whl 2>/dev/null | head -1)"
+    if [[ -n "$wheel" ]] && python3 -m pip install --quiet --disable-pip-version-check --no-index --no-deps \
+      --platform win_amd64 --only-binary=:all: --target "$W/site" "$wheel" >&2 && [[ -f "$W/site/bin/mcp-server-$server.exe" ]]; then
+      mkdir -p "$W/work"
+      xsession "$server" "$(winpath "$W/work")" "$W/work" "windows wheel $server (pip --platform win_amd64, wine)" \
+        "$WINE" "$W/site/bin/" .exe --windows
+    else
+      fail "windows wheel $server: pip install --platform win_amd64 of ${wheel:-(missing)} (or no .exe script)"
+    fi
+    N="$XTMP/npm-win32-x64-$server"
+    foreign_npm "$server" win32-x64 win32 x64 "$(winpath "$N")" "$(python3 -c 'import json,shlex,sys; print(json.dumps(shlex.split(sys.argv[1])))' "$WINE")" \
+      "windows npm $server (launcher as on win32, wine)" --windows
+  done
+fi
+
+# ---------------------------------------------------------------------------------------------
 if [[ "${DIST_NO_MCPB:-0}" != 1 ]]; then
-  say "MCP Bundle manifests (mcpb validate)"
-  for manifest in "$OUT"/mcpb/*/manifest.json; do
-    npx --yes @anthropic-ai/mcpb@2 validate "$manifest" >&2 || fail "mcpb validate $manifest"
+  say "MCP Bundles (mcpb unpack + validate; each platform's command started as Claude Desktop would)"
+  for bundle in "$OUT"/mcpb/*.mcpb; do
+    name="$(basename "$bundle" "-$VERSION.mcpb")"
+    server="${name#mcp-suite-}"
+    B="$XTMP/mcpb-$server"
+    mkdir -p "$B/work"
+    if ! npx --yes @anthropic-ai/mcpb@2 unpack "$bundle" "$B/bundle" >&2 \
+      || ! npx --yes @anthropic-ai/mcpb@2 validate "$B/bundle/manifest.json" >&2; then
+      fail "mcpb $name: unpack or validate"
+      continue
+    fi
+    # PLATFORM WORK -> the command line the manifest gives there, one word per line
+    # (${__dirname}, ${user_config.*} filled).
+    launch() {
+      python3 - "$B/bundle" "$1" "$2" <<'PY'
+import json, re, sys
+bundle, platform, work = sys.argv[1:]
+m = json.load(open(f"{bundle}/manifest.json"))
+if platform not in m["compatibility"]["platforms"]:
+    sys.exit(f"{platform} not in the bundle's platforms {m['compatibility']['platforms']}")
+config = m["server"]["mcp_config"]
+config = config.get("platform_overrides", {}).get(platform, config)
+values = {"__dirname": bundle, **{f"user_config.{k}": work for k in m.get("user_config", {})}}
+fill = lambda w: re.sub(r"\$\{([^}]+)\}", lambda x: values[x.group(1)], w)
+print("\n".join([fill(config["command"])] + [fill(a) for a in config["args"]]))
+PY
+    }
+    if [[ "$server" == ide-bridge ]]; then
+      # The bundle's bridge finds its host by discovery (--workspace); the sessions above cover
+      # the bridge with a host. Here: the bundled binaries start and answer on each platform.
+      for platform in linux win32; do
+        [[ "$platform" == win32 && ! -d "$WIN" ]] && continue
+        mapfile -t argv < <(launch "$platform" "$B/work")
+        runner=()
+        [[ "$platform" == win32 ]] && read -ra runner <<<"$WINE"
+        if [[ ${#argv[@]} == 0 ]] || ! "${runner[@]}" "${argv[0]}" --version >/dev/null 2>&1; then
+          fail "mcpb $name: the $platform binary does not start"
+        fi
+      done
+      echo "ok   mcpb $name: the bundled binaries start" >&2
+      continue
+    fi
+    mapfile -t argv < <(launch linux "$B/work")
+    "${SESSION[@]}" "$server" --work "$B/work" --label "mcpb $name (linux)" -- "${argv[@]}" || fail "mcpb $name (linux)"
+    if [[ -d "$WIN" ]]; then
+      W="$(winpath "$B/work")"
+      mapfile -t argv < <(launch win32 "$W")
+      read -ra runner <<<"$WINE"
+      "${SESSION[@]}" "$server" --work "$W" --host-work "$B/work" --windows --label "mcpb $name (win32, wine)" \
+        -- "${runner[@]}" "${argv[@]}" || fail "mcpb $name (win32)"
+    fi
   done
 fi
 

@@ -13,6 +13,7 @@
 //! - [`locate`]: [`find_server_binary`], for the tour and the benchmark.
 //! - [`raw`]: [`raw::RawStdio`], a server's stdio as exact lines (byte-exact ids, one answer
 //!   per request line).
+//! - [`os`]: symbolic links and permission bits on every OS, for the tests.
 //! - [`procfs`]: resident memory of a process (tree) from `/proc`, for the benchmark.
 //! - [`tour`]: the guided tour of every server (`cargo run --bin tour`).
 //!
@@ -22,6 +23,7 @@
 pub mod client;
 pub mod http;
 pub mod locate;
+pub mod os;
 pub mod procfs;
 pub mod raw;
 pub mod result;

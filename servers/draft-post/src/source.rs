@@ -341,12 +341,13 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "wine shows a symbolic link as its target: on Windows, run with --include-ignored")]
     fn the_same_file_by_any_spelling_has_one_id() {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
         std::fs::create_dir(d.join("a")).unwrap();
         std::fs::write(d.join("seed.md"), "# hi\n").unwrap();
-        std::os::unix::fs::symlink(d.join("seed.md"), d.join("link.md")).unwrap();
+        mcp_tests::os::symlink(d.join("seed.md"), d.join("link.md")).unwrap();
         let s = sources(&[d], d);
         let plain = read_manuscript(&s, "seed.md").unwrap();
         let canonical = d.canonicalize().unwrap().join("seed.md");
@@ -365,12 +366,13 @@ mod tests {
         assert_eq!(plain.stem.as_deref(), Some("seed"));
         assert_eq!(prefixed.shown, "seed.md");
         // The root named through a symlink is the same root.
-        std::os::unix::fs::symlink(d, d.join("a/root-link")).unwrap();
+        mcp_tests::os::symlink(d, d.join("a/root-link")).unwrap();
         let via_alias = sources(&[&d.join("a/root-link")], d);
         assert_eq!(read_manuscript(&via_alias, "a/root-link/seed.md").unwrap().source_id, plain.source_id);
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "wine shows a symbolic link as its target: on Windows, run with --include-ignored")]
     fn where_a_source_may_come_from() {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
@@ -381,9 +383,9 @@ mod tests {
         std::fs::write(root.join(".env.md"), "AWS=1").unwrap();
         std::fs::write(root.join("id_ed25519"), "KEY").unwrap();
         std::fs::write(d.join("outside/x.md"), "outside").unwrap();
-        std::os::unix::fs::symlink(root.join("id_ed25519"), root.join("key.md")).unwrap();
-        std::os::unix::fs::symlink(root.join(".config/app/notes.md"), root.join("notes.md")).unwrap();
-        std::os::unix::fs::symlink(d.join("outside/x.md"), root.join("out.md")).unwrap();
+        mcp_tests::os::symlink(root.join("id_ed25519"), root.join("key.md")).unwrap();
+        mcp_tests::os::symlink(root.join(".config/app/notes.md"), root.join("notes.md")).unwrap();
+        mcp_tests::os::symlink(d.join("outside/x.md"), root.join("out.md")).unwrap();
         std::fs::write(root.join("UPPER.MD"), "ok").unwrap();
         std::fs::write(root.join("big.md"), "x".repeat(65)).unwrap();
         let s = sources(&[&root], &root);
@@ -407,6 +409,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "wine shows a symbolic link as its target: on Windows, run with --include-ignored")]
     fn a_swap_between_the_check_and_the_read_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
@@ -416,7 +419,7 @@ mod tests {
         let s = sources(&[&root], &root);
         let swap = || {
             std::fs::remove_file(root.join("seed.md")).unwrap();
-            std::os::unix::fs::symlink(root.join(".ssh/key.md"), root.join("seed.md")).unwrap();
+            mcp_tests::os::symlink(root.join(".ssh/key.md"), root.join("seed.md")).unwrap();
         };
         match read_checked(&s, "seed.md", &swap) {
             Err(e @ SourceError::Changed { .. }) => assert_eq!(e.code(), ErrorCode::Conflict),
@@ -429,6 +432,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "wine shows a symbolic link as its target: on Windows, run with --include-ignored")]
     fn bad_sources_are_classified() {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
@@ -439,7 +443,7 @@ mod tests {
         assert!(matches!(read_manuscript(&s, "FILE:"), Err(SourceError::Empty)));
         assert!(matches!(read_manuscript(&s, "nope.md"), Err(SourceError::NotFound { .. })));
         assert!(matches!(read_manuscript(&s, "dir.md"), Err(SourceError::IsADirectory { .. })));
-        std::os::unix::fs::symlink("loop.md", d.join("loop.md")).unwrap();
+        mcp_tests::os::symlink("loop.md", d.join("loop.md")).unwrap();
         assert!(matches!(read_manuscript(&s, "loop.md"), Err(SourceError::Unresolvable { .. })));
         assert!(std::process::Command::new("mkfifo").arg(d.join("fifo.md")).status().unwrap().success());
         assert!(matches!(read_manuscript(&s, "fifo.md"), Err(SourceError::NotAFile { .. })));

@@ -74,8 +74,21 @@ pub(super) fn refused_name(_name: &str) -> Option<&'static str> {
     None
 }
 
+#[cfg(not(target_os = "macos"))]
 pub(super) fn same_name(a: &std::ffi::OsStr, b: &std::ffi::OsStr) -> bool {
     a == b
+}
+
+/// macOS: APFS and HFS+ volumes are case-insensitive by default and normalisation-insensitive
+/// (a name written in NFC is found in NFD and the other way round), so a root given as
+/// `/Users/me/Café` is the same folder as `/users/me/Cafe\u{301}`.
+#[cfg(target_os = "macos")]
+pub(super) fn same_name(a: &std::ffi::OsStr, b: &std::ffi::OsStr) -> bool {
+    use unicode_normalization::UnicodeNormalization as _;
+    match (a.to_str(), b.to_str()) {
+        (Some(a), Some(b)) => a == b || a.nfc().flat_map(char::to_lowercase).eq(b.nfc().flat_map(char::to_lowercase)),
+        _ => a == b,
+    }
 }
 
 pub(super) fn canonicalize(path: &std::path::Path) -> io::Result<std::path::PathBuf> {

@@ -65,7 +65,7 @@ impl DraftPost {
 
 /// The current year-month, `YYYY-MM`, in local time: the default project.
 pub fn default_project() -> String {
-    chrono::Local::now().format("%Y-%m").to_string()
+    jiff::ZonedDateTime::now().strftime("%Y-%m").to_string()
 }
 
 /// The one-line summary of an outcome.

@@ -66,10 +66,10 @@ impl Attack {
         put(drafts.join(".ssh/key.md"), KEY);
         put(drafts.join(".config/app/notes.md"), SECRET);
         put(drafts.join("id_ed25519"), KEY);
-        std::os::unix::fs::symlink(home.join(".ssh/id_ed25519"), drafts.join("seed.md")).unwrap();
-        std::os::unix::fs::symlink(drafts.join("id_ed25519"), drafts.join("seed-key.md")).unwrap();
-        std::os::unix::fs::symlink(drafts.join(".ssh/key.md"), drafts.join("seed-hidden.md")).unwrap();
-        std::os::unix::fs::symlink(drafts.join(".config"), drafts.join("config")).unwrap();
+        mcp_tests::os::symlink(home.join(".ssh/id_ed25519"), drafts.join("seed.md")).unwrap();
+        mcp_tests::os::symlink(drafts.join("id_ed25519"), drafts.join("seed-key.md")).unwrap();
+        mcp_tests::os::symlink(drafts.join(".ssh/key.md"), drafts.join("seed-hidden.md")).unwrap();
+        mcp_tests::os::symlink(drafts.join(".config"), drafts.join("config")).unwrap();
         assert!(std::process::Command::new("mkfifo").arg(drafts.join("pipe.md")).status().unwrap().success());
         let outside = tempfile::tempdir().unwrap();
         put(outside.path().join("article.md"), &format!("---\ntitle: x\n---\n{SECRET}\n"));
@@ -201,32 +201,34 @@ fn source_roots_confine_and_the_drafts_place_is_one_flag_away() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "wine shows a symbolic link as its target: on Windows, run with --include-ignored")]
 fn a_source_root_that_is_a_symlink_stays_where_it_pointed_at_start() {
     let a = Attack::new();
     let base = a.fx.root();
     std::fs::create_dir(base.join("real-drafts")).unwrap();
     std::fs::write(base.join("real-drafts/ok.md"), "# ok\n").unwrap();
-    std::os::unix::fs::symlink(base.join("real-drafts"), base.join("drafts-link")).unwrap();
+    mcp_tests::os::symlink(base.join("real-drafts"), base.join("drafts-link")).unwrap();
     let link = base.join("drafts-link");
     let mut c = a.server(&["--source-root", link.to_str().unwrap()]);
     let ok = posted(&mut c, json!({"source": link.join("ok.md"), "project": "2026-01"}));
     assert_eq!(ok["source_id"], id_of(base.join("real-drafts/ok.md").to_str().unwrap()), "the canonical path");
     // The link is re-pointed at the secrets: the root stays the directory it named at start.
     std::fs::remove_file(&link).unwrap();
-    std::os::unix::fs::symlink(a.home.join(".ssh"), &link).unwrap();
+    mcp_tests::os::symlink(a.home.join(".ssh"), &link).unwrap();
     std::fs::write(a.home.join(".ssh/stolen.md"), KEY).unwrap();
     refused_unchanged(&a, &mut c, link.join("stolen.md").to_str().unwrap(), "NOT_FOUND");
     refused_unchanged(&a, &mut c, a.home.join(".ssh/stolen.md").to_str().unwrap(), "OUTSIDE_ROOT");
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "wine shows a symbolic link as its target: on Windows, run with --include-ignored")]
 fn a_source_root_that_is_a_symlink_into_a_hidden_directory_is_not_used() {
     // `--source-root drafts-link` where the link leads to `~/.ssh`: its hidden component comes
     // from the link, not from the name the user gave.
     let a = Attack::new();
     std::fs::write(a.home.join(".ssh/key.md"), KEY).unwrap();
     let link = a.fx.root().join("drafts-link");
-    std::os::unix::fs::symlink(a.home.join(".ssh"), &link).unwrap();
+    mcp_tests::os::symlink(a.home.join(".ssh"), &link).unwrap();
     let mut c = a.server(&["--source-root", link.to_str().unwrap()]);
     for source in [link.join("key.md"), a.home.join(".ssh/key.md")] {
         let message = refused_unchanged(&a, &mut c, source.to_str().unwrap(), "OUTSIDE_ROOT");
@@ -241,6 +243,7 @@ fn a_source_root_that_is_a_symlink_into_a_hidden_directory_is_not_used() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "wine shows a symbolic link as its target: on Windows, run with --include-ignored")]
 fn a_path_swapped_for_a_symlink_never_files_the_target() {
     // The deterministic check (a swap exactly between the check and the read) is the unit test
     // of the reader; here the swap races real calls and the property must hold every time.
@@ -260,7 +263,7 @@ fn a_path_swapped_for_a_symlink_never_files_the_target() {
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
                 let _ = std::fs::remove_file(&tmp);
                 if link {
-                    std::os::unix::fs::symlink(&key, &tmp).unwrap();
+                    mcp_tests::os::symlink(&key, &tmp).unwrap();
                 } else {
                     std::fs::write(&tmp, "# legit\n").unwrap();
                 }
