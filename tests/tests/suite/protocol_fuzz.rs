@@ -322,8 +322,8 @@ fn generated_and_malformed_messages_are_each_answered_once_and_nothing_escapes()
     for d in [root.join("sub"), root.join("repo/drafts"), root.join("xdg/ide-bridge"), outside.clone()] {
         std::fs::create_dir_all(d).unwrap();
     }
-    use std::os::unix::fs::{PermissionsExt, symlink};
-    std::fs::set_permissions(root.join("xdg"), std::fs::Permissions::from_mode(0o700)).unwrap();
+    use mcp_tests::os::symlink;
+    mcp_tests::os::set_mode(root.join("xdg"), 0o700).unwrap();
     std::fs::write(outside.join("secret.txt"), "secret\n").unwrap();
     std::fs::write(outside.join("secret.md"), "---\ntitle: secret\n---\n").unwrap();
     std::fs::write(root.join("a.txt"), "one\ntwo\r\nthree").unwrap();

@@ -122,7 +122,7 @@ fn files_over_the_size_limit_are_file_too_large_both_ways() {
 fn write_file_is_atomic_creates_parents_and_is_logged() {
     let env = Env::new();
     let ws = env.workspace("ws", &[("old.txt", "old")]);
-    fs::set_permissions(ws.join("old.txt"), std::os::unix::fs::PermissionsExt::from_mode(0o640)).unwrap();
+    mcp_tests::os::set_mode(ws.join("old.txt"), 0o640).unwrap();
     let host = env.host(&ws, &[]);
     let mut bridge = env.bridge(&ws, &[]);
     let created = bridge.call_tool("write_file", json!({"path": "new/deep/file.txt", "content": "héllo\n"})).unwrap();
@@ -135,8 +135,8 @@ fn write_file_is_atomic_creates_parents_and_is_logged() {
     let replaced = bridge.call_tool("write_file", json!({"path": "old.txt", "content": "new"})).unwrap();
     assert_eq!(structured(&replaced).unwrap()["created"], false);
     assert_eq!(fs::read_to_string(ws.join("old.txt")).unwrap(), "new");
-    let mode = fs::metadata(ws.join("old.txt")).unwrap().permissions();
-    assert_eq!(std::os::unix::fs::PermissionsExt::mode(&mode) & 0o777, 0o640, "permissions kept");
+    let mode = mcp_tests::os::mode(ws.join("old.txt")).unwrap();
+    assert_eq!(mode, if cfg!(unix) { 0o640 } else { 0o644 }, "permissions kept");
     host.wait_for_line("old.txt");
     let leftovers: Vec<_> = fs::read_dir(&ws)
         .unwrap()

@@ -7,7 +7,6 @@
 
 use std::{
     io::{BufRead, BufReader},
-    os::unix::fs::PermissionsExt,
     path::{Path, PathBuf},
     process::{Child, Command, ExitStatus, Stdio},
     sync::{
@@ -29,6 +28,8 @@ use tokio_tungstenite::{
 mod auth;
 mod concurrency;
 mod confinement;
+// Unix permission bits, signals and uids (Windows keeps discovery files in the user's %TEMP%).
+#[cfg(unix)]
 mod discovery;
 mod fake_host;
 mod files;
@@ -60,7 +61,7 @@ impl Env {
         let tmp = tempfile::tempdir().unwrap();
         let xdg = tmp.path().join("xdg");
         std::fs::create_dir(&xdg).unwrap();
-        std::fs::set_permissions(&xdg, std::fs::Permissions::from_mode(0o700)).unwrap();
+        mcp_tests::os::set_mode(&xdg, 0o700).unwrap();
         Env { tmp, xdg }
     }
 
@@ -218,6 +219,7 @@ impl HostProc {
     }
 
     /// Sends `signal` and waits for the exit.
+    #[cfg(unix)]
     pub fn stop_with(&mut self, signal: rustix::process::Signal) -> ExitStatus {
         let pid = rustix::process::Pid::from_raw(self.child.id() as i32).unwrap();
         rustix::process::kill_process(pid, signal).unwrap();
@@ -225,8 +227,16 @@ impl HostProc {
     }
 
     /// SIGTERM, and waits for the exit.
+    #[cfg(unix)]
     pub fn terminate(&mut self) -> ExitStatus {
         self.stop_with(rustix::process::Signal::TERM)
+    }
+
+    /// Windows has no SIGTERM for a console child: terminated, and waits for the exit.
+    #[cfg(windows)]
+    pub fn terminate(&mut self) -> ExitStatus {
+        let _ = self.child.kill();
+        self.child.wait().unwrap()
     }
 
     /// SIGKILL, and waits for the exit.

@@ -39,6 +39,7 @@ fn an_agent_session() {
     assert!(status.success());
 }
 
+#[cfg(unix)]
 #[test]
 fn a_server_killed_mid_write_leaves_the_old_or_the_new_file_never_a_torn_one() {
     use std::os::unix::fs::MetadataExt as _;
