@@ -9,6 +9,11 @@
 #                               `cargo test`/`run` execute under qemu-aarch64
 #   x86_64-pc-windows-gnu       std built from rust-src (-Zbuild-std, RUSTC_BOOTSTRAP=1), mingw-w64,
 #                               static C runtime; `cargo test`/`run` execute under wine
+#   aarch64-apple-darwin, x86_64-apple-darwin
+#                               std built from rust-src, linked by zig (cargo-zigbuild and ziglang
+#                               from PyPI, in a venv in the root: `cargo SUB` runs as
+#                               `cargo zig<SUB>`), minimum macOS 11.0 / 10.12 as the wheel tags
+#                               say; nothing here can run them
 # Builds go to target/cross (CROSS_TARGET_DIR) so that the host's own builds are not invalidated.
 set -euo pipefail
 
@@ -47,6 +52,15 @@ case "$TARGET" in
     )
     BUILD_STD=(-Zbuild-std=std,panic_unwind)
     ;;
+  aarch64-apple-darwin | x86_64-apple-darwin)
+    ENV+=(
+      "RUSTC_BOOTSTRAP=1"
+      "PATH=/opt/zig/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+      "MACOSX_DEPLOYMENT_TARGET=$([[ "$TARGET" == aarch64* ]] && echo 11.0 || echo 10.12)"
+    )
+    BUILD_STD=(-Zbuild-std=std,panic_unwind)
+    ZIG=1
+    ;;
   *)
     echo "dist/cross.sh: unknown target $TARGET" >&2
     exit 2
@@ -57,4 +71,10 @@ esac
 SUB="${1:?a cargo subcommand}"
 shift
 cd "$ROOT"
+if [[ "${ZIG:-0}" == 1 ]]; then
+  # zig as the linker for Apple targets: cargo-zigbuild and ziglang, pinned, from PyPI.
+  bash "$ROOT/dist/toolchain.sh" exec sh -c 'test -x /opt/zig/bin/cargo-zigbuild || {
+    python3 -m venv /opt/zig && /opt/zig/bin/pip install --quiet cargo-zigbuild==0.24.1 ziglang==0.17.1; }' >&2
+  SUB="zig$SUB"
+fi
 exec bash "$ROOT/dist/toolchain.sh" exec env "${ENV[@]}" cargo "$SUB" --target "$TARGET" "${BUILD_STD[@]}" "$@"

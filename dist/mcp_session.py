@@ -261,6 +261,13 @@ def sample_tool(session, work, host_work):
     expect_error(call(session, "hoge", {"action": "nope", "args": {"x": 1, "y": 2}}), "hoge nope", "UNKNOWN_ACTION")
 
 
+DONE = {
+    "text-editor": "create, str_replace and undo_edit byte-exact (CRLF), view, escapes refused",
+    "draft-post": "draft_post twice (one article), list_posts, a missing manuscript refused",
+    "ide-bridge": "read_file and list_files through a host, a missing file refused",
+    "sample-tool": "hoge calc, an unknown action refused",
+}
+
 SCENARIOS = {
     "text-editor": (["text_editor"], text_editor),
     "draft-post": (["draft_post", "list_posts"], draft_post),
@@ -335,7 +342,9 @@ def run(server, argv, work, host_work, host_cmd):
         scenario(session, work, host_work)
         session.close()
         info = init["result"]["serverInfo"]
-        return f"{info.get('name')} {info.get('version')}: initialize, tools/list, a call and a refused call"
+        return f"{info.get('name')} {info.get('version')}: initialize, tools/list, {DONE[server]}" + (
+            ", Windows path cases" if WINDOWS and server == "text-editor" else ""
+        )
     finally:
         if session is not None:
             session.kill()

@@ -263,8 +263,13 @@ foreign_npm() {
   local N="$XTMP/npm-$platform-$server" launcher="$OUT/npm/mcp-suite-$server-$VERSION.tgz"
   local tarball="$OUT/npm/mcp-suite-$server-$platform-$VERSION.tgz"
   mkdir -p "$N/work"
-  if ! (cd "$N" && npm install --offline --silent --no-audit --no-fund --os="$os" --cpu="$cpu" "$launcher" "$tarball" >&2); then
-    fail "npm $platform $server: npm install --os=$os --cpu=$cpu"
+  # npm must refuse the platform package on this machine (its os/cpu say where it belongs) ...
+  if (cd "$N" && npm install --offline --silent --no-audit --no-fund "$tarball" >/dev/null 2>&1); then
+    fail "npm $platform $server: npm installed $tarball on $(uname -m) Linux: its os/cpu fields do not restrict it"
+  fi
+  # ... and, forced as if on that platform, install it beside the launcher.
+  if ! (cd "$N" && npm install --offline --silent --no-audit --no-fund --force --os="$os" --cpu="$cpu" "$launcher" "$tarball" >&2); then
+    fail "npm $platform $server: npm install --force --os=$os --cpu=$cpu"
     return
   fi
   local first
@@ -340,17 +345,28 @@ if [[ -d "$ARM" ]]; then
     say "the image index's linux/arm64 image (exported, each server through qemu in it)"
     IMG="$XTMP/image-arm64"
     mkdir -p "$IMG"
-    if cid="$(podman create --platform linux/arm64 "mcp-suite:$VERSION")"; then
+    # The index must name the arm64 image for linux/arm64 (and the amd64 one for linux/amd64).
+    python3 - "$(podman manifest inspect "mcp-suite:$VERSION")" \
+      "$(podman image inspect --format '{{.Digest}}' "mcp-suite:$VERSION-arm64")" \
+      "$(podman image inspect --format '{{.Digest}}' "mcp-suite:$VERSION-amd64")" <<'PY' || fail "image index: wrong platforms"
+import json, sys
+index, arm64, amd64 = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3]
+got = {(m["platform"]["os"], m["platform"]["architecture"]): m["digest"] for m in index["manifests"]}
+want = {("linux", "arm64"): arm64, ("linux", "amd64"): amd64}
+if got != want:
+    sys.exit(f"the index lists {got}, not {want}")
+PY
+    if cid="$(podman create "mcp-suite:$VERSION-arm64")"; then
       podman export "$cid" | tar -x -C "$IMG"
       podman rm "$cid" >/dev/null
-      readelf -hW "$IMG/mcp-server-text-editor" | grep -q 'AArch64' || fail "image index: linux/arm64 resolves to a non-arm64 image"
+      readelf -hW "$IMG/mcp-server-text-editor" | grep -q 'AArch64' || fail "image: mcp-suite:$VERSION-arm64 holds non-arm64 binaries"
       cp "$QEMU" "$IMG/qemu-aarch64"
       for server in "${SERVERS[@]}"; do
         rm -rf "$IMG/workspace" && mkdir -p "$IMG/workspace"
         xsession "$server" /workspace "$IMG/workspace" "arm64 image $server (exported root, qemu)" "chroot $IMG /qemu-aarch64" / ""
       done
     else
-      fail "image: podman create --platform linux/arm64 mcp-suite:$VERSION"
+      fail "image: podman create mcp-suite:$VERSION-arm64"
     fi
   fi
 fi
@@ -361,7 +377,9 @@ if [[ -d "$WIN" ]]; then
   WINE="bash $ROOT/dist/toolchain.sh exec env WINEPREFIX=/root/.wine-mcp-suite WINEDEBUG=-all wine"
   # The first start creates the wine prefix (tens of seconds): not inside a session's timeout.
   $WINE cmd /c exit >/dev/null 2>&1 || true
-  winpath() { printf 'Z:%s' "${1//\//\\}"; }
+  # A host path as the Windows binaries see it (wine maps / to Z:); `/` is a separator on
+  # Windows too, and survives the shell-word splitting of the host command.
+  winpath() { printf 'Z:%s' "$1"; }
   for server in "${SERVERS[@]}"; do
     Z="$XTMP/win-zip-$server"
     mkdir -p "$Z/work"
@@ -393,7 +411,7 @@ if [[ "${DIST_NO_MCPB:-0}" != 1 ]]; then
     name="$(basename "$bundle" "-$VERSION.mcpb")"
     server="${name#mcp-suite-}"
     B="$XTMP/mcpb-$server"
-    mkdir -p "$B/work"
+    mkdir -p "$B/work" "$B/work-win"
     if ! npx --yes @anthropic-ai/mcpb@2 unpack "$bundle" "$B/bundle" >&2 \
       || ! npx --yes @anthropic-ai/mcpb@2 validate "$B/bundle/manifest.json" >&2; then
       fail "mcpb $name: unpack or validate"
@@ -433,10 +451,10 @@ PY
     mapfile -t argv < <(launch linux "$B/work")
     "${SESSION[@]}" "$server" --work "$B/work" --label "mcpb $name (linux)" -- "${argv[@]}" || fail "mcpb $name (linux)"
     if [[ -d "$WIN" ]]; then
-      W="$(winpath "$B/work")"
+      W="$(winpath "$B/work-win")"
       mapfile -t argv < <(launch win32 "$W")
       read -ra runner <<<"$WINE"
-      "${SESSION[@]}" "$server" --work "$W" --host-work "$B/work" --windows --label "mcpb $name (win32, wine)" \
+      "${SESSION[@]}" "$server" --work "$W" --host-work "$B/work-win" --windows --label "mcpb $name (win32, wine)" \
         -- "${runner[@]}" "${argv[@]}" || fail "mcpb $name (win32)"
     fi
   done
