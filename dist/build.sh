@@ -6,8 +6,11 @@
 #                                   all three): x86_64-unknown-linux-gnu and
 #                                   aarch64-unknown-linux-gnu static (glibc, +crt-static);
 #                                   x86_64-pc-windows-gnu with the C runtime linked in (only
-#                                   system DLLs); the cross targets built by dist/cross.sh in the
-#                                   Debian unstable root of dist/toolchain.sh
+#                                   system DLLs); on request (DIST_TARGETS) also
+#                                   aarch64-apple-darwin and x86_64-apple-darwin, linked by zig,
+#                                   checked by dist/macho.py (nothing here can run them); the cross
+#                                   targets built by dist/cross.sh in the Debian unstable root of
+#                                   dist/toolchain.sh
 #   archives/                       <crate>-<version>-<target>.tar.gz (.zip for Windows; cargo
 #                                   binstall's layout)
 #   wheels/                         one wheel per server and target (PyPI: mcp-suite-<server>)
@@ -77,7 +80,7 @@ for target in $TARGETS; do
         cargo build --release --locked --target "$target" --target-dir "$TARGET_DIR" "${PACKAGES[@]}" --bins
       built="$TARGET_DIR/$target/release"
       ;;
-    aarch64-unknown-linux-gnu | x86_64-pc-windows-gnu)
+    aarch64-unknown-linux-gnu | x86_64-pc-windows-gnu | aarch64-apple-darwin | x86_64-apple-darwin)
       say "release binaries ($target, stripped) in $TARGET_DIR-cross, by dist/cross.sh"
       CROSS_TARGET_DIR="$TARGET_DIR-cross" CARGO_PROFILE_RELEASE_STRIP=symbols \
         bash "$ROOT/dist/cross.sh" "$target" build --release --locked "${PACKAGES[@]}" --bins
@@ -91,7 +94,10 @@ for target in $TARGETS; do
   esac
   for b in $BINARIES; do
     cp "$built/$b$ext" "$bin/$b$ext"
-    if [[ "$target" == *linux* ]]; then
+    if [[ "$target" == *apple* ]]; then
+      python3 "$ROOT/dist/macho.py" --arch "$([[ "$target" == aarch64* ]] && echo arm64 || echo x86_64)" \
+        --min-os "$([[ "$target" == aarch64* ]] && echo 11.0 || echo 10.12)" "$bin/$b" >&2
+    elif [[ "$target" == *linux* ]]; then
       # A static executable has no program interpreter and needs no shared library.
       if readelf -lW "$bin/$b" | grep -q 'Requesting program interpreter' || readelf -dW "$bin/$b" | grep -q NEEDED; then
         echo "dist/build.sh: $b ($target) is not static:" >&2
