@@ -23,9 +23,10 @@
 #               ${__dirname} and ${user_config.*} filled): linux natively, win32 under wine
 #               (DIST_NO_MCPB=1 skips: it needs npm's registry for @anthropic-ai/mcpb)
 #   arm64       linux arm64 (aarch64-unknown-linux-gnu), through qemu-aarch64: each static binary
-#               in an empty chroot with only the emulator beside it; the archives; the arm64
-#               image exported from the image index; the wheels (pip --platform); the npm
-#               packages (npm --cpu=arm64, the launcher run as on arm64)
+#               in an empty chroot with only the emulator beside it; the archives; the image
+#               index (it names both images) and its arm64 image exported; the recipe built for
+#               linux/arm64 (COPY --from the index); the wheels (pip --platform); the npm
+#               packages (refused on x86_64, forced in, the launcher run as on arm64)
 #   windows     Windows x64 (x86_64-pc-windows-gnu) under wine 10 in the root of
 #               dist/toolchain.sh: the .zip archives, the wheels (pip --platform win_amd64) and
 #               the npm packages (npm --os=win32, the launcher run as on win32), each with the
@@ -368,6 +369,35 @@ PY
     else
       fail "image: podman create mcp-suite:$VERSION-arm64"
     fi
+
+    say "execution-image recipe on linux/arm64: an arm64 base + COPY --from the image index"
+    # The recipe unchanged, built for linux/arm64: `COPY --from` must take the index's arm64
+    # image. The base is an empty arm64 root (nothing in a base runs under qemu without
+    # binfmt_misc), so the servers are started by path through the emulator.
+    RB="$XTMP/recipe-arm64-base"
+    mkdir -p "$RB/usr/local/bin" "$RB/workspace" "$RB/tmp"
+    tar -C "$RB" -c . | podman import --quiet --arch arm64 - "mcp-suite-test-base:$VERSION-arm64" >/dev/null
+    if podman build --quiet --platform linux/arm64 --build-arg "SUITE_IMAGE=localhost/mcp-suite:$VERSION" \
+      --build-arg "BASE=localhost/mcp-suite-test-base:$VERSION-arm64" -t "mcp-suite-test-recipe:$VERSION-arm64" \
+      -f "$ROOT/dist/recipe.Containerfile" "$XTMP" >/dev/null; then
+      RIMG="$XTMP/recipe-arm64"
+      mkdir -p "$RIMG"
+      cid="$(podman create --platform linux/arm64 "mcp-suite-test-recipe:$VERSION-arm64" /usr/local/bin/mcp-server-sample-tool)"
+      podman export "$cid" | tar -x -C "$RIMG"
+      podman rm "$cid" >/dev/null
+      cp "$QEMU" "$RIMG/qemu-aarch64"
+      readelf -hW "$RIMG/usr/local/bin/mcp-server-text-editor" | grep -q AArch64 \
+        || fail "recipe arm64: COPY --from took a non-arm64 binary from the index"
+      for server in text-editor draft-post sample-tool; do
+        rm -rf "$RIMG/workspace" && mkdir -p "$RIMG/workspace"
+        xsession "$server" /workspace "$RIMG/workspace" "arm64 recipe $server (COPY --from the index, qemu)" \
+          "chroot $RIMG /qemu-aarch64" /usr/local/bin/ ""
+      done
+      podman rmi "mcp-suite-test-recipe:$VERSION-arm64" >/dev/null || true
+    else
+      fail "recipe arm64: podman build --platform linux/arm64 of dist/recipe.Containerfile"
+    fi
+    podman rmi "mcp-suite-test-base:$VERSION-arm64" >/dev/null || true
   fi
 fi
 
