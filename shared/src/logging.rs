@@ -51,19 +51,57 @@ pub fn banner_if_terminal(banner: &Banner<'_>) {
         return;
     }
     let exe = std::env::current_exe().ok().map(|p| p.display().to_string()).unwrap_or_else(|| banner.name.to_owned());
+    let text = banner_text(banner, &exe);
+    let _ = std::io::stderr().write_all(text.as_bytes());
+}
+
+/// The banner's text for the binary at `exe`. The client-side name is the one the README uses
+/// (`text-editor` for `mcp-server-text-editor`).
+fn banner_text(banner: &Banner<'_>, exe: &str) -> String {
+    let short = banner.name.strip_prefix("mcp-server-").unwrap_or(banner.name);
     let args = if banner.example_args.is_empty() { String::new() } else { format!(" {}", banner.example_args) };
     let json_args: Vec<String> = banner.example_args.split_whitespace().map(|a| format!("{a:?}")).collect();
-    let text = format!(
+    format!(
         "{name} {version}: {summary}\n\
          This is an MCP server: it speaks JSON-RPC on stdin/stdout and is meant to be started by an MCP client.\n\
          Register it, for example:\n  \
-           claude mcp add {name} -- {exe}{args}\n  \
-           Claude Desktop / VS Code: {{\"command\": {exe:?}, \"args\": [{json_args}]}}\n\
+           claude mcp add {short} -- {exe}{args}\n  \
+           gemini mcp add {short} {exe}{args}\n  \
+           Claude Desktop / VS Code: \"{short}\": {{\"command\": {exe:?}, \"args\": [{json_args}]}}\n\
          Waiting for JSON-RPC on stdin (Ctrl-D to quit; --help for flags).\n",
         name = banner.name,
         version = banner.version,
         summary = banner.summary,
         json_args = json_args.join(", "),
-    );
-    let _ = std::io::stderr().write_all(text.as_bytes());
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_banner_uses_the_readme_names_and_every_line_works() {
+        let banner = Banner {
+            name: "mcp-server-text-editor",
+            version: "0.1.0",
+            summary: "Claude's text editor tool",
+            example_args: "--root /path/to/project",
+        };
+        let text = banner_text(&banner, "/bin/mcp-server-text-editor");
+        assert!(
+            text.contains("  claude mcp add text-editor -- /bin/mcp-server-text-editor --root /path/to/project\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("  gemini mcp add text-editor /bin/mcp-server-text-editor --root /path/to/project\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                r#""text-editor": {"command": "/bin/mcp-server-text-editor", "args": ["--root", "/path/to/project"]}"#
+            ),
+            "{text}"
+        );
+    }
 }

@@ -74,7 +74,7 @@ fn main() -> anyhow::Result<()> {
                     std::fs::canonicalize(&cwd).unwrap_or(cwd)
                 }
             };
-            Target::Discover(dir)
+            Target::Discover { dir, given: cli.workspace.is_some() }
         }
     };
     let config = BridgeConfig {

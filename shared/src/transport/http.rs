@@ -16,6 +16,11 @@
 //! - **Connections**: [`listener`](super::listener) (TCP_NODELAY, header-read timeout, connection
 //!   cap, graceful shutdown).
 //! - `GET /healthz` answers `200 ok` without authentication, for orchestrators' probes.
+//! - **A refusal an OAuth client can read**: a missing or wrong token is `401` with
+//!   `WWW-Authenticate: Bearer` and a JSON body in OAuth's shape (`error`, `error_description`,
+//!   RFC 6750), and every other path, the OAuth discovery URLs (`/.well-known/…`) included, is a
+//!   plain `404` without authentication: this server names no authorization server, so a client
+//!   (Claude Code) that probes for one finds none instead of a body it cannot parse.
 
 use std::{net::SocketAddr, sync::Arc, time::Duration};
 
@@ -115,13 +120,43 @@ async fn require_token(State(token): State<Arc<Option<String>>>, request: Reques
     let presented = request.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(bearer_token);
     match presented {
         Some(p) if constant_time_eq(p.as_bytes(), expected.as_bytes()) => next.run(request).await,
-        _ => {
-            let mut response =
-                (StatusCode::UNAUTHORIZED, "Unauthorized: send `Authorization: Bearer <token>`.\n").into_response();
-            response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-            response
-        }
+        None => unauthorized(
+            "Bearer",
+            "invalid_request",
+            "this server needs a bearer token: send `Authorization: Bearer <token>` (the token given to the server \
+             with --http-token or MCP_HTTP_TOKEN)",
+        ),
+        Some(_) => unauthorized(
+            "Bearer error=\"invalid_token\"",
+            "invalid_token",
+            "the bearer token is not the one this server was given (--http-token or MCP_HTTP_TOKEN)",
+        ),
     }
+}
+
+/// `401` with `WWW-Authenticate: challenge` and OAuth's JSON error body (RFC 6750).
+fn unauthorized(challenge: &'static str, error: &str, description: &str) -> Response {
+    let body = serde_json::json!({"error": error, "error_description": description});
+    let mut response = json_response(StatusCode::UNAUTHORIZED, &body);
+    response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static(challenge));
+    response
+}
+
+fn json_response(status: StatusCode, body: &serde_json::Value) -> Response {
+    (status, [(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], body.to_string()).into_response()
+}
+
+/// Every path but `/mcp` and `/healthz`: `404`, before any authentication.
+async fn not_found(request: Request) -> Response {
+    let body = serde_json::json!({
+        "error": "not_found",
+        "error_description": format!(
+            "{} is not served here: the MCP endpoint is /mcp (and /healthz the health probe); this server has \
+             no OAuth authorization server",
+            request.uri().path()
+        ),
+    });
+    json_response(StatusCode::NOT_FOUND, &body)
 }
 
 /// Binds `addr` and serves until SIGTERM / Ctrl-C, then shuts down gracefully.
@@ -184,12 +219,17 @@ pub fn router(
     let service = StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&manager), config);
     let gate = SessionGate::new(manager, if options.stateless { usize::MAX } else { options.max_sessions });
     let limits = BodyLimits { max_bytes: options.max_message_bytes };
+    // route_layer: the checks wrap /mcp only, so an unknown path is a 404 without a token.
     let mcp = axum::Router::new()
         .nest_service("/mcp", service)
-        .layer(middleware::from_fn_with_state(limits, http_gate::check_body))
-        .layer(middleware::from_fn_with_state(Arc::new(gate), http_gate::sessions))
-        .layer(middleware::from_fn_with_state(Arc::new(options.token.clone()), require_token));
-    axum::Router::new().route("/healthz", get(healthz)).merge(mcp).layer(middleware::from_fn(http_gate::one_host))
+        .route_layer(middleware::from_fn_with_state(limits, http_gate::check_body))
+        .route_layer(middleware::from_fn_with_state(Arc::new(gate), http_gate::sessions))
+        .route_layer(middleware::from_fn_with_state(Arc::new(options.token.clone()), require_token));
+    axum::Router::new()
+        .route("/healthz", get(healthz))
+        .merge(mcp)
+        .fallback(not_found)
+        .layer(middleware::from_fn(http_gate::one_host))
 }
 
 async fn healthz() -> &'static str {

@@ -90,10 +90,16 @@ impl BridgeError {
 
 fn describe_connect(error: &ConnectError) -> (ErrorCode, String) {
     match error {
-        ConnectError::NoHost { live } => (
+        ConnectError::NoHost { live, given: true } => (
             ErrorCode::Unavailable,
             format!(
-                "No IDE workspace host is running for this workspace: discovery found {live} live host(s), none serving a folder that contains the bridge's working directory. Start the IDE with the ide-bridge extension (or `ide-bridge-host --root <workspace>`), or start the bridge with --url (or --workspace). {RETRY}"
+                "No IDE workspace host is running for this workspace: discovery found {live} live host(s), none serving a folder that contains the bridge's --workspace folder. Open that folder in the IDE with the ide-bridge extension (or run `ide-bridge-host --root` on it), or start the bridge with --url. {RETRY}"
+            ),
+        ),
+        ConnectError::NoHost { live, given: false } => (
+            ErrorCode::Unavailable,
+            format!(
+                "No IDE workspace host is running for this workspace: discovery found {live} live host(s), none serving a folder that contains the bridge's working directory. Start the IDE with the ide-bridge extension (or `ide-bridge-host --root <workspace>`), or start the bridge with --workspace <the folder open in the IDE> or --url. {RETRY}"
             ),
         ),
         ConnectError::Unreachable { url, reason } => (
@@ -197,9 +203,12 @@ mod tests {
 
     #[test]
     fn connection_failures_are_unavailable_or_access_denied() {
-        let (code, m) = BridgeError::Connect(ConnectError::NoHost { live: 2 }).describe(Op::List);
+        let (code, m) = BridgeError::Connect(ConnectError::NoHost { live: 2, given: false }).describe(Op::List);
         assert_eq!(code, ErrorCode::Unavailable);
-        assert!(m.contains("retry"), "{m}");
+        assert!(m.contains("retry") && m.contains("--workspace <the folder"), "{m}");
+        // Given --workspace, the message does not tell to give it.
+        let (_, m) = BridgeError::Connect(ConnectError::NoHost { live: 0, given: true }).describe(Op::List);
+        assert!(m.contains("--workspace folder") && !m.contains("start the bridge with --workspace"), "{m}");
         let unauthorized = ConnectError::Unauthorized { url: "ws://127.0.0.1:1".into(), had_token: true };
         assert_eq!(BridgeError::Connect(unauthorized).describe(Op::List).0, ErrorCode::AccessDenied);
         let (code, m) = BridgeError::Request(RequestError::Lost).describe(Op::Write("a.txt"));

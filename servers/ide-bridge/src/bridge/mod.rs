@@ -55,7 +55,12 @@ pub enum Target {
     /// A fixed URL (`--url`).
     Url(String),
     /// The live host whose workspace folder contains this directory (discovery).
-    Discover(PathBuf),
+    Discover {
+        /// The folder (canonical).
+        dir: PathBuf,
+        /// It was given with `--workspace` (else it is the working directory).
+        given: bool,
+    },
 }
 
 /// The bridge's configuration.
@@ -79,6 +84,8 @@ pub enum ConnectError {
     NoHost {
         /// How many live hosts there were (serving other folders).
         live: usize,
+        /// The folder came from `--workspace` (else from the working directory).
+        given: bool,
     },
     /// The TCP connection failed or timed out.
     #[error("cannot reach {url}: {reason}")]
@@ -273,9 +280,10 @@ fn endpoint(config: &BridgeConfig) -> Result<(String, Option<String>, Vec<String
             let token = config.token.clone().or_else(|| discovered.as_ref().map(|r| r.token.clone()));
             Ok((url.clone(), token, discovered.map(|r| r.workspace_folders).unwrap_or_default()))
         }
-        Target::Discover(dir) => {
+        Target::Discover { dir, given } => {
             let hosts = discovery::live_hosts_in(&config.discovery_dirs);
-            let host = discovery::choose(&hosts, dir).ok_or(ConnectError::NoHost { live: hosts.len() })?;
+            let host =
+                discovery::choose(&hosts, dir).ok_or(ConnectError::NoHost { live: hosts.len(), given: *given })?;
             let token = config.token.clone().or_else(|| Some(host.record.token.clone()));
             Ok((host.record.url(), token, host.record.workspace_folders.clone()))
         }

@@ -99,6 +99,75 @@ fn the_bearer_token_is_required_when_set() {
     assert_eq!(status, 200, "{text}");
 }
 
+/// One HTTP/1.1 GET; the status code and the whole response.
+fn get(addr: &str, path: &str, headers: &str) -> (u16, String) {
+    use std::io::{Read as _, Write as _};
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: {addr}\r\n{headers}Connection: close\r\n\r\n").unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let status = answer.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    (status, answer)
+}
+
+/// The JSON body of a whole HTTP/1.1 response (Content-Length framed).
+fn json_body(answer: &str) -> serde_json::Value {
+    let body = answer.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
+    serde_json::from_str(body).unwrap_or_else(|e| panic!("not JSON ({e}): {answer}"))
+}
+
+#[test]
+fn a_refused_token_is_an_oauth_shaped_401_and_discovery_urls_are_404() {
+    for extra in [&["--http-token", "s3cret"][..], &[][..]] {
+        let (_server, addr) = http_server(extra);
+        // No authorization server: every OAuth discovery URL is a plain 404, token or not.
+        for path in [
+            "/.well-known/oauth-protected-resource",
+            "/.well-known/oauth-protected-resource/mcp",
+            "/.well-known/oauth-authorization-server",
+            "/.well-known/openid-configuration",
+            "/register",
+        ] {
+            let (status, answer) = get(&addr, path, "");
+            assert_eq!(status, 404, "{path}: {answer}");
+            assert!(answer.to_ascii_lowercase().contains("content-type: application/json"), "{answer}");
+            assert_eq!(json_body(&answer)["error"], "not_found", "{answer}");
+        }
+    }
+    let (_server, addr) = http_server(&["--http-token", "s3cret"]);
+    let (status, answer) = post_raw(&addr, "");
+    assert_eq!(status, 401, "{answer}");
+    assert!(
+        answer.contains("www-authenticate: Bearer\r\n") || answer.contains("WWW-Authenticate: Bearer\r\n"),
+        "{answer}"
+    );
+    let body = json_body(&answer);
+    assert_eq!(body["error"], "invalid_request", "{answer}");
+    assert!(body["error_description"].as_str().unwrap().contains("Authorization: Bearer"), "{answer}");
+    let (status, answer) = post_raw(&addr, "Authorization: Bearer wrong\r\n");
+    assert_eq!(status, 401, "{answer}");
+    assert!(answer.to_ascii_lowercase().contains("www-authenticate: bearer error=\"invalid_token\""), "{answer}");
+    assert_eq!(json_body(&answer)["error"], "invalid_token", "{answer}");
+}
+
+/// An `initialize` POST to /mcp with `headers`, over a raw connection: status and whole answer.
+fn post_raw(addr: &str, headers: &str) -> (u16, String) {
+    use std::io::{Read as _, Write as _};
+    let body = initialize_body();
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\n{headers}Content-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let status = answer.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    (status, answer)
+}
+
 /// One HTTP/1.1 DELETE of /mcp; returns the status line's code and the whole response.
 fn delete(addr: &str, session: &str) -> (u16, String) {
     let mut stream = TcpStream::connect(addr).unwrap();
