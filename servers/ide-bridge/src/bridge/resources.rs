@@ -91,11 +91,18 @@ impl ServerExtension for BridgeExtension {
                     )
                 })?,
             };
-            let listed: ListResult = self
-                .bridge
-                .request(METHOD_LIST, &ListParams { recursive: true, path: None })
-                .await
-                .map_err(|e| mcp_error(&e, Op::List))?;
+            let listed: ListResult =
+                match self.bridge.request(METHOD_LIST, &ListParams { recursive: true, path: None }).await {
+                    Ok(listed) => listed,
+                    // No IDE yet: an empty list, not an error. A host such as Gemini CLI takes an
+                    // error here for a broken server and shows none of its tools; the tools say
+                    // what to do when they are called.
+                    Err(error @ BridgeError::Connect(_)) => {
+                        tracing::debug!(%error, "resources/list without a host: empty");
+                        ListResult { files: Vec::new(), truncated: false }
+                    }
+                    Err(error) => return Err(mcp_error(&error, Op::List)),
+                };
             let end = offset.saturating_add(PAGE_SIZE).min(listed.files.len());
             let page = listed.files.get(offset..end).unwrap_or_default();
             let resources = page

@@ -18,6 +18,22 @@ fn the_template_is_file_path_as_text_plain() {
 }
 
 #[test]
+fn without_an_ide_resources_list_is_empty_and_the_tools_are_listed() {
+    let env = Env::new();
+    let ws = env.workspace("ws", &[("a.txt", "a")]);
+    // No host: resources/list must still be a result (Gemini CLI drops a server whose list
+    // fails), the tools are listed, and a call says what to do.
+    let mut bridge = env.bridge(&ws, &[]);
+    let response = bridge.request("resources/list", json!({})).unwrap();
+    assert_eq!(response["result"]["resources"], json!([]), "{response}");
+    let tools = bridge.request("tools/list", json!({})).unwrap();
+    assert_eq!(tools["result"]["tools"].as_array().unwrap().len(), 3, "{tools}");
+    let call = bridge.call_tool("read_file", json!({"path": "a.txt"})).unwrap();
+    assert_eq!(call["isError"], true, "{call}");
+    assert!(mcp_tests::text_of(&call).contains("ide-bridge"), "{call}");
+}
+
+#[test]
 fn resources_list_pages_through_every_file() {
     let env = Env::new();
     let files: Vec<(String, String)> = (0..450).map(|i| (format!("d{}/f{i:03}.txt", i % 3), String::new())).collect();
