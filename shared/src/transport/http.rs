@@ -42,6 +42,7 @@ use super::{
     auth::{bearer_token, constant_time_eq},
     http_gate::{self, BodyLimits, SessionGate},
     listener::{self, ListenerLimits},
+    priming,
 };
 use crate::server::McpServer;
 
@@ -220,8 +221,12 @@ pub fn router(
     let gate = SessionGate::new(manager, if options.stateless { usize::MAX } else { options.max_sessions });
     let limits = BodyLimits { max_bytes: options.max_message_bytes };
     // route_layer: the checks wrap /mcp only, so an unknown path is a 404 without a token.
-    let mcp = axum::Router::new()
-        .nest_service("/mcp", service)
+    let mut mcp = axum::Router::new().nest_service("/mcp", service);
+    if !options.stateless {
+        // Sessions stream SSE, whose priming events only 2025-11-25 clients can take.
+        mcp = mcp.route_layer(middleware::from_fn(priming::by_version));
+    }
+    let mcp = mcp
         .route_layer(middleware::from_fn_with_state(limits, http_gate::check_body))
         .route_layer(middleware::from_fn_with_state(Arc::new(gate), http_gate::sessions))
         .route_layer(middleware::from_fn_with_state(Arc::new(options.token.clone()), require_token));

@@ -14,6 +14,7 @@ pub mod id_scan;
 pub mod ids;
 pub mod jsonrpc;
 pub mod listener;
+pub mod priming;
 pub mod stdio;
 
 /// The flags every server shares. Embed with `#[command(flatten)]`.

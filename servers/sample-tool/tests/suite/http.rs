@@ -200,3 +200,50 @@ fn a_deleted_session_is_204_and_gone() {
     let (status, text) = post(&addr, &[("Mcp-Session-Id", session.as_str())], &ping);
     assert_eq!(status, 404, "the session is closed: {text}");
 }
+
+/// An `initialize` POST asking for `version`, over a raw connection: the whole answer (headers
+/// and the SSE body, chunked).
+fn initialize_raw(addr: &str, version: &str) -> String {
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{{}},"clientInfo":{{"name":"t","version":"1"}}}}}}"#
+    );
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    // The stream of a session stays open: read until the answer has arrived.
+    let mut answer = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !String::from_utf8_lossy(&answer).contains("\"result\"") {
+        let n = stream.read(&mut buf).unwrap();
+        assert!(n > 0, "closed before the answer: {}", String::from_utf8_lossy(&answer));
+        answer.extend_from_slice(&buf[..n]);
+    }
+    String::from_utf8(answer).unwrap()
+}
+
+#[test]
+fn priming_events_go_only_to_clients_of_revisions_that_have_them() {
+    let (_server, addr) = http_server(&[]);
+    // 2025-11-25 (SEP-1699): the stream starts with a priming event (empty data, id, retry).
+    let answer = initialize_raw(&addr, "2025-11-25");
+    assert!(answer.contains("data: \nid: 0\nretry: "), "{answer}");
+    // Earlier revisions parse every data line as JSON-RPC (Gemini CLI, 2025-06-18): none.
+    for version in ["2025-06-18", "2025-03-26", "2024-11-05"] {
+        let answer = initialize_raw(&addr, version);
+        assert!(answer.contains(&format!(r#""protocolVersion":"{version}""#)), "{answer}");
+        assert!(!answer.contains("retry:"), "{version}: {answer}");
+        for line in answer.lines().filter(|l| l.starts_with("data:")) {
+            let json = line.trim_start_matches("data:").trim();
+            assert!(
+                serde_json::from_str::<serde_json::Value>(json).is_ok(),
+                "{version}: a data line not JSON: {line:?}"
+            );
+        }
+    }
+}
