@@ -152,8 +152,9 @@ async fn not_found(request: Request) -> Response {
     let body = serde_json::json!({
         "error": "not_found",
         "error_description": format!(
-            "{} is not served here: the MCP endpoint is /mcp (and /healthz the health probe); this server has \
-             no OAuth authorization server",
+            "{} is not served here: the MCP endpoint is /mcp (and /healthz the health probe). This server has \
+             no OAuth authorization server: if it answered 401, configure the client to send the header \
+             `Authorization: Bearer <token>` with the server's --http-token",
             request.uri().path()
         ),
     });
