@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# tests/hosts/run.sh: a real MCP host registers every server the way the README says and connects
+# to it; no model is needed. Claude Code (npm @anthropic-ai/claude-code, pinned), in a scratch
+# HOME: `claude mcp add` for each server over stdio, and for sample-tool over `--http` with
+# `--header "Authorization: Bearer …"`; `claude mcp list` (which starts and initializes each
+# server) must show every one Connected, and the HTTP server registered without the header must
+# not be, with the header named in Claude Code's log of the failure.
+#
+#   tests/hosts/run.sh [BIN_DIR]     (default target/debug, after cargo build or cargo test)
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+BIN="${1:-$ROOT/target/debug}"
+CLAUDE_CODE_VERSION=2.1.197
+H="$(mktemp -d "${TMPDIR:-/tmp}/mcp-suite-hosts.XXXXXX")"
+PIDS=()
+cleanup() {
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  rm -rf "$H"
+}
+trap cleanup EXIT
+
+npm install --silent --no-audit --no-fund --prefix "$H/npm" "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" >&2
+CLAUDE="$H/npm/node_modules/.bin/claude"
+export HOME="$H/home"
+mkdir -p "$HOME" "$H/project/blog" "$H/project/ws"
+cd "$H/project"
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+PORT="$(free_port)"
+"$BIN/mcp-server-sample-tool" --http "127.0.0.1:$PORT" --http-token s3cret 2>"$H/http.log" &
+PIDS+=($!)
+for _ in $(seq 100); do
+  grep -q "/mcp" "$H/http.log" && break
+  sleep 0.1
+done
+
+"$CLAUDE" mcp add text-editor -- "$BIN/mcp-server-text-editor" --root "$H/project" >/dev/null
+"$CLAUDE" mcp add draft-post -- "$BIN/mcp-server-draft-post" --repo "$H/project/blog" >/dev/null
+"$CLAUDE" mcp add ide-bridge -- "$BIN/mcp-server-ide-bridge" --workspace "$H/project/ws" >/dev/null
+"$CLAUDE" mcp add sample-tool -- "$BIN/mcp-server-sample-tool" >/dev/null
+"$CLAUDE" mcp add --transport http sample-http "http://127.0.0.1:$PORT/mcp" --header "Authorization: Bearer s3cret" >/dev/null
+"$CLAUDE" mcp add --transport http no-token "http://127.0.0.1:$PORT/mcp" >/dev/null
+
+LIST="$(timeout 120 "$CLAUDE" mcp list 2>&1)"
+echo "$LIST" >&2
+FAILED=0
+for name in text-editor draft-post ide-bridge sample-tool sample-http; do
+  if grep -q "^$name: .*Connected" <<<"$LIST"; then
+    echo "ok   Claude Code $CLAUDE_CODE_VERSION: $name connected" >&2
+  else
+    echo "FAIL Claude Code $CLAUDE_CODE_VERSION: $name is not connected" >&2
+    FAILED=1
+  fi
+done
+if grep -q "^no-token: .*Connected" <<<"$LIST"; then
+  echo "FAIL no-token: connected without the bearer token" >&2
+  FAILED=1
+elif grep -rqs "Authorization: Bearer" "$HOME/.cache/claude-cli-nodejs"/*/mcp-logs-no-token/; then
+  echo "ok   no-token: refused, and Claude Code's log tells to send the Authorization header" >&2
+else
+  echo "FAIL no-token: refused, but Claude Code's log does not say what to do" >&2
+  FAILED=1
+fi
+exit "$FAILED"
