@@ -74,7 +74,7 @@ cd "$ROOT"
 if [[ "${ZIG:-0}" == 1 ]]; then
   # zig as the linker for Apple targets: cargo-zigbuild and ziglang, pinned, from PyPI.
   bash "$ROOT/dist/toolchain.sh" exec sh -c 'test -x /opt/zig/bin/cargo-zigbuild || {
-    python3 -m venv /opt/zig && /opt/zig/bin/pip install --quiet cargo-zigbuild==0.24.1 ziglang==0.17.1; }' >&2
+    python3 -m venv /opt/zig && /opt/zig/bin/pip install --quiet --no-cache-dir cargo-zigbuild==0.24.1 ziglang==0.17.1; }' >&2
   SUB="zig$SUB"
 fi
 exec bash "$ROOT/dist/toolchain.sh" exec env "${ENV[@]}" cargo "$SUB" --target "$TARGET" "${BUILD_STD[@]}" "$@"

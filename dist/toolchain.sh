@@ -37,7 +37,7 @@ enter() {
     mount --bind "$cargo_home/registry" "$sid/root/.cargo/registry"
     mount -t proc proc "$sid/proc"
     mount --rbind /dev "$sid/dev"
-    mount -t tmpfs tmpfs "$sid/tmp"
+    chmod 1777 "$sid/tmp"
     exec chroot "$sid" /usr/bin/env --chdir="$PWD" \
       HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"
   ' enter "$SID" "$ROOT" "$cargo_home" "$@"
