@@ -1,5 +1,6 @@
 //! `mcp-shared`: the core every mcp-suite server stands on.
 //!
+//! - [`client_roots`]: the client's MCP roots, per session or per 2026-07-28 call.
 //! - [`output`]: the tool result type ([`ToolOutput`]) and its one mapping to MCP.
 //! - [`diff`]: bounded unified diffs of a change made on someone's behalf.
 //! - [`error`]: the error codes ([`ErrorCode`]) shared by every server.
@@ -13,6 +14,7 @@
 //! - [`uri`]: `file://` URIs of MCP client roots as local paths.
 //! - [`workspace`]: the default workspace when a server's directory flag is absent.
 
+pub mod client_roots;
 pub mod diff;
 pub mod error;
 pub mod logging;

@@ -19,7 +19,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::{error::ErrorCode, output::ToolOutput, schema};
+use crate::{client_roots::CallRoots, error::ErrorCode, output::ToolOutput, schema};
 
 /// A tool: a name, a description, typed parameters and an async `run`.
 pub trait Tool: Send + Sync + 'static {
@@ -134,6 +134,7 @@ pub struct ToolContext {
     cancellation: CancellationToken,
     progress_token: Option<ProgressToken>,
     peer: Option<Peer<RoleServer>>,
+    roots: CallRoots,
 }
 
 impl ToolContext {
@@ -143,7 +144,21 @@ impl ToolContext {
         progress_token: Option<ProgressToken>,
         peer: Option<Peer<RoleServer>>,
     ) -> Self {
-        ToolContext { cancellation, progress_token, peer }
+        ToolContext { cancellation, progress_token, peer, roots: CallRoots::None }
+    }
+
+    /// Where the call's client roots come from (set by the server for each call).
+    pub fn with_roots(mut self, roots: CallRoots) -> Self {
+        self.roots = roots;
+        self
+    }
+
+    /// The client's MCP roots for this call ([`crate::client_roots`]): asked for once per
+    /// session, or carried by a 2026-07-28 retry. `None` when the client declares none or did
+    /// not answer: the server's configured places apply.
+    #[allow(deprecated)] // MCP roots: deprecated by 2026-07-28, still part of it
+    pub async fn client_roots(&self) -> Option<Arc<[rmcp::model::Root]>> {
+        self.roots.get().await
     }
 
     /// A context with no client attached (unit tests, in-process use).

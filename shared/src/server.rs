@@ -22,23 +22,26 @@ use rmcp::{
         ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourcesCapability, ServerCapabilities,
         ServerConfig, ToolsCapability,
     },
-    service::{NotificationContext, Peer, RequestContext},
+    service::{NotificationContext, RequestContext},
 };
 use serde_json::json;
 
 use crate::{
+    client_roots::{self, CallRoots, ClientRoots, ROOTS_INPUT_KEY},
     error::ErrorCode,
     output::ToolOutput,
     registry::{ToolContext, ToolRegistry},
 };
 
-/// The protocol versions every server accepts; `initialize` answers with the client's version
-/// when it is one of these, else with the newest.
+/// The protocol versions every server accepts: `initialize` answers with the client's version
+/// when it is one of the four that have the handshake, else with 2025-11-25; 2026-07-28 is
+/// stateless (no `initialize`: `server/discover`, and the version in every request's `_meta`).
 pub const SUPPORTED_PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
     ProtocolVersion::V_2024_11_05,
     ProtocolVersion::V_2025_03_26,
     ProtocolVersion::V_2025_06_18,
     ProtocolVersion::V_2025_11_25,
+    ProtocolVersion::V_2026_07_28,
 ];
 
 /// Who the server is: name and version for `initialize`, and `instructions` for the model.
@@ -54,7 +57,7 @@ pub struct ServerIdentity {
     pub instructions: String,
 }
 
-/// Prompts, resources and client-roots hooks a server may add to its tools.
+/// Prompts, resources, live tool lists and the use of client roots a server may add to its tools.
 ///
 /// Every method has a default that offers nothing, so a server implements only what it has.
 pub trait ServerExtension: Send + Sync + 'static {
@@ -94,11 +97,12 @@ pub trait ServerExtension: Send + Sync + 'static {
         Box::pin(async move { tools })
     }
 
-    /// The client finished initialising (its capabilities are known).
-    fn on_initialized(&self, _peer: Peer<RoleServer>) {}
-
-    /// The client said its roots changed.
-    fn on_roots_list_changed(&self, _peer: Peer<RoleServer>) {}
+    /// Whether the tools narrow their workspace to the client's MCP roots
+    /// ([`crate::client_roots`]). When true, a 2026-07-28 `tools/call` from a client that
+    /// declares roots is first answered with an `InputRequiredResult` asking for them.
+    fn uses_client_roots(&self) -> bool {
+        false
+    }
 }
 
 /// The extension that offers nothing.
@@ -126,6 +130,7 @@ pub struct McpServer {
     extension: Arc<dyn ServerExtension>,
     settings: ServerSettings,
     log_level: Arc<Mutex<Option<String>>>,
+    roots: Arc<ClientRoots>,
 }
 
 impl McpServer {
@@ -137,10 +142,11 @@ impl McpServer {
             extension: Arc::new(NoExtension),
             settings: ServerSettings::default(),
             log_level: Arc::new(Mutex::new(None)),
+            roots: Arc::default(),
         }
     }
 
-    /// Adds prompts / resources / roots hooks.
+    /// Adds prompts, resources and the other [`ServerExtension`] hooks.
     pub fn with_extension(mut self, extension: Arc<dyn ServerExtension>) -> Self {
         self.extension = extension;
         self
@@ -223,6 +229,8 @@ const KNOWN_METHODS: &[&str] = &[
     "resources/unsubscribe",
     "logging/setLevel",
     "completion/complete",
+    "server/discover",
+    "subscriptions/listen",
 ];
 
 impl McpServer {
@@ -275,6 +283,12 @@ impl McpServer {
     }
 }
 
+/// Whether the request is of the stateless revision (2026-07-28 or later), which has no session
+/// and cannot be sent requests.
+fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
+    context.protocol_version().is_some_and(|version| version >= ProtocolVersion::V_2026_07_28)
+}
+
 fn format_duration(d: Duration) -> String {
     let secs = d.as_secs_f64();
     if secs.fract() == 0.0 { format!("{secs:.0} s") } else { format!("{secs} s") }
@@ -323,7 +337,20 @@ impl ServerHandler for McpServer {
     ) -> Result<CallToolResponse, McpError> {
         use rmcp::model::RequestParamsMeta;
         let progress_token = context.meta.get_progress_token().or_else(|| request.progress_token());
-        let ctx = ToolContext::new(context.ct.clone(), progress_token, Some(context.peer.clone()));
+        let roots = if self.registry.get(&request.name).is_none() || !self.extension.uses_client_roots() {
+            CallRoots::None
+        } else if is_stateless(&context) {
+            // 2026-07-28: the roots come with the call, asked for with an InputRequiredResult.
+            let declared = context.client_capabilities().is_some_and(|caps| caps.roots.is_some());
+            match request.input_responses.as_ref().and_then(|answers| answers.get(ROOTS_INPUT_KEY)) {
+                Some(answer) if declared => CallRoots::Given(client_roots::roots_from_input(answer)?),
+                None if declared => return Ok(CallToolResponse::InputRequired(client_roots::roots_input_required())),
+                _ => CallRoots::None,
+            }
+        } else {
+            CallRoots::Session(Arc::clone(&self.roots), context.peer.clone())
+        };
+        let ctx = ToolContext::new(context.ct.clone(), progress_token, Some(context.peer.clone())).with_roots(roots);
         match self.call(&request.name, request.arguments, ctx).await {
             Some(output) => Ok(CallToolResponse::from(output.into_call_tool_result())),
             None => {
@@ -411,13 +438,12 @@ impl ServerHandler for McpServer {
         }
     }
 
-    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+    async fn on_initialized(&self, _context: NotificationContext<RoleServer>) {
         tracing::debug!("client initialized");
-        self.extension.on_initialized(context.peer);
     }
 
     async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
-        self.extension.on_roots_list_changed(context.peer);
+        self.roots.invalidate(&context.peer);
     }
 }
 

@@ -13,18 +13,13 @@
 //! - [`view`]: the fast read-only view used to scan thousands of articles.
 //! - [`index`]: what the server knows of the articles, and its copy on disk.
 //! - [`repo`]: the index, the lock, the upsert and the listing.
-//! - [`client_roots`]: the client's MCP roots, per session.
 //! - [`workspace`]: the repository and the source directories of a call (flags, client roots).
 //! - [`tools`]: the two MCP tools.
 
 use std::sync::Arc;
 
-use mcp_shared::{
-    McpServer, RegistryError, ServerExtension, ServerIdentity, ToolRegistry,
-    reexports::rmcp::{RoleServer, service::Peer},
-};
+use mcp_shared::{McpServer, RegistryError, ServerExtension, ServerIdentity, ToolRegistry};
 
-pub mod client_roots;
 pub mod frontmatter;
 pub mod index;
 pub mod repo;
@@ -84,12 +79,12 @@ pub fn registry(workspace: &Arc<Workspace>) -> Result<ToolRegistry, RegistryErro
     Ok(registry)
 }
 
-/// The client-roots hook: a client whose roots changed is asked for them again.
-struct RootsHook(Arc<Workspace>);
+/// The server's use of the client's roots: they choose the repository and narrow the sources.
+struct UsesRoots;
 
-impl ServerExtension for RootsHook {
-    fn on_roots_list_changed(&self, peer: Peer<RoleServer>) {
-        self.0.invalidate(&peer);
+impl ServerExtension for UsesRoots {
+    fn uses_client_roots(&self) -> bool {
+        true
     }
 }
 
@@ -97,5 +92,5 @@ impl ServerExtension for RootsHook {
 pub fn server(settings: Settings) -> Result<McpServer, BuildError> {
     let workspace = Arc::new(Workspace::new(settings)?);
     let registry = registry(&workspace)?;
-    Ok(McpServer::new(identity(&workspace), registry).with_extension(Arc::new(RootsHook(workspace))))
+    Ok(McpServer::new(identity(&workspace), registry).with_extension(Arc::new(UsesRoots)))
 }

@@ -14,7 +14,8 @@
 //! places a draft written beside the blog, or in the agent's project, usually lives. When the
 //! client declares MCP roots, they narrow these the way the text editor's do (never widen).
 //!
-//! The client's roots are asked for on the first call of a session ([`ClientRoots`]).
+//! The client's roots come from [`ToolContext::client_roots`] (asked for once per session, or
+//! carried by each 2026-07-28 call: [`mcp_shared::client_roots`]).
 
 use std::{
     path::{Path, PathBuf},
@@ -22,14 +23,12 @@ use std::{
 };
 
 use mcp_shared::{
-    ErrorCode, ToolError,
-    reexports::rmcp::{RoleServer, service::Peer},
+    ErrorCode, ToolContext, ToolError,
     sandbox::Sandbox,
     workspace::{DirectoryFlag, Startup, is_plausible_project, no_workspace_message},
 };
 
 use crate::{
-    client_roots::ClientRoots,
     repo::{Repo, RepoConfig},
     source::Sources,
 };
@@ -106,8 +105,6 @@ pub struct Workspace {
     cwd_place: Option<Place>,
     /// `--source-root`, when given (`Some(None)`: given, but none is usable).
     explicit_sources: Option<Option<Sandbox>>,
-    /// The client's roots, per session.
-    roots: ClientRoots,
     /// Repositories opened from client roots.
     opened: Mutex<Vec<Place>>,
 }
@@ -208,14 +205,7 @@ impl Workspace {
                 }
             }
         }
-        Ok(Workspace {
-            settings,
-            fixed,
-            cwd_place,
-            explicit_sources,
-            roots: ClientRoots::default(),
-            opened: Mutex::new(Vec::new()),
-        })
+        Ok(Workspace { settings, fixed, cwd_place, explicit_sources, opened: Mutex::new(Vec::new()) })
     }
 
     /// Whether a repository is known without asking the client (`--repo`, or the working
@@ -229,12 +219,9 @@ impl Workspace {
         Ok(Place { repo, sources: Arc::new(OnceLock::new()) })
     }
 
-    /// Where a call from `peer` works, or the refusal when there is no repository.
-    pub async fn target(&self, peer: Option<&Peer<RoleServer>>) -> Result<Target, ToolError> {
-        let client_roots = match peer {
-            Some(peer) => self.roots.get(peer).await,
-            None => None,
-        };
+    /// Where a call works, or the refusal when there is no repository.
+    pub async fn target(&self, ctx: &ToolContext) -> Result<Target, ToolError> {
+        let client_roots = ctx.client_roots().await.map(|roots| mcp_shared::client_roots::paths(&roots));
         let place = match (&self.fixed, client_roots.as_deref()) {
             (Some(fixed), _) => fixed.clone(),
             (None, Some([only])) => match self.opened_place(only) {
@@ -295,11 +282,6 @@ impl Workspace {
                 None
             }
         }
-    }
-
-    /// The client's roots changed: ask again on its next call.
-    pub fn invalidate(&self, peer: &Peer<RoleServer>) {
-        self.roots.invalidate(peer);
     }
 }
 

@@ -10,9 +10,8 @@ use std::sync::Arc;
 use mcp_shared::{
     ServerExtension,
     reexports::rmcp::{
-        ErrorData as McpError, RoleServer,
+        ErrorData as McpError,
         model::{GetPromptResult, JsonObject, Prompt, PromptMessage, Role},
-        service::Peer,
     },
 };
 
@@ -279,9 +278,8 @@ pub fn instructions(tool: &str, roots: &[String], tools: &[String]) -> String {
     format!("{base}{extra}")
 }
 
-/// The prompt, and the client-roots hooks.
+/// The prompt, and the use of the client's roots.
 pub struct Extension {
-    workspace: Arc<Workspace>,
     guide: String,
 }
 
@@ -292,7 +290,7 @@ impl Extension {
             .configured()
             .and_then(|sandbox| sandbox.roots().first())
             .map_or_else(|| crate::ROOT_FLAG.example.to_owned(), |p| p.display().to_string());
-        Extension { guide: guide(tool, &root, tools), workspace }
+        Extension { guide: guide(tool, &root, tools) }
     }
 }
 
@@ -312,9 +310,8 @@ impl ServerExtension for Extension {
             .with_description(PROMPT_DESCRIPTION))
     }
 
-    fn on_roots_list_changed(&self, peer: Peer<RoleServer>) {
-        tracing::debug!("the client's roots changed; they will be fetched again");
-        self.workspace.invalidate(&peer);
+    fn uses_client_roots(&self) -> bool {
+        true
     }
 }
 

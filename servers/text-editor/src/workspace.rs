@@ -10,52 +10,33 @@
 //!   directory if it is a plausible project; otherwise there is no workspace and every call is
 //!   refused with the flag to add (nothing is read or written).
 //!
-//! The client's roots are asked for (`roots/list`) on the first call of a session and cached
-//! until the client says they changed (`notifications/roots/list_changed`).
+//! The client's roots come from [`ToolContext::client_roots`] (asked for once per session, or
+//! carried by each 2026-07-28 call: [`mcp_shared::client_roots`]); the sandbox made of the last
+//! list is kept, so a session's calls do not build it again.
 
-// MCP roots are deprecated by a protocol version newer than those served here (SEP-2577);
-// for the versions this server speaks they are current.
+// MCP roots are deprecated by 2026-07-28 (SEP-2577) but still part of it, and current for the
+// session revisions.
 #![allow(deprecated)]
 
-use std::{
-    path::PathBuf,
-    sync::{Arc, Mutex},
-    time::Duration,
-};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use mcp_shared::{
-    ErrorCode,
-    reexports::rmcp::{
-        RoleServer,
-        model::{InitializeRequestParams, Root},
-        service::Peer,
-    },
+    ErrorCode, ToolContext,
+    reexports::rmcp::model::Root,
     sandbox::Sandbox,
     workspace::{NO_WORKSPACE_CODE, no_workspace_message},
 };
 
 use crate::{ROOT_FLAG, error::ToolError};
 
-/// How long the server waits for the client's `roots/list` answer.
-const ROOTS_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// Sessions whose roots are remembered (Streamable HTTP serves several clients).
-const MAX_SESSIONS: usize = 64;
-
-/// One client session's view of the roots.
-struct Session {
-    client: Arc<InitializeRequestParams>,
-    /// `None` until fetched, and again after `roots/list_changed`.
-    roots: Option<Result<Sandbox, ToolError>>,
-}
-
-/// The start-up workspace and, per client session, what the client's roots make of it.
+/// The start-up workspace and what the client's roots make of it.
 pub struct Workspace {
     /// `--root`, or the working directory when it is a project; `None`: no workspace.
     configured: Option<Sandbox>,
     /// Whether `configured` is `--root` (client roots narrow it) or a default (they replace it).
     explicit: bool,
-    sessions: Mutex<Vec<Session>>,
+    /// The last client roots seen and the sandbox they made.
+    last: Mutex<Option<(Arc<[Root]>, Result<Sandbox, ToolError>)>>,
 }
 
 impl std::fmt::Debug for Workspace {
@@ -70,13 +51,13 @@ impl std::fmt::Debug for Workspace {
 impl Workspace {
     /// A workspace over the roots given with `--root`: client roots only narrow them.
     pub fn explicit(configured: Sandbox) -> Workspace {
-        Workspace { configured: Some(configured), explicit: true, sessions: Mutex::new(Vec::new()) }
+        Workspace { configured: Some(configured), explicit: true, last: Mutex::new(None) }
     }
 
     /// A workspace without `--root`: the client's roots when it declares some, else `fallback`
     /// (the working directory when it is a project), else none.
     pub fn by_default(fallback: Option<Sandbox>) -> Workspace {
-        Workspace { configured: fallback, explicit: false, sessions: Mutex::new(Vec::new()) }
+        Workspace { configured: fallback, explicit: false, last: Mutex::new(None) }
     }
 
     /// The start-up roots (`--root`, or the working directory), if any.
@@ -89,35 +70,21 @@ impl Workspace {
         self.configured.clone().ok_or_else(no_workspace)
     }
 
-    /// The sandbox for a call from `peer`: the start-up roots, narrowed (with `--root`) or
-    /// replaced (without) by the client's roots when it declared the capability.
-    pub async fn sandbox(&self, peer: Option<&Peer<RoleServer>>) -> Result<Sandbox, ToolError> {
-        let Some(peer) = peer else {
+    /// The sandbox for a call: the start-up roots, narrowed (with `--root`) or replaced
+    /// (without) by the client's roots when it declares some.
+    pub async fn sandbox(&self, ctx: &ToolContext) -> Result<Sandbox, ToolError> {
+        let Some(roots) = ctx.client_roots().await else {
             return self.fallback();
         };
-        let Some(client) = peer.peer_info() else {
-            return self.fallback();
-        };
-        if client.capabilities.roots.is_none() {
-            return self.fallback();
+        let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((seen, sandbox)) = last.as_ref()
+            && (Arc::ptr_eq(seen, &roots) || **seen == *roots)
+        {
+            return sandbox.clone();
         }
-        if let Some(cached) = self.cached(&client) {
-            return cached;
-        }
-        let answer = tokio::time::timeout(ROOTS_TIMEOUT, peer.list_roots()).await;
-        let roots = match answer {
-            Ok(Ok(result)) => self.from_client(&result.roots),
-            Ok(Err(error)) => {
-                tracing::warn!(%error, "the client declared roots but roots/list failed; using the start-up workspace");
-                self.fallback()
-            }
-            Err(_) => {
-                tracing::warn!("the client declared roots but did not answer roots/list; using the start-up workspace");
-                self.fallback()
-            }
-        };
-        self.store(client, roots.clone());
-        roots
+        let sandbox = self.from_client(&roots);
+        *last = Some((roots, sandbox.clone()));
+        sandbox
     }
 
     /// What the client's `roots` make of the start-up workspace: with `--root` they narrow it
@@ -131,9 +98,8 @@ impl Workspace {
         }
         // The client's roots are the user's choice (even `/`); those that are not directories
         // here (another machine's, deleted) are skipped.
-        let paths: Vec<PathBuf> = roots
-            .iter()
-            .filter_map(|root| mcp_shared::uri::file_uri_to_path(&root.uri))
+        let paths: Vec<_> = mcp_shared::client_roots::paths(roots)
+            .into_iter()
             .filter(|path| std::fs::metadata(path).is_ok_and(|md| md.is_dir()))
             .collect();
         Sandbox::new(&paths).map_err(|_| {
@@ -150,17 +116,6 @@ impl Workspace {
         })
     }
 
-    /// The client's roots changed: fetch them again on its next call.
-    pub fn invalidate(&self, peer: &Peer<RoleServer>) {
-        let Some(client) = peer.peer_info() else {
-            return;
-        };
-        let mut sessions = self.lock();
-        for session in sessions.iter_mut().filter(|s| Arc::ptr_eq(&s.client, &client)) {
-            session.roots = None;
-        }
-    }
-
     /// The configured roots narrowed to `roots` (MCP `file://` URIs). An empty list narrows
     /// nothing; a list none of whose entries lies inside (or around) a configured root leaves
     /// no accessible path.
@@ -171,38 +126,13 @@ impl Workspace {
         if roots.is_empty() {
             return Ok(configured.clone());
         }
-        let paths: Vec<PathBuf> =
-            roots.iter().filter_map(|root| mcp_shared::uri::file_uri_to_path(&root.uri)).collect();
-        configured.narrowed(&paths).map_err(|_| {
+        configured.narrowed(&mcp_shared::client_roots::paths(roots)).map_err(|_| {
             let shown: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
             format!(
                 "No path is accessible: none of the client's roots ({}) lies inside this server's configured root(s). Ask the user to add a root inside them.",
                 shown.join(", ")
             )
         })
-    }
-
-    fn cached(&self, client: &Arc<InitializeRequestParams>) -> Option<Result<Sandbox, ToolError>> {
-        self.lock().iter().find(|s| Arc::ptr_eq(&s.client, client)).and_then(|s| s.roots.clone())
-    }
-
-    fn store(&self, client: Arc<InitializeRequestParams>, roots: Result<Sandbox, ToolError>) {
-        let mut sessions = self.lock();
-        if let Some(session) = sessions.iter_mut().find(|s| Arc::ptr_eq(&s.client, &client)) {
-            session.roots = Some(roots);
-            return;
-        }
-        if sessions.len() >= MAX_SESSIONS {
-            sessions.remove(0);
-        }
-        sessions.push(Session { client, roots: Some(roots) });
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Session>> {
-        match self.sessions.lock() {
-            Ok(guard) => guard,
-            Err(poisoned) => poisoned.into_inner(),
-        }
     }
 }
 

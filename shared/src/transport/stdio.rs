@@ -17,8 +17,9 @@
 //! - **Batches** (a JSON array on one line) are answered with one array when the session
 //!   negotiated 2025-03-26, the revision that has them; later revisions removed batches, and
 //!   before `initialize` nothing is negotiated, so a batch then gets one -32600 under `id: null`.
-//! - **Before `initialize`** a request other than `initialize`, `ping` or one carrying the
-//!   2026-07-28 per-request `_meta` gets a -32600 that says to initialize first.
+//! - **Before `initialize`** a request other than `initialize`, `ping`, `server/discover` or one
+//!   carrying the 2026-07-28 per-request `_meta` (the stateless revision, which has no handshake)
+//!   gets a -32600 that says to initialize first, or to send the 2026-07-28 `_meta`.
 
 use std::{
     collections::VecDeque,
@@ -27,7 +28,9 @@ use std::{
 
 use rmcp::{
     RoleServer,
-    model::{ClientNotification, ClientRequest, GetMeta, JsonRpcMessage, NumberOrString, ServerResult},
+    model::{
+        ClientNotification, ClientRequest, GetMeta, JsonRpcMessage, NumberOrString, ProtocolVersion, ServerResult,
+    },
     service::{RxJsonRpcMessage, TxJsonRpcMessage},
     transport::Transport,
 };
@@ -36,6 +39,8 @@ use tokio::{
     io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader},
     sync::Mutex,
 };
+
+use crate::server::SUPPORTED_PROTOCOL_VERSIONS;
 
 use super::{
     id_scan::{IdKind, id_kind, scan},
@@ -62,7 +67,8 @@ pub struct StdioTransport<R, W> {
     writer: Arc<Mutex<Option<W>>>,
     /// What the reading and the writing side share: the ids in flight, the negotiated revision.
     session: Arc<std::sync::Mutex<Session>>,
-    /// Whether an `initialize` request went through. Before it, rmcp's handshake ends the
+    /// Whether rmcp has left its handshake: an `initialize` went through, or a request that
+    /// rmcp takes as the start of a stateless (2026-07-28) session. Before that, rmcp ends the
     /// session on any message that is not a request, so such messages are dropped here.
     initialize_seen: bool,
     /// Messages of a batch not yet handed to rmcp.
@@ -72,7 +78,8 @@ pub struct StdioTransport<R, W> {
 #[derive(Debug, Default)]
 struct Session {
     ids: IdMap,
-    /// The revision `initialize` settled on, once answered.
+    /// The revision `initialize` settled on, once answered, or the one the first stateless
+    /// request named.
     protocol_version: Option<String>,
 }
 
@@ -294,8 +301,18 @@ where
                     );
                 }
                 ClientRequest::InitializeRequest(_) => self.initialize_seen = true,
-                ClientRequest::PingRequest(_) => {}
-                other if other.get_meta().protocol_version().is_some() => {}
+                // rmcp answers these and stays in its handshake.
+                ClientRequest::PingRequest(_) | ClientRequest::DiscoverRequest(_) => {}
+                other if let Some(version) = other.get_meta().protocol_version() => {
+                    // rmcp starts a stateless session on the first request whose `_meta` is
+                    // complete and names a version it serves; anything else it answers with an
+                    // error and stays in its handshake.
+                    let complete = other.get_meta().missing_required_keys(&ProtocolVersion::V_2026_07_28).is_empty();
+                    if complete && SUPPORTED_PROTOCOL_VERSIONS.contains(&version) {
+                        self.initialize_seen = true;
+                        self.session().protocol_version = Some(version.to_string());
+                    }
+                }
                 other => {
                     let method = other.method().to_owned();
                     return refuse(
@@ -304,7 +321,7 @@ where
                             Some(raw),
                             INVALID_REQUEST,
                             &format!(
-                                "Not initialized: `{method}` was sent before `initialize`. Send `initialize` first (then the `notifications/initialized` notification), then `{method}`; only `ping` may come before it."
+                                "Not initialized: `{method}` was sent before `initialize`. Send `initialize` first (then the `notifications/initialized` notification), then `{method}`; only `ping` and `server/discover` may come before it. A 2026-07-28 client skips the handshake instead: every request carries `_meta` with `io.modelcontextprotocol/protocolVersion` (\"2026-07-28\"), `io.modelcontextprotocol/clientCapabilities` and `io.modelcontextprotocol/clientInfo`."
                             ),
                         ),
                     );
@@ -369,7 +386,7 @@ where
                 (_, true) => "Invalid request: an empty batch.".to_owned(),
                 (None, _) => "Invalid request: a batch (JSON array) before `initialize`. Send `initialize` alone first; batches exist only in protocol 2025-03-26.".to_owned(),
                 (Some(version), _) => format!(
-                    "Invalid request: batches (JSON arrays) are not part of protocol {version}, which this session negotiated (they exist only in 2025-03-26). Send each request on its own line; nothing in the batch was processed."
+                    "Invalid request: batches (JSON arrays) are not part of protocol {version}, which this session uses (they exist only in 2025-03-26). Send each request on its own line; nothing in the batch was processed."
                 ),
             };
             return self.write(error_object(None, INVALID_REQUEST, &why)).await;

@@ -130,7 +130,7 @@ impl Tool for DraftPost {
         let slug = input.slug.as_deref().map(slugify).filter(|s| !s.is_empty());
         let requested_slug = slug.clone();
         let request = DraftRequest { source: input.source, project, slug };
-        let target = match self.workspace.target(ctx.peer()).await {
+        let target = match self.workspace.target(&ctx).await {
             Ok(target) => target,
             Err(failure) => return failure.into_output(),
         };

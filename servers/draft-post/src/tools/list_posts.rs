@@ -74,7 +74,7 @@ impl Tool for ListPosts {
     }
 
     async fn run(&self, input: ListPostsInput, ctx: ToolContext) -> ToolOutput {
-        let repo = match self.workspace.target(ctx.peer()).await {
+        let repo = match self.workspace.target(&ctx).await {
             Ok(target) => target.repo,
             Err(failure) => return failure.into_output(),
         };

@@ -60,7 +60,7 @@ impl Tool for DeleteFile {
 
     async fn run(&self, input: DeleteFileInput, ctx: ToolContext) -> ToolOutput {
         let result = async {
-            let sandbox = self.workspace.sandbox(ctx.peer()).await?;
+            let sandbox = self.workspace.sandbox(&ctx).await?;
             let path = sandbox.resolve(&input.path).map_err(ToolError::from)?;
             let _guard = self.locks.lock(&history_key(&path)).await;
             let editor = Arc::clone(&self.editor);

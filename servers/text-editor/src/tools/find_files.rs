@@ -128,7 +128,7 @@ impl Tool for FindFiles {
             if !(1..=MAX_LIMIT).contains(&limit) {
                 return Err(ToolError::new(ErrorCode::InvalidArgs, format!("`limit` is {limit}; it must be 1 to {MAX_LIMIT}.")));
             }
-            let sandbox = self.workspace.sandbox(ctx.peer()).await?;
+            let sandbox = self.workspace.sandbox(&ctx).await?;
             let path = input.path.clone();
             let work = tokio::task::spawn_blocking(move || find(&sandbox, path.as_deref(), &pattern, limit));
             let (paths, total) = work.await.map_err(|_| {

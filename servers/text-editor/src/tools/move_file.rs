@@ -62,7 +62,7 @@ impl Tool for MoveFile {
 
     async fn run(&self, input: MoveFileInput, ctx: ToolContext) -> ToolOutput {
         let result = async {
-            let sandbox = self.workspace.sandbox(ctx.peer()).await?;
+            let sandbox = self.workspace.sandbox(&ctx).await?;
             let from = sandbox.resolve(&input.source).map_err(ToolError::from)?;
             let to = sandbox.resolve(&input.destination).map_err(ToolError::from)?;
             // Both files' locks, in a fixed order (no deadlock with a move the other way).

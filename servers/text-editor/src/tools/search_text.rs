@@ -435,7 +435,7 @@ impl Tool for SearchText {
     async fn run(&self, input: SearchTextInput, ctx: ToolContext) -> ToolOutput {
         let result = async {
             let query = Query::new(&input)?;
-            let sandbox = self.workspace.sandbox(ctx.peer()).await?;
+            let sandbox = self.workspace.sandbox(&ctx).await?;
             let places = places(&sandbox, input.path.as_deref())?;
             let scope = places.iter().map(|p| p.shown.display().to_string()).collect::<Vec<_>>().join(", ");
             let limit = query.limit;
