@@ -12,17 +12,17 @@ use std::{
     time::Duration,
 };
 
-use futures::{FutureExt, future::BoxFuture};
+use futures::{FutureExt, StreamExt, future::BoxFuture, stream::BoxStream};
 use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler,
     model::{
-        CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, GetPromptRequestParams,
-        GetPromptResponse, GetPromptResult, Implementation, JsonObject, ListPromptsResult, ListResourceTemplatesResult,
-        ListResourcesResult, ListToolsResult, PaginatedRequestParams, Prompt, PromptsCapability, ProtocolVersion,
-        ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourcesCapability, ServerCapabilities,
-        ServerConfig, ToolsCapability,
+        CacheScope, CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, DiscoverResult,
+        GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation, JsonObject, ListPromptsResult,
+        ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams, Prompt,
+        PromptsCapability, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+        ResourcesCapability, ServerCapabilities, ServerConfig, SubscriptionFilter, ToolsCapability,
     },
-    service::{NotificationContext, RequestContext},
+    service::{NotificationContext, RequestContext, SubscriptionContext},
 };
 use serde_json::json;
 
@@ -102,6 +102,20 @@ pub trait ServerExtension: Send + Sync + 'static {
     /// declares roots is first answered with an `InputRequiredResult` asking for them.
     fn uses_client_roots(&self) -> bool {
         false
+    }
+
+    /// Whether `tools/list` and `resources/list` change while the server runs (a live backend
+    /// that comes and goes). When true, the server advertises `listChanged`, sends
+    /// `notifications/tools/list_changed` and `notifications/resources/list_changed` on every
+    /// item of [`Self::changes`] (in a session, and to a 2026-07-28 `subscriptions/listen`), and
+    /// marks `tools/list` as not cacheable (`ttlMs: 0`).
+    fn lists_change(&self) -> bool {
+        false
+    }
+
+    /// Yields whenever the tools or resources lists may have changed; ends with the server.
+    fn changes(&self) -> BoxStream<'static, ()> {
+        Box::pin(futures::stream::empty())
     }
 }
 
@@ -283,6 +297,28 @@ impl McpServer {
     }
 }
 
+/// The `_meta` key of the server's identity in 2026-07-28 results.
+pub const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
+
+impl McpServer {
+    /// For a 2026-07-28 request, the result's `_meta` with the server's identity
+    /// (`io.modelcontextprotocol/serverInfo`), which that revision's results carry.
+    fn stamp(&self, meta: &mut Option<rmcp::model::MetaObject>, context: &RequestContext<RoleServer>) {
+        if !is_stateless(context) {
+            return;
+        }
+        let mut info = json!({"name": self.identity.name, "version": self.identity.version});
+        if let Some(title) = &self.identity.title {
+            info["title"] = json!(title);
+        }
+        meta.get_or_insert_default().insert(SERVER_INFO_KEY.to_owned(), info);
+    }
+}
+
+/// How long (ms) a 2026-07-28 client may cache what does not change while the process runs
+/// (`tools/list` of a fixed registry, prompts, resource templates, `server/discover`).
+pub const STATIC_TTL_MS: u64 = 300_000;
+
 /// Whether the request is of the stateless revision (2026-07-28 or later), which has no session
 /// and cannot be sent requests.
 fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
@@ -296,14 +332,19 @@ fn format_duration(d: Duration) -> String {
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
+        let lists_change = self.extension.lists_change().then_some(true);
         let mut capabilities = ServerCapabilities::default();
-        capabilities.tools = Some(ToolsCapability::default());
+        let mut tools = ToolsCapability::default();
+        tools.list_changed = lists_change;
+        capabilities.tools = Some(tools);
         capabilities.logging = Some(JsonObject::new());
         if !self.extension.prompts().is_empty() {
             capabilities.prompts = Some(PromptsCapability::default());
         }
         if self.extension.has_resources() {
-            capabilities.resources = Some(ResourcesCapability::default());
+            let mut resources = ResourcesCapability::default();
+            resources.list_changed = lists_change;
+            capabilities.resources = Some(resources);
         }
         let mut implementation = Implementation::new(self.identity.name.clone(), self.identity.version.clone());
         implementation.title = self.identity.title.clone();
@@ -318,12 +359,27 @@ impl ServerHandler for McpServer {
         Cow::Borrowed(SUPPORTED_PROTOCOL_VERSIONS)
     }
 
+    async fn discover(&self, _context: RequestContext<RoleServer>) -> Result<DiscoverResult, McpError> {
+        // The instructions name this machine's directories: for this client only.
+        let mut result = DiscoverResult::from_server_info(SUPPORTED_PROTOCOL_VERSIONS.to_vec(), self.get_info());
+        result.ttl_ms = STATIC_TTL_MS;
+        result.cache_scope = CacheScope::Private;
+        Ok(result)
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(self.extension.list_tools(self.registry.list()).await))
+        let mut result = ListToolsResult::with_all_items(self.extension.list_tools(self.registry.list()).await);
+        if is_stateless(&context) && !self.extension.lists_change() {
+            // The same for every client while the process runs.
+            result.ttl_ms = Some(STATIC_TTL_MS);
+            result.cache_scope = Some(CacheScope::Public);
+        }
+        self.stamp(&mut result.meta, &context);
+        Ok(result)
     }
 
     fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
@@ -344,7 +400,11 @@ impl ServerHandler for McpServer {
             let declared = context.client_capabilities().is_some_and(|caps| caps.roots.is_some());
             match request.input_responses.as_ref().and_then(|answers| answers.get(ROOTS_INPUT_KEY)) {
                 Some(answer) if declared => CallRoots::Given(client_roots::roots_from_input(answer)?),
-                None if declared => return Ok(CallToolResponse::InputRequired(client_roots::roots_input_required())),
+                None if declared => {
+                    let mut asked = client_roots::roots_input_required();
+                    self.stamp(&mut asked.meta, &context);
+                    return Ok(CallToolResponse::InputRequired(asked));
+                }
                 _ => CallRoots::None,
             }
         } else {
@@ -352,7 +412,11 @@ impl ServerHandler for McpServer {
         };
         let ctx = ToolContext::new(context.ct.clone(), progress_token, Some(context.peer.clone())).with_roots(roots);
         match self.call(&request.name, request.arguments, ctx).await {
-            Some(output) => Ok(CallToolResponse::from(output.into_call_tool_result())),
+            Some(output) => {
+                let mut result = output.into_call_tool_result();
+                self.stamp(&mut result.meta, &context);
+                Ok(CallToolResponse::from(result))
+            }
             None => {
                 let known = self.registry.names().join(", ");
                 Err(McpError::invalid_params(
@@ -366,42 +430,101 @@ impl ServerHandler for McpServer {
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        Ok(ListPromptsResult::with_all_items(self.extension.prompts()))
+        let mut result = ListPromptsResult::with_all_items(self.extension.prompts());
+        if is_stateless(&context) {
+            result.ttl_ms = Some(STATIC_TTL_MS);
+            result.cache_scope = Some(CacheScope::Public);
+        }
+        self.stamp(&mut result.meta, &context);
+        Ok(result)
     }
 
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        self.extension.get_prompt(&request.name, request.arguments).map(Into::into)
+        let mut result = self.extension.get_prompt(&request.name, request.arguments)?;
+        self.stamp(&mut result.meta, &context);
+        Ok(result.into())
     }
 
     async fn list_resources(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         let cursor = request.and_then(|r| r.cursor);
-        self.extension.list_resources(cursor).await
+        let mut result = self.extension.list_resources(cursor).await?;
+        self.stamp(&mut result.meta, &context);
+        Ok(result)
     }
 
     async fn list_resource_templates(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        Ok(self.extension.list_resource_templates())
+        let mut result = self.extension.list_resource_templates();
+        if is_stateless(&context) {
+            result.ttl_ms = Some(STATIC_TTL_MS);
+            result.cache_scope = Some(CacheScope::Public);
+        }
+        self.stamp(&mut result.meta, &context);
+        Ok(result)
+    }
+
+    fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        if !self.extension.lists_change() {
+            return None;
+        }
+        let mut accepted = SubscriptionFilter::new();
+        accepted.tools_list_changed = requested.tools_list_changed;
+        accepted.resources_list_changed = requested.resources_list_changed;
+        Some(accepted)
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        let mut changes = self.extension.changes();
+        let sink = context.sink().clone();
+        loop {
+            tokio::select! {
+                () = context.cancelled() => return Ok(()),
+                change = changes.next() => {
+                    if change.is_none() {
+                        return Ok(());
+                    }
+                    let accepted = sink.accepted();
+                    let tools = accepted.tools_list_changed == Some(true);
+                    let resources = accepted.resources_list_changed == Some(true);
+                    let sent = async {
+                        if tools {
+                            sink.notify_tool_list_changed().await?;
+                        }
+                        if resources {
+                            sink.notify_resource_list_changed().await?;
+                        }
+                        Ok::<(), rmcp::service::SubscriptionSendError>(())
+                    };
+                    if let Err(error) = sent.await {
+                        tracing::debug!(%error, "a subscription ended");
+                        return Ok(());
+                    }
+                }
+            }
+        }
     }
 
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        self.extension.read_resource(request.uri).await.map(Into::into)
+        let mut result = self.extension.read_resource(request.uri).await?;
+        self.stamp(&mut result.meta, &context);
+        Ok(result.into())
     }
 
     #[allow(deprecated)]
@@ -438,8 +561,25 @@ impl ServerHandler for McpServer {
         }
     }
 
-    async fn on_initialized(&self, _context: NotificationContext<RoleServer>) {
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         tracing::debug!("client initialized");
+        if self.extension.lists_change() {
+            // A session hears of changes as notifications until it ends.
+            let mut changes = self.extension.changes();
+            let peer = context.peer;
+            let resources = self.extension.has_resources();
+            tokio::spawn(async move {
+                while changes.next().await.is_some() {
+                    let sent = match peer.notify_tool_list_changed().await {
+                        Ok(()) if resources => peer.notify_resource_list_changed().await,
+                        other => other,
+                    };
+                    if sent.is_err() {
+                        break;
+                    }
+                }
+            });
+        }
     }
 
     async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {

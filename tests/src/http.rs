@@ -130,15 +130,23 @@ impl HttpSession {
 
     /// POSTs one JSON-RPC message and reads the whole response.
     pub fn post(&mut self, message: &Value) -> Result<Response> {
+        self.post_with(message, &[("MCP-Protocol-Version", PROTOCOL_VERSION)])
+    }
+
+    /// POSTs one JSON-RPC message with `headers` (e.g. a 2026-07-28 request's
+    /// `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`) and reads the whole response.
+    pub fn post_with(&mut self, message: &Value, headers: &[(&str, &str)]) -> Result<Response> {
         let body = serde_json::to_vec(message)?;
         let mut head = format!(
             "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
-             Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: {PROTOCOL_VERSION}\r\n\
-             Content-Length: {}\r\n",
+             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
             self.path,
             self.host,
             body.len()
         );
+        for (name, value) in headers {
+            head.push_str(&format!("{name}: {value}\r\n"));
+        }
         if let Some(session) = &self.session {
             head.push_str(&format!("Mcp-Session-Id: {session}\r\n"));
         }

@@ -5,6 +5,7 @@ mod bench;
 mod client;
 mod protocol_fuzz;
 mod robustness;
+mod stateless;
 mod tour;
 
 /// The `mcp-baseline` binary cargo built for these tests.

@@ -12,7 +12,7 @@ const WAIT: Duration = Duration::from_secs(20);
 
 /// The four servers, each started in `dir` the way its README says (a workspace to confine to,
 /// a repository, no IDE running for the bridge).
-fn servers(dir: &Path) -> Vec<(&'static str, Command)> {
+pub(super) fn servers(dir: &Path) -> Vec<(&'static str, Command)> {
     std::fs::create_dir_all(dir.join("repo")).unwrap();
     std::fs::create_dir_all(dir.join("xdg")).unwrap();
     let mut out = Vec::new();

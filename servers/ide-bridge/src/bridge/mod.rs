@@ -196,6 +196,23 @@ impl Bridge {
         }
     }
 
+    /// Yields each time the host connects or goes away (what `tools/list` and
+    /// `resources/list` answer changes then); ends when the bridge shuts down.
+    pub fn link_changes(&self) -> futures::stream::BoxStream<'static, ()> {
+        let rx = self.inner.state.subscribe();
+        let up = matches!(&*rx.borrow(), LinkState::Up { .. });
+        Box::pin(futures::stream::unfold((rx, up), |(mut rx, mut up)| async move {
+            loop {
+                rx.changed().await.ok()?;
+                let now = matches!(&*rx.borrow_and_update(), LinkState::Up { .. });
+                if now != up {
+                    up = now;
+                    return Some(((), (rx, up)));
+                }
+            }
+        }))
+    }
+
     /// What the connected host said in `host/info`.
     pub fn host_info(&self) -> Option<HostInfo> {
         self.current().and_then(|l| l.info().cloned())

@@ -7,6 +7,9 @@
 //!   inside the workspace is accepted too.
 //! - `tools/list`: waits for the first connection attempt (bounded), so that `write_file` can say
 //!   when the host is read-only; answered from the registry even when the host is down.
+//! - Changes: when the host connects or goes away, `notifications/tools/list_changed` and
+//!   `notifications/resources/list_changed` (to a session, and to a 2026-07-28
+//!   `subscriptions/listen`).
 
 use std::time::Duration;
 
@@ -65,6 +68,14 @@ fn mcp_error(error: &BridgeError, op: Op<'_>) -> McpError {
 impl ServerExtension for BridgeExtension {
     fn has_resources(&self) -> bool {
         true
+    }
+
+    fn lists_change(&self) -> bool {
+        true
+    }
+
+    fn changes(&self) -> futures::stream::BoxStream<'static, ()> {
+        self.bridge.link_changes()
     }
 
     fn list_resource_templates(&self) -> ListResourceTemplatesResult {
