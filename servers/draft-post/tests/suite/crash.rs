@@ -3,11 +3,11 @@
 
 use serde_json::json;
 
-use super::{Fixture, id_of, posted, src};
+use super::{Fixture, posted, scalar_of, src};
 
 /// The article a manuscript without frontmatter becomes.
 fn article_of(source: &str, body: &str) -> String {
-    format!("---\nsource_id: {}\n---\n{body}", id_of(source))
+    format!("---\nsource_id: {}\n---\n{body}", scalar_of(source))
 }
 
 #[test]

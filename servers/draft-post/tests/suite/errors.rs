@@ -4,7 +4,7 @@
 use mcp_tests::{is_error, structured, text_of};
 use serde_json::json;
 
-use super::{Fixture, draft_post, id_of, posted, refused, src};
+use super::{Fixture, draft_post, id_of, posted, refused, scalar_of, src};
 
 #[test]
 fn a_missing_source_is_not_found() {
@@ -211,7 +211,7 @@ fn a_conflict_in_a_repository_made_by_hand_writes_nothing_at_all() {
     for i in 1..=100 {
         fx.put(&format!("projects/2025-12/{i:02}-a{i}/article.md"), &format!("---\ntitle: A{i}\n---\nx\n"));
     }
-    let article = format!("---\ntitle: Seed\nsource_id: {}\n---\nold\n", id_of(&seed));
+    let article = format!("---\ntitle: Seed\nsource_id: {}\n---\nold\n", scalar_of(&seed));
     fx.put("projects/2025-12/101-seed/article.md", &article);
     fx.put("projects/2026-01/07-seed-copy/article.md", &article);
     let before = raw_tree(&fx.repo());

@@ -96,7 +96,7 @@ impl Fixture {
             .arg(self.repo())
             .current_dir(self.dir.path())
             .env("TZ", "UTC")
-            .env("RUST_LOG", "mcp_server_draft_post=debug")
+            .env("RUST_LOG", "mcp_server_draft_post=debug,mcp_shared::client_roots=debug")
             .spawn()
             .expect("spawn the server");
         client.initialize().expect("initialize");
@@ -188,6 +188,15 @@ pub fn id_of(path: &str) -> String {
     let canonical = std::fs::canonicalize(path).unwrap();
     let digest = sha2::Sha256::digest(canonical.to_str().unwrap().as_bytes());
     digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
+}
+
+/// [`id_of`] as the server writes it in front matter: plain, or double-quoted when YAML would
+/// read the plain digits as a number (`1234567890123456`, `4e13621707320927`).
+pub fn scalar_of(path: &str) -> String {
+    let id = id_of(path);
+    let (mantissa, exponent) = id.split_once(['e', 'E']).unwrap_or((&id, "0"));
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if digits(mantissa) && digits(exponent) { format!("\"{id}\"") } else { id }
 }
 
 /// `{"source": path, ...}`.

@@ -6,7 +6,7 @@ use std::time::{Duration, SystemTime};
 use mcp_tests::structured;
 use serde_json::json;
 
-use super::{Fixture, id_of, posted, src};
+use super::{Fixture, posted, scalar_of, src};
 
 /// Sets the mtime of everything under `root` (files and directories) an hour back, so the
 /// server trusts what it saved about them (nothing is "too recent to trust").
@@ -52,7 +52,7 @@ fn a_new_process_starts_from_the_saved_index_and_sees_changes_made_meanwhile() {
     // gets a new title in place.
     fx.put(
         "projects/2025-12/41-by-hand/article.md",
-        &format!("---\ntitle: Seed\nsource_id: {}\n---\nold\n", id_of(&seed)),
+        &format!("---\ntitle: Seed\nsource_id: {}\n---\nold\n", scalar_of(&seed)),
     );
     std::fs::remove_dir_all(fx.at("projects/2025-11/40-a40")).unwrap();
     let retitled = fx.read("projects/2025-11/07-a7/article.md").replace("Article 7", "Retitled");
@@ -108,7 +108,7 @@ fn the_saved_index_spares_a_new_process_from_reading_every_article() {
     posted(&mut c, json!({"source": seed, "project": "p00"}));
     drop(c);
     let late = fx.draft("late.md", "# late\n");
-    fx.put("projects/p05/77-by-hand/article.md", &format!("---\nsource_id: {}\n---\nx\n", id_of(&late)));
+    fx.put("projects/p05/77-by-hand/article.md", &format!("---\nsource_id: {}\n---\nx\n", scalar_of(&late)));
 
     let mut c = fx.builder_with_log();
     let result = posted(&mut c, src(&late));

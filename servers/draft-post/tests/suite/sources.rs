@@ -295,7 +295,7 @@ fn a_path_swapped_for_a_symlink_never_files_the_target() {
 fn spawn_with_roots_capability(a: &Attack, extra: &[&str], cwd: &Path) -> StdioClient {
     let mut client = StdioClient::builder(BIN)
         .args(extra)
-        .env("RUST_LOG", "mcp_server_draft_post=debug")
+        .env("RUST_LOG", "mcp_server_draft_post=debug,mcp_shared::client_roots=debug")
         .current_dir(cwd)
         .env("HOME", &a.home)
         .env("TZ", "UTC")

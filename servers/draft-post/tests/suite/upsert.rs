@@ -4,7 +4,7 @@
 use mcp_tests::text_of;
 use serde_json::json;
 
-use super::{Fixture, draft_post, id_of, posted, src};
+use super::{Fixture, draft_post, id_of, posted, scalar_of, src};
 
 #[test]
 fn created_then_updated_then_unchanged_in_the_same_directory() {
@@ -153,7 +153,7 @@ fn an_article_added_by_hand_is_found_while_the_server_runs() {
     assert_eq!(posted(&mut c, src(&other))["number"], 1);
     fx.put(
         "projects/2025-12/09-by-hand/article.md",
-        &format!("---\ntitle: Seed\nsource_id: {}\n---\nold\n", id_of(&seed)),
+        &format!("---\ntitle: Seed\nsource_id: {}\n---\nold\n", scalar_of(&seed)),
     );
     let result = posted(&mut c, src(&seed));
     assert_eq!(result["action"], "updated");
@@ -162,7 +162,7 @@ fn an_article_added_by_hand_is_found_while_the_server_runs() {
     assert!(text_of(&draft_post(&mut c, src(&seed))).contains("stays in project 2025-12"));
     assert_eq!(
         fx.read("projects/2025-12/09-by-hand/article.md"),
-        format!("---\ntitle: Seed\nsource_id: {}\n---\nbody\n", id_of(&seed))
+        format!("---\ntitle: Seed\nsource_id: {}\n---\nbody\n", scalar_of(&seed))
     );
 }
 
@@ -243,13 +243,13 @@ fn the_article_keeps_every_key_comment_and_body_byte() {
     let result = posted(&mut c, src(&plain));
     assert_eq!(
         fx.read(result["article"].as_str().unwrap()),
-        format!("---\r\nsource_id: {}\r\n---\r\n# Just a body\r\nline\r\n", id_of(&plain))
+        format!("---\r\nsource_id: {}\r\n---\r\n# Just a body\r\nline\r\n", scalar_of(&plain))
     );
     let bom = fx.draft("bom.md", "\u{feff}---\ntitle: B\n---\nb");
     let result = posted(&mut c, src(&bom));
     assert_eq!(
         fx.read(result["article"].as_str().unwrap()),
-        format!("\u{feff}---\ntitle: B\nsource_id: {}\n---\nb", id_of(&bom))
+        format!("\u{feff}---\ntitle: B\nsource_id: {}\n---\nb", scalar_of(&bom))
     );
 }
 
@@ -261,7 +261,7 @@ fn a_source_id_already_in_the_manuscript_is_replaced_in_place() {
     let result = posted(&mut c, src(&seed));
     assert_eq!(
         fx.read(result["article"].as_str().unwrap()),
-        format!("---\ntitle: Copied\nsource_id: {}\nz: 1\n---\nx\n", id_of(&seed))
+        format!("---\ntitle: Copied\nsource_id: {}\nz: 1\n---\nx\n", scalar_of(&seed))
     );
 }
 
