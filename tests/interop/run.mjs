@@ -106,6 +106,7 @@ async function main() {
         ok = runDriver('TypeScript SDK 1.x (@modelcontextprotocol/sdk)', process.execPath, [join(here, 'ts_client.mjs'), 'sdk1', planFile]) && ok;
         ok = runDriver('TypeScript SDK 2.x (@modelcontextprotocol/client)', process.execPath, [join(here, 'ts_client.mjs'), 'sdk2', planFile]) && ok;
         ok = runDriver('Python SDK (mcp)', python, [join(here, 'py_client.py'), planFile]) && ok;
+        ok = runDriver('Python SDK (mcp) at 2026-07-28, stdio and HTTP', python, [join(here, 'py_client.py'), '--revision', '2026-07-28', planFile]) && ok;
     } finally {
         host.removeAllListeners('exit');
         host.kill();
