@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# tests/hosts/run.sh: a real MCP host registers every server the way the README says and connects
-# to it; no model is needed. Claude Code (npm @anthropic-ai/claude-code, pinned), in a scratch
-# HOME: `claude mcp add` for each server over stdio, and for sample-tool over `--http` with
-# `--header "Authorization: Bearer …"`; `claude mcp list` (which starts and initializes each
-# server) must show every one Connected, and the HTTP server registered without the header must
-# not be, with the header named in Claude Code's log of the failure.
+# tests/hosts/run.sh: real MCP hosts register every server the way the README says and connect
+# to it; no model is needed.
+# - Claude Code (npm @anthropic-ai/claude-code, pinned), in a scratch HOME: `claude mcp add` for
+#   each server over stdio, and for sample-tool over `--http` with `--header "Authorization:
+#   Bearer …"`; `claude mcp list` (which starts and initializes each server) must show every one
+#   Connected, and the HTTP server registered without the header must not be, with the header
+#   named in Claude Code's log of the failure.
+# - Codex (npm @openai/codex, pinned): `codex app-server` with every server in a scratch
+#   CODEX_HOME's config.toml (stdio, and sample-tool over --http with `bearer_token_env_var`);
+#   `thread/start`, then `mcpServer/tool/call` of a good and a refused call per server, and
+#   `mcpServerStatus/list` showing each connected (codex.py).
 #
 #   tests/hosts/run.sh [BIN_DIR]     (default target/debug, after cargo build or cargo test)
 set -euo pipefail
@@ -12,6 +17,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BIN="${1:-$ROOT/target/debug}"
 CLAUDE_CODE_VERSION=2.1.197
+CODEX_VERSION=0.169.0
 H="$(mktemp -d "${TMPDIR:-/tmp}/mcp-suite-hosts.XXXXXX")"
 PIDS=()
 cleanup() {
@@ -20,7 +26,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-npm install --silent --no-audit --no-fund --prefix "$H/npm" "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" >&2
+npm install --silent --no-audit --no-fund --prefix "$H/npm" \
+  "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" "@openai/codex@$CODEX_VERSION" >&2
 CLAUDE="$H/npm/node_modules/.bin/claude"
 export HOME="$H/home"
 mkdir -p "$HOME" "$H/project/blog" "$H/project/ws"
@@ -60,6 +67,13 @@ elif grep -rqs "Authorization: Bearer" "$HOME/.cache/claude-cli-nodejs"/*/mcp-lo
   echo "ok   no-token: refused, and Claude Code's log tells to send the Authorization header" >&2
 else
   echo "FAIL no-token: refused, but Claude Code's log does not say what to do" >&2
+  FAILED=1
+fi
+# Codex: its own scratch home; the drafts repository and the bridge's workspace as above.
+if ! python3 "$ROOT/tests/hosts/codex.py" "$H/npm/node_modules/.bin/codex" "$BIN" "$H" \
+  "http://127.0.0.1:$PORT/mcp" s3cret; then
+  echo "FAIL Codex $CODEX_VERSION (its log: kept in $H/codex.log until this script exits)" >&2
+  tail -20 "$H/codex.log" >&2 || true
   FAILED=1
 fi
 exit "$FAILED"
