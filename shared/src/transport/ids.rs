@@ -65,6 +65,11 @@ impl IdMap {
         }
     }
 
+    /// The client's id (its exact JSON text) for our id `ours`, while that request is in flight.
+    pub fn theirs(&self, ours: i64) -> Option<&str> {
+        self.in_flight.get(&ours).map(|(raw, _)| &**raw)
+    }
+
     /// Our id for a request the client names (a cancellation), if it is in flight.
     pub fn ours(&self, raw: &str) -> Option<i64> {
         self.by_client.get(raw).copied()

@@ -464,6 +464,7 @@ fn translate(
             Some(NumberOrString::Number(n)) => (*n, "error", serde_json::to_vec(&error.error)?),
             _ => return serde_json::to_vec(item).map(Some),
         },
+        JsonRpcMessage::Notification(_) => return notification_with_their_ids(session, item).map(Some),
         _ => return serde_json::to_vec(item).map(Some),
     };
     let render = |raw: &str| {
@@ -483,6 +484,46 @@ fn translate(
         Route::BatchDone(answers) => Some(array(answers)),
         Route::Unknown => Some(serde_json::to_vec(item)?),
     })
+}
+
+/// The `_meta` key of the `subscriptions/listen` request a notification belongs to.
+const SUBSCRIPTION_ID_KEY: &str = "io.modelcontextprotocol/subscriptionId";
+
+/// A notification rmcp made, with the request ids in it (a subscription's id, a cancelled
+/// request's id) translated back to the client's, byte for byte: each is first replaced by a
+/// placeholder string, and the placeholder's JSON text by the client's id.
+fn notification_with_their_ids(
+    session: &std::sync::Mutex<Session>,
+    item: &TxJsonRpcMessage<RoleServer>,
+) -> Result<Vec<u8>, serde_json::Error> {
+    let mut value = serde_json::to_value(item)?;
+    let session = session.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut swaps: Vec<(String, String)> = Vec::new();
+    let mut translate = |slot: Option<&mut serde_json::Value>| {
+        if let Some(slot) = slot
+            && let Some(ours) = slot.as_i64()
+            && let Some(theirs) = session.ids.theirs(ours)
+        {
+            let placeholder = format!("\u{1}mcp-suite-request-{ours}\u{1}");
+            swaps.push((serde_json::to_string(&placeholder).unwrap_or_default(), theirs.to_owned()));
+            *slot = serde_json::Value::String(placeholder);
+        }
+    };
+    if let Some(params) = value.get_mut("params") {
+        translate(params.get_mut("_meta").and_then(|meta| meta.get_mut(SUBSCRIPTION_ID_KEY)));
+        if item_is_cancellation(item) {
+            translate(params.get_mut("requestId"));
+        }
+    }
+    let mut text = serde_json::to_string(&value)?;
+    for (placeholder, theirs) in swaps {
+        text = text.replacen(&placeholder, &theirs, 1);
+    }
+    Ok(text.into_bytes())
+}
+
+fn item_is_cancellation(item: &TxJsonRpcMessage<RoleServer>) -> bool {
+    matches!(item, JsonRpcMessage::Notification(n) if matches!(n.notification, rmcp::model::ServerNotification::CancelledNotification(_)))
 }
 
 impl<R, W> Transport<RoleServer> for StdioTransport<R, W>
@@ -707,6 +748,23 @@ mod tests {
         assert_eq!(cancel["params"]["requestId"], ours);
         h.send(r#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#).await;
         assert!(h.received().await.is_some(), "a cancelled request's id is free again");
+    }
+
+    #[tokio::test]
+    async fn a_subscriptions_notifications_carry_the_clients_id_byte_exact() {
+        let mut h = harness(1 << 16);
+        h.send(r#"{"jsonrpc":"2.0","id":18446744073709551616,"method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}},"notifications":{"toolsListChanged":true}}}"#).await;
+        let ours = h.received().await.unwrap()["id"].as_i64().unwrap();
+        let notification: ServerJsonRpcMessage = serde_json::from_value(json!({
+            "jsonrpc": "2.0", "method": "notifications/tools/list_changed",
+            "params": {"_meta": {SUBSCRIPTION_ID_KEY: ours}}
+        }))
+        .unwrap();
+        h.transport.send(notification).await.unwrap();
+        assert_eq!(
+            h.line().await,
+            r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":18446744073709551616}}}"#
+        );
     }
 
     #[tokio::test]

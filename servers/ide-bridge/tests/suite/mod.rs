@@ -26,6 +26,7 @@ use tokio_tungstenite::{
 };
 
 mod auth;
+mod changes;
 mod concurrency;
 mod confinement;
 // Unix permission bits, signals and uids (Windows keeps discovery files in the user's %TEMP%).
