@@ -29,6 +29,9 @@ use mcp_shared::{
 
 use crate::{ROOT_FLAG, error::ToolError};
 
+/// Client roots, and the sandbox they make of the start-up workspace.
+type SandboxOfRoots = (Arc<[Root]>, Result<Sandbox, ToolError>);
+
 /// The start-up workspace and what the client's roots make of it.
 pub struct Workspace {
     /// `--root`, or the working directory when it is a project; `None`: no workspace.
@@ -36,7 +39,7 @@ pub struct Workspace {
     /// Whether `configured` is `--root` (client roots narrow it) or a default (they replace it).
     explicit: bool,
     /// The last client roots seen and the sandbox they made.
-    last: Mutex<Option<(Arc<[Root]>, Result<Sandbox, ToolError>)>>,
+    last: Mutex<Option<SandboxOfRoots>>,
 }
 
 impl std::fmt::Debug for Workspace {

@@ -129,7 +129,7 @@ impl TextEditor {
                 ),
             ));
         };
-        let sandbox = self.workspace.sandbox(&ctx).await?;
+        let sandbox = self.workspace.sandbox(ctx).await?;
         let path = editor::resolve(&sandbox, &input.path, command)?;
         let request = Request {
             file_text: input.file_text,
