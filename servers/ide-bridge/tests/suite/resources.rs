@@ -117,3 +117,26 @@ fn resources_read_errors_are_json_rpc_errors_with_the_shared_code() {
     }
     assert_eq!(std::fs::read_to_string(outside.join("secret.txt")).unwrap(), "secret");
 }
+
+#[test]
+fn a_missing_resource_is_32002_in_a_session_and_32602_at_2026_07_28() {
+    let env = Env::new();
+    let ws = env.workspace("ws", &[("a.txt", "A")]);
+    let _host = env.host(&ws, &[]);
+    let mut bridge = env.bridge(&ws, &[]);
+    let session = bridge.request("resources/read", json!({"uri": "file:///missing.txt"})).unwrap();
+    assert_eq!(session["error"]["code"], -32002, "{session}");
+    let mut stateless = env.bridge_builder(&ws, &[]).spawn().unwrap();
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "resources-test", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let missing = stateless.request("resources/read", json!({"_meta": meta, "uri": "file:///missing.txt"})).unwrap();
+    assert_eq!(missing["error"]["code"], -32602, "{missing}");
+    assert_eq!(missing["error"]["data"]["code"], "NOT_FOUND", "{missing}");
+    let found = stateless.request("resources/read", json!({"_meta": meta, "uri": "file:///a.txt"})).unwrap();
+    assert_eq!(found["result"]["contents"][0]["text"], "A", "{found}");
+    assert_eq!(found["result"]["resultType"], "complete", "{found}");
+    assert_eq!(found["result"]["ttlMs"], 0, "{found}");
+}
