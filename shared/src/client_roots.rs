@@ -171,7 +171,8 @@ mod tests {
 
     #[test]
     fn the_answer_is_read_or_refused_with_its_shape() {
-        let roots = roots_from_input(&json!({"roots": [{"uri": "file:///w/p", "name": "p"}]})).unwrap();
+        let uri = if cfg!(windows) { "file:///C:/w/p" } else { "file:///w/p" };
+        let roots = roots_from_input(&json!({"roots": [{"uri": uri, "name": "p"}]})).unwrap();
         assert_eq!(roots.len(), 1);
         assert_eq!(paths(&roots).len(), 1);
         let error = roots_from_input(&json!({"roots": "file:///w"})).unwrap_err();

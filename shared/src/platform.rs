@@ -101,6 +101,13 @@ pub fn refused_name(name: &str) -> Option<&'static str> {
     imp::refused_name(name)
 }
 
+/// The local path a `file://` URI's decoded path names (`/home/a` on Unix; `/C:/Users/a` and
+/// `/c:/x` on Windows, where the drive follows the slash: `C:\Users\a`), or `None` when it
+/// names no local path (Windows: a path without a drive).
+pub fn path_of_file_uri(decoded: &str) -> Option<std::path::PathBuf> {
+    imp::path_of_file_uri(decoded)
+}
+
 /// Whether two names of one directory are the same entry's, as the OS compares them for
 /// locating a root (Windows: case-insensitive; Unix: byte for byte). Only used to decide which
 /// root a path lies in: the rest of the path is then opened beneath that root's handle, so a

@@ -74,6 +74,10 @@ pub(super) fn refused_name(_name: &str) -> Option<&'static str> {
     None
 }
 
+pub(super) fn path_of_file_uri(decoded: &str) -> Option<std::path::PathBuf> {
+    Some(std::path::PathBuf::from(decoded))
+}
+
 #[cfg(not(target_os = "macos"))]
 pub(super) fn same_name(a: &std::ffi::OsStr, b: &std::ffi::OsStr) -> bool {
     a == b

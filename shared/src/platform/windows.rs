@@ -59,6 +59,21 @@ const RESERVED: &[&str] = &[
     "LPT9", "LPT¹", "LPT²", "LPT³",
 ];
 
+pub(super) fn path_of_file_uri(decoded: &str) -> Option<std::path::PathBuf> {
+    // `/C:/Users/a` (or `/c:` with a lower-case drive, or `/C|/` from old clients).
+    let rest = decoded.strip_prefix('/')?;
+    let bytes = rest.as_bytes();
+    let drive = bytes.first().is_some_and(u8::is_ascii_alphabetic)
+        && matches!(bytes.get(1), Some(b':' | b'|'))
+        && matches!(bytes.get(2), None | Some(b'/'));
+    if !drive {
+        return None;
+    }
+    let tail = rest.get(2..).unwrap_or("");
+    let tail = if tail.is_empty() { "/" } else { tail };
+    Some(std::path::PathBuf::from(format!("{}:{}", &rest[..1], tail.replace('/', "\\"))))
+}
+
 pub(super) fn refused_name(name: &str) -> Option<&'static str> {
     if name.contains(':') {
         return Some(
