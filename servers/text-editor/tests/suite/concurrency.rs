@@ -124,8 +124,17 @@ fn two_processes_editing_one_file_lose_nothing() {
     let after = std::fs::read_to_string(root.join("shared.txt")).unwrap();
     let expected: String = (0..60).map(|i| format!("{} {i:03}\n", if i % 2 == 0 { "a" } else { "b" })).collect();
     assert_eq!(after, expected);
-    // the other process changed the file since a's last edit: a's undo refuses
+    // b edits once more, after every edit of a's: the file is no longer as a left it, so a's
+    // undo refuses and changes nothing, while b's (the last writer's) reverts b's edit.
+    let last = b
+        .call_tool(TOOL, json!({"command": "str_replace", "path": path, "old_str": "b 059\n", "new_str": "c 059\n"}))
+        .unwrap();
+    assert!(!mcp_tests::is_error(&last), "{last}");
     let undo = a.call_tool(TOOL, json!({"command": "undo_edit", "path": path})).unwrap();
-    let code = mcp_tests::error_code(&undo);
-    assert!(code.as_deref() == Some("CONFLICT") || code.is_none(), "{undo}");
+    assert_eq!(mcp_tests::error_code(&undo).as_deref(), Some("CONFLICT"), "{undo}");
+    let changed = expected.replace("b 059\n", "c 059\n");
+    assert_eq!(std::fs::read_to_string(root.join("shared.txt")).unwrap(), changed, "a refused undo changes nothing");
+    let undo = b.call_tool(TOOL, json!({"command": "undo_edit", "path": path})).unwrap();
+    assert!(!mcp_tests::is_error(&undo), "{undo}");
+    assert_eq!(std::fs::read_to_string(root.join("shared.txt")).unwrap(), expected);
 }
