@@ -1,5 +1,6 @@
 //! The test modules (one test binary for the crate).
 
+mod architecture;
 mod baseline;
 mod bench;
 mod client;
