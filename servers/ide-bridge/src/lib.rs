@@ -2,7 +2,7 @@
 //!
 //! - `mcp-server-ide-bridge` is a stdio MCP server ([`server`]): the tools `list_files`,
 //!   `read_file`, `write_file` ([`tools`]) and the `file:///{path}` resources
-//!   ([`bridge::resources`]) are forwarded over an authenticated WebSocket ([`bridge`]) to the
+//!   ([`extension`]) are forwarded over an authenticated WebSocket ([`bridge`]) to the
 //!   workspace host, found by URL or through its discovery file ([`discovery`]).
 //! - `ide-bridge-host` is the workspace side ([`host`]), the role an IDE extension plays: a
 //!   WebSocket server on 127.0.0.1 serving `fs/list`, `fs/read` and `fs/write` on one folder
@@ -17,13 +17,15 @@ use mcp_shared::{McpServer, RegistryError, ServerIdentity, ToolRegistry};
 
 pub mod bridge;
 pub mod discovery;
+pub mod extension;
 pub mod host;
 pub mod paths;
 pub mod protocol;
 pub mod tools;
 pub mod ws;
 
-use bridge::{Bridge, resources::BridgeExtension};
+use bridge::Bridge;
+use extension::BridgeExtension;
 
 /// The MCP server's binary name, announced in `initialize`.
 pub const NAME: &str = "mcp-server-ide-bridge";

@@ -11,7 +11,6 @@
 
 pub mod error;
 pub mod link;
-pub mod resources;
 
 use std::{
     path::PathBuf,

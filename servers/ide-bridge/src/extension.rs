@@ -1,4 +1,6 @@
-//! Resources (`file:///{path}`) and the state-dependent `tools/list`, as a [`ServerExtension`].
+//! Resources (`file:///{path}`) and the state-dependent `tools/list`, as a [`ServerExtension`]:
+//! the server-level glue over the [`bridge`](crate::bridge) and the [`tools`](crate::tools)
+//! (neither of which knows the other's this way round).
 //!
 //! - `resources/templates/list`: `file:///{path}` (text/plain).
 //! - `resources/list`: the workspace's files (`fs/list` recursive), a page at a time; the cursor
@@ -26,8 +28,8 @@ use mcp_shared::{
 };
 use serde_json::json;
 
-use super::{Bridge, BridgeError, error::Op};
 use crate::{
+    bridge::{Bridge, BridgeError, error::Op},
     paths::{FILE_TEMPLATE, file_uri, parse_file_uri, to_host_path},
     protocol::{ListParams, ListResult, METHOD_LIST, METHOD_READ, ReadParams, ReadResult},
     tools::write_file,
