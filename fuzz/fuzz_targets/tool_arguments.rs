@@ -38,7 +38,7 @@ fn fixture() -> &'static Fixture {
             tool_name: "text_editor".into(),
             limits: mcp_server_text_editor::Limits { fsync: false, ..Default::default() },
         };
-        let editor_workspace = Arc::new(mcp_server_text_editor::Workspace::explicit(Sandbox::new([&root]).unwrap()));
+        let editor_workspace = Arc::new(mcp_server_text_editor::EditorRoots::explicit(Sandbox::new([&root]).unwrap()));
         let editor = mcp_server_text_editor::registry(&config, Arc::clone(&editor_workspace)).unwrap();
         let settings = mcp_server_draft_post::Settings {
             repo: Some(root.join("repo")),
@@ -48,7 +48,7 @@ fn fixture() -> &'static Fixture {
             max_manuscript_bytes: 1 << 20,
             fsync: false,
         };
-        let drafts = Arc::new(mcp_server_draft_post::Workspace::new(settings).unwrap());
+        let drafts = Arc::new(mcp_server_draft_post::Places::new(settings).unwrap());
         let tools = vec![
             (editor, "text_editor"),
             (mcp_server_draft_post::registry(&drafts).unwrap(), "draft_post"),

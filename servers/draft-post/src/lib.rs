@@ -30,7 +30,7 @@ pub mod view;
 pub mod workspace;
 
 pub use repo::{Repo, RepoConfig};
-pub use workspace::{Settings, Workspace};
+pub use workspace::{Places, Settings};
 
 /// The binary's name, announced in `initialize`.
 pub const NAME: &str = "mcp-server-draft-post";
@@ -47,7 +47,7 @@ pub enum BuildError {
 }
 
 /// Who the server is, for `initialize`.
-pub fn identity(workspace: &Workspace) -> ServerIdentity {
+pub fn identity(workspace: &Places) -> ServerIdentity {
     let mut instructions = "Files Markdown manuscripts into this repository as \
         projects/<project>/NN-slug/article.md. Call `draft_post` with the manuscript's path \
         (`source`: a .md, .markdown or .mdx file in an allowed source directory, not hidden; by \
@@ -72,7 +72,7 @@ pub fn identity(workspace: &Workspace) -> ServerIdentity {
 }
 
 /// Every tool of this server, over `workspace`.
-pub fn registry(workspace: &Arc<Workspace>) -> Result<ToolRegistry, RegistryError> {
+pub fn registry(workspace: &Arc<Places>) -> Result<ToolRegistry, RegistryError> {
     let mut registry = ToolRegistry::new();
     registry.register(tools::draft_post::DraftPost::new(Arc::clone(workspace)))?;
     registry.register(tools::list_posts::ListPosts::new(Arc::clone(workspace)))?;
@@ -90,7 +90,7 @@ impl ServerExtension for UsesRoots {
 
 /// The whole server for `settings`.
 pub fn server(settings: Settings) -> Result<McpServer, BuildError> {
-    let workspace = Arc::new(Workspace::new(settings)?);
+    let workspace = Arc::new(Places::new(settings)?);
     let registry = registry(&workspace)?;
     Ok(McpServer::new(identity(&workspace), registry).with_extension(Arc::new(UsesRoots)))
 }

@@ -97,7 +97,7 @@ pub struct Target {
 }
 
 /// The configured places and, per client session, what the client's roots make of them.
-pub struct Workspace {
+pub struct Places {
     settings: Settings,
     /// `--repo`.
     fixed: Option<Place>,
@@ -109,9 +109,9 @@ pub struct Workspace {
     opened: Mutex<Vec<Place>>,
 }
 
-impl std::fmt::Debug for Workspace {
+impl std::fmt::Debug for Places {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Workspace").field("settings", &self.settings).finish_non_exhaustive()
+        f.debug_struct("Places").field("settings", &self.settings).finish_non_exhaustive()
     }
 }
 
@@ -174,10 +174,10 @@ pub fn no_repository_message(client_roots: Option<usize>) -> String {
     message
 }
 
-impl Workspace {
+impl Places {
     /// The workspace of `settings`: `--repo` and `--source-root` are opened now (a missing one
     /// is an error), the working directory if it is a plausible project.
-    pub fn new(settings: Settings) -> Result<Workspace, SetupError> {
+    pub fn new(settings: Settings) -> Result<Places, SetupError> {
         let explicit_sources = if settings.source_roots.is_empty() {
             None
         } else {
@@ -205,7 +205,7 @@ impl Workspace {
                 }
             }
         }
-        Ok(Workspace { settings, fixed, cwd_place, explicit_sources, opened: Mutex::new(Vec::new()) })
+        Ok(Places { settings, fixed, cwd_place, explicit_sources, opened: Mutex::new(Vec::new()) })
     }
 
     /// Whether a repository is known without asking the client (`--repo`, or the working

@@ -15,7 +15,7 @@ use mcp_shared::{
     },
 };
 
-use crate::workspace::Workspace;
+use crate::workspace::EditorRoots;
 
 /// The name of the prompt.
 pub const PROMPT_NAME: &str = "text_editor_guide";
@@ -285,7 +285,7 @@ pub struct Extension {
 
 impl Extension {
     /// The extension of a server whose tool is `tool`, working in `workspace`.
-    pub fn new(workspace: Arc<Workspace>, tool: &str, tools: &[String]) -> Extension {
+    pub fn new(workspace: Arc<EditorRoots>, tool: &str, tools: &[String]) -> Extension {
         let root = workspace
             .configured()
             .and_then(|sandbox| sandbox.roots().first())

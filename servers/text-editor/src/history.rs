@@ -216,11 +216,13 @@ impl History {
     }
 
     /// How many records `key` has.
+    #[cfg(test)]
     pub fn depth_of(&self, key: &Path) -> usize {
         self.files.get(key).map_or(0, VecDeque::len)
     }
 
     /// Bytes held by all records.
+    #[cfg(test)]
     pub fn used_bytes(&self) -> usize {
         self.used
     }

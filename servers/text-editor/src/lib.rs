@@ -9,7 +9,7 @@
 //!   ([`document`], [`lines`]); writes are atomic and, unless `--no-fsync`, durable.
 //! - Multi-level undo per file that refuses to clobber changes made by others ([`history`]).
 //! - Views stream, so a range of a huge file costs a few chunks of memory
-//!   ([`commands::view`]).
+//!   (`editor/view.rs`).
 //!
 //! `main.rs` parses flags and calls [`server`].
 
@@ -21,21 +21,23 @@ use mcp_shared::{
     workspace::{DirectoryFlag, Startup, no_workspace_instructions},
 };
 
-pub mod commands;
+// Only `document` (the encoding round trip, fuzzed) and the items re-exported below are used
+// outside the crate; the rest is private.
+mod editor;
+mod error;
+mod fuzzy;
+mod guide;
+mod history;
+mod lines;
+mod locks;
+mod render;
+mod tools;
+mod workspace;
+
 pub mod document;
-pub mod editor;
-pub mod error;
-pub mod fuzzy;
-pub mod guide;
-pub mod history;
-pub mod lines;
-pub mod locks;
-pub mod render;
-pub mod tools;
-pub mod workspace;
 
 pub use editor::{Command, Editor, Limits, Reply, Request};
-pub use workspace::Workspace;
+pub use workspace::EditorRoots;
 
 /// The binary's name, announced in `initialize`.
 pub const NAME: &str = "mcp-server-text-editor";
@@ -78,7 +80,7 @@ pub enum SetupError {
 }
 
 /// Who the server is, for `initialize`.
-pub fn identity(config: &Config, workspace: &Workspace) -> ServerIdentity {
+pub fn identity(config: &Config, workspace: &EditorRoots) -> ServerIdentity {
     let instructions = match workspace.configured() {
         Some(sandbox) => {
             let roots: Vec<String> = sandbox.roots().iter().map(|p| p.display().to_string()).collect();
@@ -99,7 +101,7 @@ pub fn identity(config: &Config, workspace: &Workspace) -> ServerIdentity {
 }
 
 /// The server's tools: those of [`Config::tools`], in [`TOOLS`] order.
-pub fn registry(config: &Config, workspace: Arc<Workspace>) -> Result<ToolRegistry, RegistryError> {
+pub fn registry(config: &Config, workspace: Arc<EditorRoots>) -> Result<ToolRegistry, RegistryError> {
     let editor = Arc::new(Editor::new(config.limits.clone()));
     let mut registry = ToolRegistry::new();
     let offered = |name: &str| config.tools.iter().any(|t| t == name);
@@ -157,9 +159,9 @@ pub fn parse_tools(list: &str) -> Result<ToolChoice, String> {
 /// The whole server: identity, registry, the guide prompt and the client-roots hooks.
 pub fn server(config: &Config) -> Result<McpServer, SetupError> {
     let workspace = Arc::new(match &config.workspace {
-        Startup::Explicit(roots) => Workspace::explicit(Sandbox::new(roots)?),
-        Startup::WorkingDirectory(dir) => Workspace::by_default(Some(Sandbox::new([dir])?)),
-        Startup::None { .. } => Workspace::by_default(None),
+        Startup::Explicit(roots) => EditorRoots::explicit(Sandbox::new(roots)?),
+        Startup::WorkingDirectory(dir) => EditorRoots::by_default(Some(Sandbox::new([dir])?)),
+        Startup::None { .. } => EditorRoots::by_default(None),
     });
     let registry = registry(config, Arc::clone(&workspace))?;
     let extension = guide::Extension::new(Arc::clone(&workspace), &config.tool_name, &config.tools);

@@ -51,6 +51,7 @@ impl<'a> Normalized<'a> {
     }
 
     /// The file's dominant line ending: `"\r\n"` if most of its line breaks are CRLF.
+    #[cfg(test)]
     pub fn newline(&self) -> &'static str {
         self.newline
     }

@@ -45,16 +45,6 @@ impl FileLocks {
         map.insert(key.to_path_buf(), Arc::downgrade(&mutex));
         mutex
     }
-
-    /// How many files have a lock entry (held or not yet pruned).
-    pub fn len(&self) -> usize {
-        self.map.lock().map(|m| m.len()).unwrap_or(0)
-    }
-
-    /// Whether no file has a lock entry.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }
 
 #[cfg(test)]

@@ -33,7 +33,7 @@ use crate::{ROOT_FLAG, error::ToolError};
 type SandboxOfRoots = (Arc<[Root]>, Result<Sandbox, ToolError>);
 
 /// The start-up workspace and what the client's roots make of it.
-pub struct Workspace {
+pub struct EditorRoots {
     /// `--root`, or the working directory when it is a project; `None`: no workspace.
     configured: Option<Sandbox>,
     /// Whether `configured` is `--root` (client roots narrow it) or a default (they replace it).
@@ -42,25 +42,25 @@ pub struct Workspace {
     last: Mutex<Option<SandboxOfRoots>>,
 }
 
-impl std::fmt::Debug for Workspace {
+impl std::fmt::Debug for EditorRoots {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Workspace")
+        f.debug_struct("EditorRoots")
             .field("configured", &self.configured)
             .field("explicit", &self.explicit)
             .finish_non_exhaustive()
     }
 }
 
-impl Workspace {
+impl EditorRoots {
     /// A workspace over the roots given with `--root`: client roots only narrow them.
-    pub fn explicit(configured: Sandbox) -> Workspace {
-        Workspace { configured: Some(configured), explicit: true, last: Mutex::new(None) }
+    pub fn explicit(configured: Sandbox) -> EditorRoots {
+        EditorRoots { configured: Some(configured), explicit: true, last: Mutex::new(None) }
     }
 
     /// A workspace without `--root`: the client's roots when it declares some, else `fallback`
     /// (the working directory when it is a project), else none.
-    pub fn by_default(fallback: Option<Sandbox>) -> Workspace {
-        Workspace { configured: fallback, explicit: false, last: Mutex::new(None) }
+    pub fn by_default(fallback: Option<Sandbox>) -> EditorRoots {
+        EditorRoots { configured: fallback, explicit: false, last: Mutex::new(None) }
     }
 
     /// The start-up roots (`--root`, or the working directory), if any.
@@ -154,7 +154,7 @@ mod tests {
         let inner = dir.path().join("inner");
         std::fs::create_dir(&inner).unwrap();
         let outside = tempfile::tempdir().unwrap();
-        let workspace = Workspace::explicit(Sandbox::new([dir.path()]).unwrap());
+        let workspace = EditorRoots::explicit(Sandbox::new([dir.path()]).unwrap());
         let uri = |p: &std::path::Path| Root::new(format!("file://{}", p.display()));
 
         let narrowed = workspace.narrow(&[uri(&inner)]).unwrap();
@@ -174,7 +174,7 @@ mod tests {
         let other = tempfile::tempdir().unwrap();
         let uri = |p: &std::path::Path| Root::new(format!("file://{}", p.display()));
         // no fallback: the client's roots, whatever they are
-        let none = Workspace::by_default(None);
+        let none = EditorRoots::by_default(None);
         let sandbox = none.from_client(&[uri(dir.path()), uri(&dir.path().join("missing"))]).unwrap();
         assert_eq!(sandbox.roots(), &[dir.path().canonicalize().unwrap()]);
         // an empty list or only missing directories: no workspace, with the flag to add
@@ -182,7 +182,7 @@ mod tests {
         let missing = none.from_client(&[uri(&dir.path().join("missing"))]).unwrap_err();
         assert!(missing.message.contains("--root"), "{missing:?}");
         // a working-directory fallback is replaced by the client's roots, not narrowed
-        let cwd = Workspace::by_default(Some(Sandbox::new([dir.path()]).unwrap()));
+        let cwd = EditorRoots::by_default(Some(Sandbox::new([dir.path()]).unwrap()));
         assert_eq!(cwd.from_client(&[uri(other.path())]).unwrap().roots(), &[other.path().canonicalize().unwrap()]);
         assert_eq!(cwd.from_client(&[]).unwrap().roots(), &[dir.path().canonicalize().unwrap()]);
     }

@@ -210,7 +210,10 @@ pub fn router(
         .with_allowed_hosts(hosts)
         .with_allowed_origins(origins)
         .with_legacy_session_mode(!options.stateless)
-        .with_json_response(options.stateless)
+        // A terminal answer as one JSON body, not an SSE stream: sessionless requests (--stateless,
+        // and every 2026-07-28 request, which rmcp serves statelessly beside the sessions). An
+        // answer preceded by progress notifications still streams. Sessions keep SSE.
+        .with_json_response(true)
         .with_max_request_body_bytes(options.max_message_bytes)
         .with_cancellation_token(sessions);
     let mut session_config = SessionConfig::default();

@@ -127,7 +127,7 @@ fn every_type_the_module_tables_place_is_defined_there() {
         if cells.len() < 3 {
             continue;
         }
-        // The files of the row: its second cell's paths; `sandbox/x.rs` beside `shared/src/sandbox.rs`.
+        // The files of the row: its second cell's paths; `sandbox/x.rs` beside `shared/src/sandbox/mod.rs`.
         let mut files: Vec<PathBuf> = Vec::new();
         for span in spans(cells[1]) {
             for path in expand(span) {

@@ -283,9 +283,16 @@ fn fuzz_one(name: &'static str, command: Command, rng: &mut Rng, cases: usize) -
     session.await_answer(&Expect::Id(0), b"initialize");
     session.server.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).unwrap();
     session.server.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#).unwrap();
-    let line = session.server.line(WAIT).unwrap();
-    let tools: Vec<Value> =
-        serde_json::from_str::<Value>(&line).unwrap()["result"]["tools"].as_array().unwrap().clone();
+    // Notifications may come first (the IDE bridge's list_changed when its host connects).
+    let listed = loop {
+        let message: Value = serde_json::from_str(&session.server.line(WAIT).unwrap()).unwrap();
+        if message["id"] == 1 {
+            break message;
+        }
+        assert!(message.get("id").is_none(), "{name}: an answer to a request never sent: {message}");
+        session.lines += 1;
+    };
+    let tools: Vec<Value> = listed["result"]["tools"].as_array().unwrap_or_else(|| panic!("{name}: {listed}")).clone();
     assert!(!tools.is_empty(), "{name}");
     for case in 0..cases {
         let id = 2 + case as u64;

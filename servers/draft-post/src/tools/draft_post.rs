@@ -19,7 +19,7 @@ use crate::{
     repo::{Action, DraftRequest, Outcome},
     slug::slugify,
     tools::rules,
-    workspace::Workspace,
+    workspace::Places,
 };
 
 /// The input of `draft_post`.
@@ -53,12 +53,12 @@ pub struct DraftPostInput {
 
 /// Files a manuscript into the repository.
 pub struct DraftPost {
-    workspace: Arc<Workspace>,
+    workspace: Arc<Places>,
 }
 
 impl DraftPost {
     /// The tool over `workspace`.
-    pub fn new(workspace: Arc<Workspace>) -> Self {
+    pub fn new(workspace: Arc<Places>) -> Self {
         DraftPost { workspace }
     }
 }

@@ -10,7 +10,7 @@ use mcp_shared::{
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::{repo::Post, tools::rules, workspace::Workspace};
+use crate::{repo::Post, tools::rules, workspace::Places};
 
 /// The input of `list_posts`.
 #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
@@ -26,12 +26,12 @@ pub struct ListPostsInput {
 
 /// Lists the articles.
 pub struct ListPosts {
-    workspace: Arc<Workspace>,
+    workspace: Arc<Places>,
 }
 
 impl ListPosts {
     /// The tool over `workspace`.
-    pub fn new(workspace: Arc<Workspace>) -> Self {
+    pub fn new(workspace: Arc<Places>) -> Self {
         ListPosts { workspace }
     }
 }

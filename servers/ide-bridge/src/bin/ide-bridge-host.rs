@@ -9,7 +9,7 @@ use mcp_server_ide_bridge::{
     discovery::{self, DiscoveryRecord},
     host::{
         Host, HostConfig,
-        fs::{Workspace, WorkspaceSettings},
+        fs::{WorkspaceFolder, WorkspaceSettings},
     },
     protocol::{DEFAULT_MAX_FILE_SIZE, DEFAULT_MAX_LIST_ENTRIES, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_PORT, TOKEN_ENV},
 };
@@ -112,7 +112,7 @@ fn main() -> anyhow::Result<()> {
              directory); start it with --root DIR, e.g. ide-bridge-host --root /path/to/project"
         );
     };
-    let workspace = Workspace::open(&root, settings)?;
+    let workspace = WorkspaceFolder::open(&root, settings)?;
     let root = workspace.root();
     let config = HostConfig {
         workspace,

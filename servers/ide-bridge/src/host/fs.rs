@@ -32,7 +32,7 @@ pub struct WorkspaceSettings {
 
 /// One workspace folder served by the host.
 #[derive(Debug, Clone)]
-pub struct Workspace {
+pub struct WorkspaceFolder {
     sandbox: Sandbox,
     settings: WorkspaceSettings,
 }
@@ -47,9 +47,9 @@ pub struct OpenError {
     pub reason: String,
 }
 
-impl Workspace {
+impl WorkspaceFolder {
     /// Opens `root` (it must be an existing directory).
-    pub fn open(root: &Path, settings: WorkspaceSettings) -> Result<Workspace, OpenError> {
+    pub fn open(root: &Path, settings: WorkspaceSettings) -> Result<WorkspaceFolder, OpenError> {
         let sandbox = Sandbox::new([root]).map_err(|e| OpenError {
             root: root.display().to_string(),
             reason: match e {
@@ -60,7 +60,7 @@ impl Workspace {
                 other => other.to_string(),
             },
         })?;
-        Ok(Workspace { sandbox, settings })
+        Ok(WorkspaceFolder { sandbox, settings })
     }
 
     /// The canonical root.
@@ -287,15 +287,15 @@ mod tests {
         WorkspaceSettings { read_only: false, max_file_size: 100, max_list_entries: 1000, fsync: false }
     }
 
-    fn workspace(dir: &Path) -> Workspace {
-        Workspace::open(dir, settings()).unwrap()
+    fn workspace(dir: &Path) -> WorkspaceFolder {
+        WorkspaceFolder::open(dir, settings()).unwrap()
     }
 
-    fn read(ws: &Workspace, path: &str) -> Result<String, WireError> {
+    fn read(ws: &WorkspaceFolder, path: &str) -> Result<String, WireError> {
         ws.read(&ReadParams { path: path.into() }).map(|r| r.content)
     }
 
-    fn write(ws: &Workspace, path: &str, content: &str) -> Result<WriteResult, WireError> {
+    fn write(ws: &WorkspaceFolder, path: &str, content: &str) -> Result<WriteResult, WireError> {
         ws.write(&WriteParams { path: path.into(), content: content.into() })
     }
 
@@ -330,7 +330,7 @@ mod tests {
         for i in 0..10 {
             fs::write(tmp.path().join(format!("f{i}")), "x").unwrap();
         }
-        let ws = Workspace::open(tmp.path(), WorkspaceSettings { max_list_entries: 4, ..settings() }).unwrap();
+        let ws = WorkspaceFolder::open(tmp.path(), WorkspaceSettings { max_list_entries: 4, ..settings() }).unwrap();
         let r = ws.list(&ListParams { recursive: true, path: None }).unwrap();
         assert_eq!(r.files.len(), 4);
         assert!(r.truncated);
@@ -406,7 +406,7 @@ mod tests {
     fn read_only_refuses_every_write() {
         let tmp = tempfile::tempdir().unwrap();
         fs::write(tmp.path().join("a.txt"), "keep").unwrap();
-        let ws = Workspace::open(tmp.path(), WorkspaceSettings { read_only: true, ..settings() }).unwrap();
+        let ws = WorkspaceFolder::open(tmp.path(), WorkspaceSettings { read_only: true, ..settings() }).unwrap();
         let e = write(&ws, "a.txt", "changed").unwrap_err();
         assert_eq!(e.code, -32004);
         assert_eq!(fs::read_to_string(tmp.path().join("a.txt")).unwrap(), "keep");

@@ -2,7 +2,7 @@
 //!
 //! It listens on 127.0.0.1 only, checks every WebSocket upgrade ([`handshake`]), and serves the
 //! JSON-RPC methods of [`crate::protocol`] over each connection ([`session`]) on one workspace
-//! folder ([`fs::Workspace`]). Many connections, and many requests per connection, are served at
+//! folder ([`fs::WorkspaceFolder`]). Many connections, and many requests per connection, are served at
 //! once; file operations run on tokio's blocking pool.
 
 pub mod fs;
@@ -30,7 +30,7 @@ use tokio_tungstenite::tungstenite::{
 use tokio_util::sync::CancellationToken;
 
 use crate::protocol::{HostInfo, PROTOCOL_VERSION};
-use fs::Workspace;
+use fs::WorkspaceFolder;
 use handshake::{Policy, Refusal};
 
 /// The host binary's name (reported in `host/info`).
@@ -46,7 +46,7 @@ const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 #[derive(Debug, Clone)]
 pub struct HostConfig {
     /// The workspace folder served.
-    pub workspace: Workspace,
+    pub workspace: WorkspaceFolder,
     /// The bearer token of the upgrade.
     pub token: String,
     /// `Origin` values accepted (none by default: no web page may connect).
@@ -60,7 +60,7 @@ pub struct HostConfig {
 /// What every connection shares.
 #[derive(Debug)]
 pub(crate) struct Shared {
-    pub(crate) workspace: Workspace,
+    pub(crate) workspace: WorkspaceFolder,
     pub(crate) policy: Policy,
     pub(crate) ws_config: WebSocketConfig,
     pub(crate) ping_interval: Duration,

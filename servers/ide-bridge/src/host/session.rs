@@ -288,7 +288,7 @@ fn cancelled() -> WireError {
 async fn blocking<T: Send + 'static>(
     shared: &Arc<Shared>,
     token: &CancellationToken,
-    op: impl FnOnce(&super::fs::Workspace) -> Result<T, WireError> + Send + 'static,
+    op: impl FnOnce(&super::fs::WorkspaceFolder) -> Result<T, WireError> + Send + 'static,
 ) -> Result<T, WireError> {
     if token.is_cancelled() {
         return Err(cancelled());

@@ -1,5 +1,5 @@
 //! `delete_file`: deletes one regular file inside the workspace; `undo_edit` on its path writes
-//! it back byte for byte with its permission bits (see `commands/files.rs`).
+//! it back byte for byte with its permission bits (see `editor/files.rs`).
 
 use std::{borrow::Cow, sync::Arc};
 
@@ -11,7 +11,7 @@ use crate::{
     editor::{Editor, history_key},
     error::ToolError,
     locks::FileLocks,
-    workspace::Workspace,
+    workspace::EditorRoots,
 };
 
 /// The file to delete. Unknown fields are ignored.
@@ -25,13 +25,13 @@ pub struct DeleteFileInput {
 /// The tool.
 pub struct DeleteFile {
     editor: Arc<Editor>,
-    workspace: Arc<Workspace>,
+    workspace: Arc<EditorRoots>,
     locks: Arc<FileLocks>,
 }
 
 impl DeleteFile {
     /// The tool, sharing the text editor's undo history and per-file locks.
-    pub fn new(editor: Arc<Editor>, workspace: Arc<Workspace>, locks: Arc<FileLocks>) -> DeleteFile {
+    pub fn new(editor: Arc<Editor>, workspace: Arc<EditorRoots>, locks: Arc<FileLocks>) -> DeleteFile {
         DeleteFile { editor, workspace, locks }
     }
 }

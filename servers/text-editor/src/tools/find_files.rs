@@ -14,7 +14,7 @@ use mcp_shared::{
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::{error::ToolError, tools::search_text, workspace::Workspace};
+use crate::{error::ToolError, tools::search_text, workspace::EditorRoots};
 
 /// The default `limit`.
 pub const DEFAULT_LIMIT: usize = 100;
@@ -37,12 +37,12 @@ pub struct FindFilesInput {
 
 /// The tool.
 pub struct FindFiles {
-    workspace: Arc<Workspace>,
+    workspace: Arc<EditorRoots>,
 }
 
 impl FindFiles {
     /// The tool over `workspace`.
-    pub fn new(workspace: Arc<Workspace>) -> FindFiles {
+    pub fn new(workspace: Arc<EditorRoots>) -> FindFiles {
         FindFiles { workspace }
     }
 }

@@ -1,6 +1,6 @@
 //! `move_file`: moves (renames) one regular file inside the workspace, creating the
 //! destination's parent directories; an existing destination is replaced only with
-//! `overwrite: true`. `undo_edit` on the destination moves it back (see `commands/files.rs`).
+//! `overwrite: true`. `undo_edit` on the destination moves it back (see `editor/files.rs`).
 
 use std::{borrow::Cow, sync::Arc};
 
@@ -12,7 +12,7 @@ use crate::{
     editor::{Editor, history_key},
     error::ToolError,
     locks::FileLocks,
-    workspace::Workspace,
+    workspace::EditorRoots,
 };
 
 /// The move to make. Unknown fields are ignored.
@@ -31,13 +31,13 @@ pub struct MoveFileInput {
 /// The tool.
 pub struct MoveFile {
     editor: Arc<Editor>,
-    workspace: Arc<Workspace>,
+    workspace: Arc<EditorRoots>,
     locks: Arc<FileLocks>,
 }
 
 impl MoveFile {
     /// The tool, sharing the text editor's undo history and per-file locks.
-    pub fn new(editor: Arc<Editor>, workspace: Arc<Workspace>, locks: Arc<FileLocks>) -> MoveFile {
+    pub fn new(editor: Arc<Editor>, workspace: Arc<EditorRoots>, locks: Arc<FileLocks>) -> MoveFile {
         MoveFile { editor, workspace, locks }
     }
 }

@@ -34,7 +34,7 @@ use serde::Deserialize;
 use crate::{
     document::{self, TextEncoding},
     error::ToolError,
-    workspace::Workspace,
+    workspace::EditorRoots,
 };
 
 /// The default `limit`.
@@ -76,12 +76,12 @@ pub struct SearchTextInput {
 
 /// The tool.
 pub struct SearchText {
-    workspace: Arc<Workspace>,
+    workspace: Arc<EditorRoots>,
 }
 
 impl SearchText {
     /// The tool over `workspace`.
-    pub fn new(workspace: Arc<Workspace>) -> SearchText {
+    pub fn new(workspace: Arc<EditorRoots>) -> SearchText {
         SearchText { workspace }
     }
 }

@@ -24,7 +24,7 @@ use crate::{
     editor::{self, Command, Editor, Request},
     error::ToolError,
     locks::FileLocks,
-    workspace::Workspace,
+    workspace::EditorRoots,
 };
 
 /// The tool's input. Unknown fields are ignored; `null` counts as absent.
@@ -69,6 +69,7 @@ pub struct TextEditorInput {
     /// The reason you are using the text editor (max 80 chars). Optional; accepted and ignored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
+    #[allow(dead_code, reason = "in the schema (the reference tool has it); never read")]
     pub description: Option<String>,
 }
 
@@ -96,21 +97,17 @@ Paths must lie inside the server's root(s). Files keep their encoding (UTF-8, UT
 pub struct TextEditor {
     name: String,
     editor: Arc<Editor>,
-    workspace: Arc<Workspace>,
+    workspace: Arc<EditorRoots>,
     locks: Arc<FileLocks>,
 }
 
 impl TextEditor {
-    /// The tool named `name`, editing with `editor` inside `workspace`.
-    pub fn new(name: impl Into<String>, editor: Arc<Editor>, workspace: Arc<Workspace>) -> TextEditor {
-        TextEditor { name: name.into(), editor, workspace, locks: Arc::new(FileLocks::new()) }
-    }
-
-    /// The same, sharing `locks` with the other tools that write (`move_file`, `delete_file`).
+    /// The tool named `name`, editing with `editor` inside `workspace`, sharing `locks` with the
+    /// other tools that write (`move_file`, `delete_file`).
     pub fn with_locks(
         name: impl Into<String>,
         editor: Arc<Editor>,
-        workspace: Arc<Workspace>,
+        workspace: Arc<EditorRoots>,
         locks: Arc<FileLocks>,
     ) -> TextEditor {
         TextEditor { name: name.into(), editor, workspace, locks }

@@ -213,7 +213,7 @@ impl Model {
         self.text.iter().enumerate().filter(|(_, b)| **b == b'\n').nth(k - 1).map_or(self.text.len(), |(i, _)| i + 1)
     }
 
-    /// `insert` after line `k` as the editor defines it (see `commands/insert.rs`).
+    /// `insert` after line `k` as the editor defines it (see `src/editor/insert.rs`).
     fn insert(&mut self, k: usize, new: &[u8]) {
         let inserted = new.strip_suffix(b"\n").unwrap_or(new).to_vec();
         let with_nl = |v: &[u8]| [v, b"\n"].concat();

@@ -1,10 +1,19 @@
 //! The editor: the five commands over a [`Sandbox`], with their limits and the undo history.
 //!
 //! Synchronous on purpose: the tool runs it on a blocking thread, one call per file at a time
-//! (see [`crate::locks`]); tests call it directly. Each command lives in its own file under
-//! [`crate::commands`].
+//! (see [`crate::locks`]); tests call it directly. Each command is an `impl Editor` block in its
+//! own file of this module (`view.rs`, `create.rs`, `str_replace.rs`, `insert.rs`,
+//! `undo_edit.rs`; `files.rs`: the undo of `move_file` / `delete_file`), on the shared helpers
+//! here: validation, the locked open, the load, the atomic apply with its history record.
 
 use std::sync::{Mutex, atomic::AtomicBool};
+
+mod create;
+mod files;
+mod insert;
+mod str_replace;
+mod undo_edit;
+mod view;
 
 use mcp_shared::{
     ErrorCode,

@@ -17,8 +17,8 @@ use mcp_shared::ErrorCode;
 use serde_json::Value;
 
 use crate::{
-    commands::view::as_integer,
     document,
+    editor::view::as_integer,
     editor::{Editor, Reply, Target, snippet},
     error::{self, ToolError},
     lines::{self, Normalized, Splice, normalize_input},
