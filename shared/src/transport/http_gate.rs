@@ -17,9 +17,7 @@
 
 use std::{
     collections::HashMap,
-    pin::Pin,
     sync::{Arc, Mutex, PoisonError},
-    task::{Context, Poll},
     time::Instant,
 };
 
@@ -32,7 +30,10 @@ use axum::{
 };
 use rmcp::transport::streamable_http_server::session::{SessionManager as _, local::LocalSessionManager};
 
-use super::{jsonrpc::refusal_of, listener::BodyTimedOut};
+use super::{
+    jsonrpc::refusal_of,
+    listener::{BodyTimedOut, HoldingBody},
+};
 
 /// `400` for a request with more than one `Host` header.
 pub async fn one_host(request: Request, next: Next) -> Response {
@@ -200,32 +201,6 @@ impl Drop for InFlight {
     }
 }
 
-/// A response body that keeps its session's call counted as in flight while it is written.
-struct TrackedBody {
-    inner: Body,
-    _in_flight: InFlight,
-}
-
-impl http_body::Body for TrackedBody {
-    type Data = Bytes;
-    type Error = axum::Error;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
-        Pin::new(&mut self.inner).poll_frame(cx)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.inner.is_end_stream()
-    }
-
-    fn size_hint(&self) -> http_body::SizeHint {
-        self.inner.size_hint()
-    }
-}
-
 /// The session bookkeeping and the cap (see the module docs).
 pub async fn sessions(State(gate): State<Arc<SessionGate>>, request: Request, next: Next) -> Response {
     let session: Option<Arc<str>> =
@@ -255,9 +230,9 @@ pub async fn sessions(State(gate): State<Arc<SessionGate>>, request: Request, ne
             });
             let response = next.run(request).await;
             match in_flight {
-                Some(()) => response.map(|inner| {
-                    Body::new(TrackedBody { inner, _in_flight: InFlight { gate: Arc::clone(&gate), id } })
-                }),
+                Some(()) => {
+                    response.map(|inner| Body::new(HoldingBody::new(inner, InFlight { gate: Arc::clone(&gate), id })))
+                }
                 None => response,
             }
         }

@@ -174,13 +174,21 @@ impl InFlight {
     }
 }
 
-/// A response body that holds its [`InFlightGuard`] until the body is done.
-struct GuardedBody {
+/// A response body that holds `G` (a guard: [`InFlightGuard`] here, a session's in-flight count
+/// in `http_gate`) until the body is done, so what it guards lasts while the answer is written.
+pub(super) struct HoldingBody<G> {
     inner: Body,
-    _guard: InFlightGuard,
+    _held: G,
 }
 
-impl http_body::Body for GuardedBody {
+impl<G> HoldingBody<G> {
+    /// `inner`, holding `held` until it is done.
+    pub(super) fn new(inner: Body, held: G) -> HoldingBody<G> {
+        HoldingBody { inner, _held: held }
+    }
+}
+
+impl<G: Unpin> http_body::Body for HoldingBody<G> {
     type Data = axum::body::Bytes;
     type Error = axum::Error;
 
@@ -320,7 +328,7 @@ pub async fn serve(
             async move {
                 let response = response.await?;
                 Ok::<_, Infallible>(match guard {
-                    Some(guard) => response.map(|inner| Body::new(GuardedBody { inner, _guard: guard })),
+                    Some(guard) => response.map(|inner| Body::new(HoldingBody::new(inner, guard))),
                     None => response,
                 })
             }
