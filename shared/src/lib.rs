@@ -14,10 +14,12 @@
 //! - [`uri`]: `file://` URIs of MCP client roots as local paths.
 //! - [`workspace`]: the default workspace when a server's directory flag is absent.
 
+pub mod call_log;
 pub mod client_roots;
 pub mod diff;
 pub mod error;
 pub mod logging;
+pub mod metrics;
 pub mod output;
 pub mod platform;
 pub mod registry;

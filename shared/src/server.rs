@@ -27,6 +27,7 @@ use rmcp::{
 use serde_json::json;
 
 use crate::{
+    call_log::{CallLog, CallRecord},
     client_roots::{self, CallRoots, ClientRoots, ROOTS_INPUT_KEY},
     error::ErrorCode,
     output::ToolOutput,
@@ -128,13 +129,23 @@ impl ServerExtension for NoExtension {}
 pub struct ServerSettings {
     /// The per-call timeout (flag `--tool-timeout`, default 30 s).
     pub tool_timeout: Duration,
+    /// The call log (flag `--audit-log`), if any.
+    pub call_log: Option<Arc<CallLog>>,
 }
 
 impl Default for ServerSettings {
     fn default() -> Self {
-        ServerSettings { tool_timeout: Duration::from_secs(30) }
+        ServerSettings { tool_timeout: Duration::from_secs(30), call_log: None }
     }
 }
+
+/// Who sent a request over HTTP, as the token check found it (an extension of the request).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Caller(pub &'static str);
+
+/// The client's address over HTTP (an extension of the request, set by the listener).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PeerAddr(pub std::net::SocketAddr);
 
 /// The rmcp `ServerHandler` for a registry. Cheap to clone (one per HTTP session).
 #[derive(Clone)]
@@ -391,42 +402,40 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        use rmcp::model::RequestParamsMeta;
-        let progress_token = context.meta.get_progress_token().or_else(|| request.progress_token());
-        let roots = if self.registry.get(&request.name).is_none() || !self.extension.uses_client_roots() {
-            CallRoots::None
-        } else if is_stateless(&context) {
-            // 2026-07-28: the roots come with the call, asked for with an InputRequiredResult.
-            let declared = context.client_capabilities().is_some_and(|caps| caps.roots.is_some());
-            match request.input_responses.as_ref().and_then(|answers| answers.get(ROOTS_INPUT_KEY)) {
-                Some(answer) if declared => CallRoots::Given(client_roots::roots_from_input(answer)?),
-                None if declared => {
-                    let mut asked = client_roots::roots_input_required();
-                    self.stamp(&mut asked.meta, &context);
-                    return Ok(CallToolResponse::InputRequired(asked));
-                }
-                _ => CallRoots::None,
-            }
-        } else {
-            CallRoots::Session(Arc::clone(&self.roots), context.peer.clone())
+        let started = std::time::Instant::now();
+        let known = self.registry.get(&request.name).is_some();
+        // Only what the call log needs is kept (the arguments' text, for their digest).
+        let logged = self.settings.call_log.as_ref().map(|log| {
+            let arguments = request.arguments.as_ref().map(|a| serde_json::to_string(a).unwrap_or_default());
+            (Arc::clone(log), request.name.clone(), arguments.unwrap_or_default())
+        });
+        let traceparent =
+            logged.as_ref().and_then(|_| context.meta.get("traceparent").and_then(|v| v.as_str()).map(str::to_owned));
+        let http = context.extensions.get::<axum::http::request::Parts>();
+        let caller = match http {
+            None => "stdio",
+            Some(parts) => parts.extensions.get::<Caller>().map_or("anonymous", |c| c.0),
         };
-        let ctx = ToolContext::new(context.ct.clone(), progress_token, Some(context.peer.clone())).with_roots(roots);
-        match self.call(&request.name, request.arguments, ctx).await {
-            Some(output) => {
-                let mut result = output.into_call_tool_result();
-                self.stamp(&mut result.meta, &context);
-                Ok(CallToolResponse::from(result))
-            }
-            None => {
-                let known = self.registry.names().join(", ");
-                Err(McpError::invalid_params(
-                    format!("Unknown tool `{}`. Known tools: {known}.", request.name),
-                    Some(json!({"knownTools": self.registry.names()})),
-                ))
-            }
+        let peer = http.and_then(|parts| parts.extensions.get::<PeerAddr>()).map(|p| p.0.to_string());
+        let tool = if known { request.name.to_string() } else { crate::metrics::UNKNOWN_TOOL.to_owned() };
+        let (response, outcome) = self.call_tool_observed(request, context).await;
+        let elapsed = started.elapsed();
+        if let Some(metrics) = crate::metrics::global() {
+            metrics.record_call(&tool, outcome, elapsed.as_secs_f64());
         }
+        if let Some((log, name, arguments)) = logged {
+            log.record(&CallRecord {
+                tool: &name,
+                arguments: &arguments,
+                caller,
+                peer,
+                outcome,
+                duration: elapsed,
+                traceparent: traceparent.as_deref(),
+            });
+        }
+        response
     }
-
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -587,6 +596,56 @@ impl ServerHandler for McpServer {
     }
 }
 
+/// The tool call behind [`ServerHandler::call_tool`], with its outcome for the call log and the
+/// metrics (`OK`, the result's error code, or what the protocol answered instead).
+impl McpServer {
+    async fn call_tool_observed(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> (Result<CallToolResponse, McpError>, &'static str) {
+        use rmcp::model::RequestParamsMeta;
+        let progress_token = context.meta.get_progress_token().or_else(|| request.progress_token());
+        let roots = if self.registry.get(&request.name).is_none() || !self.extension.uses_client_roots() {
+            CallRoots::None
+        } else if is_stateless(&context) {
+            // 2026-07-28: the roots come with the call, asked for with an InputRequiredResult.
+            let declared = context.client_capabilities().is_some_and(|caps| caps.roots.is_some());
+            match request.input_responses.as_ref().and_then(|answers| answers.get(ROOTS_INPUT_KEY)) {
+                Some(answer) if declared => match client_roots::roots_from_input(answer) {
+                    Ok(roots) => CallRoots::Given(roots),
+                    Err(error) => return (Err(error), "INVALID_PARAMS"),
+                },
+                None if declared => {
+                    let mut asked = client_roots::roots_input_required();
+                    self.stamp(&mut asked.meta, &context);
+                    return (Ok(CallToolResponse::InputRequired(asked)), "INPUT_REQUIRED");
+                }
+                _ => CallRoots::None,
+            }
+        } else {
+            CallRoots::Session(Arc::clone(&self.roots), context.peer.clone())
+        };
+        let ctx = ToolContext::new(context.ct.clone(), progress_token, Some(context.peer.clone())).with_roots(roots);
+        match self.call(&request.name, request.arguments, ctx).await {
+            Some(output) => {
+                let outcome = output.error_item().map_or("OK", |e| e.code.as_str());
+                let mut result = output.into_call_tool_result();
+                self.stamp(&mut result.meta, &context);
+                (Ok(CallToolResponse::from(result)), outcome)
+            }
+            None => {
+                let known = self.registry.names().join(", ");
+                let error = McpError::invalid_params(
+                    format!("Unknown tool `{}`. Known tools: {known}.", request.name),
+                    Some(json!({"knownTools": self.registry.names()})),
+                );
+                (Err(error), "UNKNOWN_TOOL")
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::borrow::Cow;
@@ -629,7 +688,7 @@ mod tests {
         let mut registry = ToolRegistry::new();
         registry.register(Misbehaving).unwrap();
         let identity = ServerIdentity { name: "t".into(), version: "0".into(), title: None, instructions: "i".into() };
-        McpServer::new(identity, registry).with_settings(ServerSettings { tool_timeout: timeout })
+        McpServer::new(identity, registry).with_settings(ServerSettings { tool_timeout: timeout, call_log: None })
     }
 
     fn args(mode: &str) -> Option<JsonObject> {

@@ -44,7 +44,7 @@ use super::{
     listener::{self, ListenerLimits},
     priming,
 };
-use crate::server::McpServer;
+use crate::server::{Caller, McpServer};
 
 /// Everything the HTTP flags configure.
 #[derive(Debug, Clone)]
@@ -61,6 +61,8 @@ pub struct HttpOptions {
     pub insecure_no_token: bool,
     /// No session state between requests.
     pub stateless: bool,
+    /// `/metrics` needs the token too.
+    pub protect_metrics: bool,
     /// Sessions at most (stateful mode).
     pub max_sessions: usize,
     /// A session without a message for this long is ended.
@@ -114,13 +116,22 @@ pub fn public_without_token(addr: SocketAddr, options: &HttpOptions) -> Option<S
     ))
 }
 
-async fn require_token(State(token): State<Arc<Option<String>>>, request: Request, next: Next) -> Response {
+async fn require_token(State(token): State<Arc<Option<String>>>, mut request: Request, next: Next) -> Response {
     let Some(expected) = token.as_deref() else {
+        request.extensions_mut().insert(Caller("anonymous"));
         return next.run(request).await;
     };
     let presented = request.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(bearer_token);
+    if presented.is_none_or(|p| !constant_time_eq(p.as_bytes(), expected.as_bytes()))
+        && let Some(metrics) = crate::metrics::global()
+    {
+        metrics.unauthorized();
+    }
     match presented {
-        Some(p) if constant_time_eq(p.as_bytes(), expected.as_bytes()) => next.run(request).await,
+        Some(p) if constant_time_eq(p.as_bytes(), expected.as_bytes()) => {
+            request.extensions_mut().insert(Caller("bearer-token"));
+            next.run(request).await
+        }
         None => unauthorized(
             "Bearer",
             "invalid_request",
@@ -152,7 +163,8 @@ async fn not_found(request: Request) -> Response {
     let body = serde_json::json!({
         "error": "not_found",
         "error_description": format!(
-            "{} is not served here: the MCP endpoint is /mcp (and /healthz the health probe). This server has \
+            "{} is not served here: the MCP endpoint is /mcp (also at /; /healthz is the health probe, /metrics the \
+             metrics). This server has \
              no OAuth authorization server: if it answered 401, configure the client to send the header \
              `Authorization: Bearer <token>` with the server's --http-token",
             request.uri().path()
@@ -222,20 +234,26 @@ pub fn router(
     manager.session_config = session_config;
     let manager = Arc::new(manager);
     let service = StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&manager), config);
-    let gate = SessionGate::new(manager, if options.stateless { usize::MAX } else { options.max_sessions });
+    let gate = Arc::new(SessionGate::new(manager, if options.stateless { usize::MAX } else { options.max_sessions }));
     let limits = BodyLimits { max_bytes: options.max_message_bytes };
-    // route_layer: the checks wrap /mcp only, so an unknown path is a 404 without a token.
-    let mut mcp = axum::Router::new().nest_service("/mcp", service);
+    // route_layer: the checks wrap the MCP endpoint only, so an unknown path is a 404 without a
+    // token. The endpoint is /mcp, and / as well (clients configured with the bare server URL).
+    let mut mcp = axum::Router::new().route_service("/", service.clone()).nest_service("/mcp", service);
     if !options.stateless {
         // Sessions stream SSE, whose priming events only 2025-11-25 clients can take.
         mcp = mcp.route_layer(middleware::from_fn(priming::by_version));
     }
     let mcp = mcp
         .route_layer(middleware::from_fn_with_state(limits, http_gate::check_body))
-        .route_layer(middleware::from_fn_with_state(Arc::new(gate), http_gate::sessions))
+        .route_layer(middleware::from_fn_with_state(Arc::clone(&gate), http_gate::sessions))
         .route_layer(middleware::from_fn_with_state(Arc::new(options.token.clone()), require_token));
+    let mut metrics = axum::Router::new().route("/metrics", get(metrics)).with_state(gate);
+    if options.protect_metrics {
+        metrics = metrics.route_layer(middleware::from_fn_with_state(Arc::new(options.token.clone()), require_token));
+    }
     axum::Router::new()
         .route("/healthz", get(healthz))
+        .merge(metrics)
         .merge(mcp)
         .fallback(not_found)
         .layer(middleware::from_fn(http_gate::one_host))
@@ -243,6 +261,15 @@ pub fn router(
 
 async fn healthz() -> &'static str {
     "ok\n"
+}
+
+/// `GET /metrics`: the process's metrics (see [`crate::metrics`]).
+async fn metrics(State(gate): State<Arc<SessionGate>>) -> Response {
+    let text = crate::metrics::global().map_or_else(String::new, |metrics| {
+        metrics.set_sessions(gate.open_sessions());
+        metrics.render()
+    });
+    ([(header::CONTENT_TYPE, HeaderValue::from_static(crate::metrics::CONTENT_TYPE))], text).into_response()
 }
 
 async fn wait_for_signal() {
@@ -279,6 +306,7 @@ mod tests {
             allow_origins: vec![],
             insecure_no_token: false,
             stateless: false,
+            protect_metrics: false,
             max_sessions: 10,
             session_idle_timeout: Duration::from_secs(60),
             limits: ListenerLimits {

@@ -148,6 +148,11 @@ impl SessionGate {
         SessionGate { manager, max, tracks: Mutex::new(HashMap::new()) }
     }
 
+    /// The sessions open now (for `/metrics`).
+    pub fn open_sessions(&self) -> usize {
+        self.tracks().len()
+    }
+
     fn tracks(&self) -> std::sync::MutexGuard<'_, HashMap<Arc<str>, Track>> {
         self.tracks.lock().unwrap_or_else(PoisonError::into_inner)
     }

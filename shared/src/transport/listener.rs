@@ -298,8 +298,8 @@ pub async fn serve(
             () = shutdown.cancelled() => break,
             accepted = listener.accept() => accepted,
         };
-        let stream = match accepted {
-            Ok((stream, _)) => stream,
+        let (stream, peer) = match accepted {
+            Ok(accepted) => accepted,
             Err(error) => {
                 // EMFILE/ENFILE (descriptors exhausted by something else) or a connection
                 // reset before it was accepted: log, and give the system a moment.
@@ -320,8 +320,9 @@ pub async fn serve(
         let inflight = Arc::clone(&inflight);
         let router = TowerToHyperService::new(router.clone());
         let body_timeout = limits.header_read_timeout * BODY_TIMEOUT_FACTOR;
-        let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
+        let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
             requested.store(true, Ordering::Relaxed);
+            request.extensions_mut().insert(crate::server::PeerAddr(peer));
             let guard = (request.method() == hyper::Method::POST).then(|| InFlightGuard::enter(&inflight));
             let request = request.map(|body| Body::new(DeadlineBody::new(body, body_timeout)));
             let response = router.call(request);
@@ -376,6 +377,9 @@ pub async fn serve(
 
 /// Answers a connection past the cap with a 503 and closes it, in a bounded background task.
 fn refuse(stream: TcpStream, refusals: &Arc<Semaphore>) {
+    if let Some(metrics) = crate::metrics::global() {
+        metrics.connection_refused();
+    }
     let Ok(permit) = Arc::clone(refusals).try_acquire_owned() else {
         return; // dropped: closed at once
     };

@@ -80,6 +80,15 @@ pub struct TransportArgs {
     /// HTTP: on SIGTERM, seconds in-flight calls get to finish before the server exits.
     #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = parse_seconds)]
     pub shutdown_grace: f64,
+
+    /// The call log: one JSON line per tool call (time, tool, a digest of the arguments, caller,
+    /// outcome, duration) appended to PATH; `-` for stderr. Over stdio and HTTP.
+    #[arg(long, value_name = "PATH")]
+    pub audit_log: Option<std::path::PathBuf>,
+
+    /// HTTP: `GET /metrics` needs the bearer token too (by default it is open, like `/healthz`).
+    #[arg(long)]
+    pub protect_metrics: bool,
 }
 
 /// The default `--max-sessions`. An idle session costs ~52 KiB (rmcp's per-session tasks and
@@ -109,6 +118,8 @@ impl Default for TransportArgs {
             max_sessions: DEFAULT_MAX_SESSIONS,
             session_idle_timeout: DEFAULT_SESSION_IDLE_SECS,
             shutdown_grace: 10.0,
+            audit_log: None,
+            protect_metrics: false,
         }
     }
 }
@@ -125,9 +136,21 @@ pub fn parse_seconds(s: &str) -> Result<f64, String> {
 }
 
 impl TransportArgs {
-    /// The handler settings these flags ask for.
-    pub fn settings(&self) -> ServerSettings {
-        ServerSettings { tool_timeout: Duration::from_secs_f64(self.tool_timeout) }
+    /// The handler settings these flags ask for, for the server named `server` (the call log's
+    /// `server` field); the call log is opened here.
+    pub fn settings(&self, server: &str) -> Result<ServerSettings, ServeError> {
+        let call_log = match &self.audit_log {
+            None => None,
+            Some(path) => {
+                Some(std::sync::Arc::new(crate::call_log::CallLog::open(path, server).map_err(|source| {
+                    ServeError::Io {
+                        context: format!("cannot open the call log {} (--audit-log)", path.display()),
+                        source,
+                    }
+                })?))
+            }
+        };
+        Ok(ServerSettings { tool_timeout: Duration::from_secs_f64(self.tool_timeout), call_log })
     }
 
     /// The HTTP options these flags ask for.
@@ -139,6 +162,7 @@ impl TransportArgs {
             allow_origins: self.allow_origins.clone(),
             insecure_no_token: self.insecure_no_token,
             stateless: self.stateless,
+            protect_metrics: self.protect_metrics,
             max_sessions: self.max_sessions.max(1),
             session_idle_timeout: Duration::from_secs_f64(self.session_idle_timeout),
             limits: listener::ListenerLimits {
@@ -202,7 +226,8 @@ pub fn http_runtime() -> Result<tokio::runtime::Runtime, ServeError> {
 /// Serves `server` on the transport `args` selects, until the client goes away (stdio) or the
 /// process is interrupted (HTTP).
 pub async fn serve(server: McpServer, args: &TransportArgs) -> Result<(), ServeError> {
-    let server = server.with_settings(args.settings());
+    let settings = args.settings(&server.identity().name)?;
+    let server = server.with_settings(settings);
     match args.http {
         Some(addr) => http::serve_http(server, addr, args.http_options()).await,
         None => serve_stdio(server, args.max_message_bytes).await,

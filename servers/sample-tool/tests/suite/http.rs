@@ -13,7 +13,7 @@ use serde_json::json;
 use super::BIN;
 
 /// Starts the server on `--http 127.0.0.1:0` and returns it with the bound address.
-fn http_server(extra: &[&str]) -> (StdioClient, String) {
+pub(super) fn http_server(extra: &[&str]) -> (StdioClient, String) {
     let mut args = vec!["--http", "127.0.0.1:0"];
     args.extend_from_slice(extra);
     let client = StdioClient::builder(BIN).args(&args).env("RUST_LOG", "info").spawn().unwrap();
@@ -100,7 +100,7 @@ fn the_bearer_token_is_required_when_set() {
 }
 
 /// One HTTP/1.1 GET; the status code and the whole response.
-fn get(addr: &str, path: &str, headers: &str) -> (u16, String) {
+pub(super) fn get(addr: &str, path: &str, headers: &str) -> (u16, String) {
     use std::io::{Read as _, Write as _};
     let mut stream = std::net::TcpStream::connect(addr).unwrap();
     write!(stream, "GET {path} HTTP/1.1\r\nHost: {addr}\r\n{headers}Connection: close\r\n\r\n").unwrap();

@@ -6,6 +6,7 @@ mod calls;
 mod http;
 mod http_limits;
 mod long_running;
+mod observe;
 mod protocol;
 mod tour;
 
