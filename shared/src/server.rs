@@ -140,8 +140,8 @@ impl Default for ServerSettings {
 }
 
 /// Who sent a request over HTTP, as the token check found it (an extension of the request).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Caller(pub &'static str);
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Caller(pub String);
 
 /// The client's address over HTTP (an extension of the request, set by the listener).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -191,6 +191,21 @@ impl McpServer {
     /// The identity announced.
     pub fn identity(&self) -> &ServerIdentity {
         &self.identity
+    }
+
+    /// The tools whose call can change something (not annotated read-only): with OAuth, their
+    /// calls need the write scope.
+    pub fn write_tools(&self) -> std::collections::HashSet<String> {
+        self.registry
+            .names()
+            .into_iter()
+            .filter(|name| {
+                self.registry.get(name).is_none_or(|tool| {
+                    tool.descriptor().annotations.as_ref().and_then(|a| a.read_only_hint) != Some(true)
+                })
+            })
+            .map(|name| name.to_string())
+            .collect()
     }
 
     /// The level the client last set with `logging/setLevel` (e.g. `"debug"`), if any.
@@ -414,8 +429,9 @@ impl ServerHandler for McpServer {
         let http = context.extensions.get::<axum::http::request::Parts>();
         let caller = match http {
             None => "stdio",
-            Some(parts) => parts.extensions.get::<Caller>().map_or("anonymous", |c| c.0),
-        };
+            Some(parts) => parts.extensions.get::<Caller>().map_or("anonymous", |c| c.0.as_str()),
+        }
+        .to_owned();
         let peer = http.and_then(|parts| parts.extensions.get::<PeerAddr>()).map(|p| p.0.to_string());
         let tool = if known { request.name.to_string() } else { crate::metrics::UNKNOWN_TOOL.to_owned() };
         let (response, outcome) = self.call_tool_observed(request, context).await;
@@ -427,7 +443,7 @@ impl ServerHandler for McpServer {
             log.record(&CallRecord {
                 tool: &name,
                 arguments: &arguments,
-                caller,
+                caller: &caller,
                 peer,
                 outcome,
                 duration: elapsed,

@@ -63,6 +63,8 @@ pub struct HttpOptions {
     pub stateless: bool,
     /// `/metrics` needs the token too.
     pub protect_metrics: bool,
+    /// OAuth 2.1 resource server (`--auth-issuer`), instead of the static token.
+    pub oauth: Option<super::oauth::OAuthOptions>,
     /// Sessions at most (stateful mode).
     pub max_sessions: usize,
     /// A session without a message for this long is ended.
@@ -105,7 +107,7 @@ pub fn allowed_origins(addr: SocketAddr) -> Vec<String> {
 
 /// The refusal of a public address without a token, or `None` when `addr` may be served.
 pub fn public_without_token(addr: SocketAddr, options: &HttpOptions) -> Option<String> {
-    if addr.ip().is_loopback() || options.token.is_some() || options.insecure_no_token {
+    if addr.ip().is_loopback() || options.token.is_some() || options.oauth.is_some() || options.insecure_no_token {
         return None;
     }
     Some(format!(
@@ -118,7 +120,7 @@ pub fn public_without_token(addr: SocketAddr, options: &HttpOptions) -> Option<S
 
 async fn require_token(State(token): State<Arc<Option<String>>>, mut request: Request, next: Next) -> Response {
     let Some(expected) = token.as_deref() else {
-        request.extensions_mut().insert(Caller("anonymous"));
+        request.extensions_mut().insert(Caller("anonymous".to_owned()));
         return next.run(request).await;
     };
     let presented = request.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(bearer_token);
@@ -129,7 +131,7 @@ async fn require_token(State(token): State<Arc<Option<String>>>, mut request: Re
     }
     match presented {
         Some(p) if constant_time_eq(p.as_bytes(), expected.as_bytes()) => {
-            request.extensions_mut().insert(Caller("bearer-token"));
+            request.extensions_mut().insert(Caller("bearer-token".to_owned()));
             next.run(request).await
         }
         None => unauthorized(
@@ -159,14 +161,19 @@ fn json_response(status: StatusCode, body: &serde_json::Value) -> Response {
 }
 
 /// Every path but `/mcp` and `/healthz`: `404`, before any authentication.
-async fn not_found(request: Request) -> Response {
+async fn not_found(State(oauth): State<bool>, request: Request) -> Response {
+    let how = if oauth {
+        "A 401 names this server's protected resource metadata (resource_metadata in WWW-Authenticate), \
+         which names its authorization server"
+    } else {
+        "This server has no OAuth authorization server: if it answered 401, configure the client to send the \
+         header `Authorization: Bearer <token>` with the server's --http-token"
+    };
     let body = serde_json::json!({
         "error": "not_found",
         "error_description": format!(
             "{} is not served here: the MCP endpoint is /mcp (also at /; /healthz is the health probe, /metrics the \
-             metrics). This server has \
-             no OAuth authorization server: if it answered 401, configure the client to send the header \
-             `Authorization: Bearer <token>` with the server's --http-token",
+             metrics). {how}",
             request.uri().path()
         ),
     });
@@ -178,20 +185,44 @@ pub async fn serve_http(server: McpServer, addr: SocketAddr, options: HttpOption
     if let Some(refusal) = public_without_token(addr, &options) {
         return Err(ServeError::Refused(refusal));
     }
+    if options.oauth.is_some() && options.token.is_some() {
+        return Err(ServeError::Refused(
+            "--auth-issuer and --http-token cannot be mixed: OAuth access tokens from the authorization server, or \
+             one static token, not both"
+                .to_owned(),
+        ));
+    }
+    let resource_server = match &options.oauth {
+        None => None,
+        Some(oauth) => {
+            let rs = super::oauth::ResourceServer::new(oauth.clone(), server.write_tools(), options.max_message_bytes)
+                .map_err(|e| ServeError::Refused(e.to_string()))?;
+            let rs = Arc::new(rs);
+            let fetching = Arc::clone(&rs);
+            tokio::spawn(async move { fetching.prefetch().await });
+            Some(rs)
+        }
+    };
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|source| ServeError::Io { context: format!("cannot listen on {addr}"), source })?;
     let bound = listener
         .local_addr()
         .map_err(|source| ServeError::Io { context: "cannot read the bound address".into(), source })?;
-    if !bound.ip().is_loopback() && options.token.is_none() {
+    if !bound.ip().is_loopback() && options.token.is_none() && resource_server.is_none() {
         tracing::warn!(%bound, "--insecure-no-token: serving HTTP on a non-loopback address without a token");
     }
     let sessions = CancellationToken::new();
-    let router = router(server, bound, &options, sessions.clone());
+    let router = router(server, bound, &options, resource_server, sessions.clone());
     tracing::info!(
         url = %format!("http://{bound}/mcp"),
-        auth = if options.token.is_some() { "bearer token" } else { "none" },
+        auth = if options.oauth.is_some() {
+            "oauth"
+        } else if options.token.is_some() {
+            "bearer token"
+        } else {
+            "none"
+        },
         mode = if options.stateless { "stateless" } else { "sessions" },
         max_connections = options.limits.max_connections,
         "serving Streamable HTTP"
@@ -212,10 +243,22 @@ pub fn router(
     server: McpServer,
     bound: SocketAddr,
     options: &HttpOptions,
+    resource_server: Option<Arc<super::oauth::ResourceServer>>,
     sessions: CancellationToken,
 ) -> axum::Router {
+    let name: Arc<str> = Arc::from(server.identity().name.as_str());
     let mut hosts = allowed_hosts(bound);
     hosts.extend(options.allow_hosts.iter().cloned());
+    // The public URL's host (a reverse proxy in front) is this server's name too.
+    if let Some(authority) = options
+        .oauth
+        .as_ref()
+        .and_then(|o| o.public_url.parse::<axum::http::Uri>().ok())
+        .and_then(|u| u.authority().cloned())
+    {
+        hosts.push(authority.as_str().to_owned());
+        hosts.push(authority.host().to_owned());
+    }
     let mut origins = allowed_origins(bound);
     origins.extend(options.allow_origins.iter().map(|o| o.trim_end_matches('/').to_owned()));
     let config = StreamableHttpServerConfig::default()
@@ -243,19 +286,36 @@ pub fn router(
         // Sessions stream SSE, whose priming events only 2025-11-25 clients can take.
         mcp = mcp.route_layer(middleware::from_fn(priming::by_version));
     }
-    let mcp = mcp
+    let mut mcp = mcp
         .route_layer(middleware::from_fn_with_state(limits, http_gate::check_body))
-        .route_layer(middleware::from_fn_with_state(Arc::clone(&gate), http_gate::sessions))
-        .route_layer(middleware::from_fn_with_state(Arc::new(options.token.clone()), require_token));
+        .route_layer(middleware::from_fn_with_state(Arc::clone(&gate), http_gate::sessions));
     let mut metrics = axum::Router::new().route("/metrics", get(metrics)).with_state(gate);
-    if options.protect_metrics {
-        metrics = metrics.route_layer(middleware::from_fn_with_state(Arc::new(options.token.clone()), require_token));
+    let mut outer = axum::Router::new();
+    let oauth = resource_server.is_some();
+    match resource_server {
+        Some(rs) => {
+            mcp = mcp.route_layer(middleware::from_fn_with_state(Arc::clone(&rs), super::oauth::gate));
+            if options.protect_metrics {
+                metrics = metrics.route_layer(middleware::from_fn_with_state(Arc::clone(&rs), super::oauth::gate));
+            }
+            for path in rs.metadata_paths() {
+                outer = outer.route(path, get(super::oauth::metadata).with_state((Arc::clone(&rs), Arc::clone(&name))));
+            }
+        }
+        None => {
+            let token = Arc::new(options.token.clone());
+            mcp = mcp.route_layer(middleware::from_fn_with_state(Arc::clone(&token), require_token));
+            if options.protect_metrics {
+                metrics = metrics.route_layer(middleware::from_fn_with_state(token, require_token));
+            }
+        }
     }
-    axum::Router::new()
+    outer
         .route("/healthz", get(healthz))
         .merge(metrics)
         .merge(mcp)
         .fallback(not_found)
+        .with_state(oauth)
         .layer(middleware::from_fn(http_gate::one_host))
 }
 
@@ -307,6 +367,7 @@ mod tests {
             insecure_no_token: false,
             stateless: false,
             protect_metrics: false,
+            oauth: None,
             max_sessions: 10,
             session_idle_timeout: Duration::from_secs(60),
             limits: ListenerLimits {

@@ -14,6 +14,7 @@ pub mod id_scan;
 pub mod ids;
 pub mod jsonrpc;
 pub mod listener;
+pub mod oauth;
 pub mod priming;
 pub mod stdio;
 
@@ -89,6 +90,26 @@ pub struct TransportArgs {
     /// HTTP: `GET /metrics` needs the bearer token too (by default it is open, like `/healthz`).
     #[arg(long)]
     pub protect_metrics: bool,
+
+    /// HTTP: an OAuth 2.1 resource server: accept access tokens (JWTs) issued by this
+    /// authorization server (its issuer URL; metadata by RFC 8414 or OpenID discovery) for
+    /// --public-url. Not with --http-token.
+    #[arg(long, value_name = "URL", requires = "public_url")]
+    pub auth_issuer: Option<String>,
+
+    /// HTTP: this server's canonical MCP URL as clients reach it (e.g.
+    /// https://mcp.example.com/mcp): the audience its tokens must name, and the `resource` of
+    /// its protected resource metadata.
+    #[arg(long, value_name = "URL", requires = "auth_issuer")]
+    pub public_url: Option<String>,
+
+    /// HTTP with --auth-issuer: the scope every request needs.
+    #[arg(long, value_name = "SCOPE", default_value = "mcp:read")]
+    pub auth_read_scope: String,
+
+    /// HTTP with --auth-issuer: the scope a call of a tool that can change something needs.
+    #[arg(long, value_name = "SCOPE", default_value = "mcp:write")]
+    pub auth_write_scope: String,
 }
 
 /// The default `--max-sessions`. An idle session costs ~52 KiB (rmcp's per-session tasks and
@@ -120,6 +141,10 @@ impl Default for TransportArgs {
             shutdown_grace: 10.0,
             audit_log: None,
             protect_metrics: false,
+            auth_issuer: None,
+            public_url: None,
+            auth_read_scope: "mcp:read".to_owned(),
+            auth_write_scope: "mcp:write".to_owned(),
         }
     }
 }
@@ -163,6 +188,14 @@ impl TransportArgs {
             insecure_no_token: self.insecure_no_token,
             stateless: self.stateless,
             protect_metrics: self.protect_metrics,
+            oauth: self.auth_issuer.as_ref().zip(self.public_url.as_ref()).map(|(issuer, public_url)| {
+                oauth::OAuthOptions {
+                    issuer: issuer.clone(),
+                    public_url: public_url.clone(),
+                    read_scope: self.auth_read_scope.clone(),
+                    write_scope: self.auth_write_scope.clone(),
+                }
+            }),
             max_sessions: self.max_sessions.max(1),
             session_idle_timeout: Duration::from_secs_f64(self.session_idle_timeout),
             limits: listener::ListenerLimits {

@@ -1,0 +1,603 @@
+//! The OAuth 2.1 resource server of `--http` (MCP authorization, 2025-06-18 and 2025-11-25):
+//! `--auth-issuer URL` names the authorization server, `--public-url URL` this server's canonical
+//! MCP URL (the audience its tokens must be issued for, RFC 8707).
+//!
+//! - **Protected Resource Metadata** (RFC 9728) at `/.well-known/oauth-protected-resource` and at
+//!   the path-aware `/.well-known/oauth-protected-resource<public path>`: the resource, its
+//!   authorization server, the scopes, `bearer_methods_supported: ["header"]`.
+//! - **401** without a token or with a bad one: `WWW-Authenticate: Bearer resource_metadata="…",
+//!   scope="<read scope>"` (and `error="invalid_token"` for a bad one), an OAuth-shaped JSON body.
+//! - **Tokens** are JWTs checked for signature (ES256, RS256 or EdDSA, with a key from the
+//!   authorization server's JWKS), `iss` (the issuer), `aud` (the public URL), `exp` and `nbf`
+//!   (60 s leeway). The JWKS is found through the authorization server's metadata (RFC 8414, then
+//!   OpenID discovery), cached, and fetched again when a token names an unknown key (at most once
+//!   every [`REFRESH_EVERY`]).
+//! - **Scopes**: every request needs the read scope (`mcp:read`); a `tools/call` of a tool that
+//!   can change something (not annotated read-only) needs the write scope (`mcp:write`) too, else
+//!   **403** `insufficient_scope` with `scope="<read> <write>"`, before anything runs.
+//! - The token is taken from the `Authorization` header only: one in the URL (`access_token=`) is
+//!   refused (400).
+//!
+//! The authorization server's metadata and keys are fetched over HTTPS (rustls, Mozilla's roots);
+//! plain HTTP only for a loopback issuer (a test or a sidecar).
+
+use std::{
+    collections::{HashMap, HashSet},
+    sync::{Arc, Mutex, PoisonError},
+    time::{Duration, Instant},
+};
+
+use axum::{
+    body::{Body, Bytes},
+    extract::{Request, State},
+    http::{HeaderValue, Method, StatusCode, Uri, header},
+    middleware::Next,
+    response::{IntoResponse, Response},
+};
+use http_body_util::{BodyExt, Full, Limited};
+use hyper_util::{
+    client::legacy::{Client, connect::HttpConnector},
+    rt::TokioExecutor,
+};
+use jsonwebtoken::{Algorithm, DecodingKey, Validation, jwk::JwkSet};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::auth::bearer_token;
+use crate::server::Caller;
+
+/// How long a fetch from the authorization server may take.
+const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The largest metadata or JWKS document read.
+const MAX_DOCUMENT: usize = 1024 * 1024;
+
+/// A token naming an unknown key fetches the JWKS again at most this often.
+pub const REFRESH_EVERY: Duration = Duration::from_secs(10);
+
+/// The clock skew allowed on `exp` and `nbf`.
+const LEEWAY_SECS: u64 = 60;
+
+/// The signature algorithms accepted.
+const ALGORITHMS: [Algorithm; 3] = [Algorithm::ES256, Algorithm::RS256, Algorithm::EdDSA];
+
+/// What `--auth-*` configure.
+#[derive(Debug, Clone)]
+pub struct OAuthOptions {
+    /// The authorization server's issuer identifier.
+    pub issuer: String,
+    /// This server's canonical MCP URL: the audience of its tokens.
+    pub public_url: String,
+    /// The scope every request needs.
+    pub read_scope: String,
+    /// The scope a tool call that changes something needs.
+    pub write_scope: String,
+}
+
+/// Why the options cannot work.
+#[derive(Debug, thiserror::Error)]
+pub enum OAuthSetupError {
+    /// A URL that does not parse or has the wrong scheme.
+    #[error("{flag} {url}: {reason}")]
+    Url {
+        /// The flag.
+        flag: &'static str,
+        /// The value.
+        url: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+type HttpsClient = Client<hyper_rustls::HttpsConnector<HttpConnector>, Full<Bytes>>;
+
+struct Keys {
+    /// By `kid` (`""` for a key without one).
+    by_kid: HashMap<String, (DecodingKey, Option<Algorithm>)>,
+    fetched: Option<Instant>,
+}
+
+/// The resource server: its metadata, the authorization server's keys, the checks.
+pub struct ResourceServer {
+    options: OAuthOptions,
+    /// The URL of this server's Protected Resource Metadata (in `WWW-Authenticate`).
+    metadata_url: String,
+    /// The paths the metadata is served at.
+    metadata_paths: Vec<String>,
+    /// Tools whose call needs the write scope.
+    write_tools: HashSet<String>,
+    /// The largest body read to find a tool call's name.
+    max_body: usize,
+    http: HttpsClient,
+    jwks_uri: tokio::sync::Mutex<Option<String>>,
+    keys: tokio::sync::RwLock<Keys>,
+    refreshing: tokio::sync::Mutex<()>,
+    last_refresh: Mutex<Option<Instant>>,
+}
+
+impl std::fmt::Debug for ResourceServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResourceServer").field("options", &self.options).finish_non_exhaustive()
+    }
+}
+
+/// Whether `uri` may be fetched or named: `https`, or `http` to a loopback host.
+fn check_url(flag: &'static str, url: &str) -> Result<Uri, OAuthSetupError> {
+    let bad = |reason: &str| OAuthSetupError::Url { flag, url: url.to_owned(), reason: reason.to_owned() };
+    let uri: Uri = url.parse().map_err(|_| bad("not a URL"))?;
+    let host = uri.host().ok_or_else(|| bad("no host"))?;
+    match uri.scheme_str() {
+        Some("https") => Ok(uri),
+        Some("http") if is_loopback(host) => Ok(uri),
+        Some("http") => Err(bad("must be https (plain http only for a loopback address)")),
+        _ => Err(bad("must be an https:// URL")),
+    }
+}
+
+fn is_loopback(host: &str) -> bool {
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+/// The origin (`scheme://authority`) and path of `uri`, the path without a trailing `/`.
+fn origin_and_path(uri: &Uri) -> (String, String) {
+    let origin = format!("{}://{}", uri.scheme_str().unwrap_or("https"), uri.authority().map_or("", |a| a.as_str()));
+    let path = uri.path().trim_end_matches('/').to_owned();
+    (origin, path)
+}
+
+/// The authorization server metadata URLs to try for `issuer`, in order: RFC 8414 (path-aware),
+/// OpenID Connect discovery (appended, then path-aware).
+pub fn metadata_urls(issuer: &Uri) -> Vec<String> {
+    let (origin, path) = origin_and_path(issuer);
+    let mut urls = vec![format!("{origin}/.well-known/oauth-authorization-server{path}")];
+    urls.push(format!("{origin}{path}/.well-known/openid-configuration"));
+    if !path.is_empty() {
+        urls.push(format!("{origin}/.well-known/openid-configuration{path}"));
+    }
+    urls
+}
+
+/// Who a valid token speaks for, and what it may do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Principal {
+    /// `sub`, else `client_id`, else `unknown`.
+    pub subject: String,
+    /// The token's scopes.
+    pub scopes: HashSet<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Claims {
+    sub: Option<String>,
+    client_id: Option<String>,
+    azp: Option<String>,
+    #[serde(default)]
+    scope: Option<Value>,
+    #[serde(default)]
+    scp: Option<Value>,
+}
+
+/// Scopes as a space-separated string or an array of strings.
+fn scopes_of(value: Option<&Value>) -> impl Iterator<Item = String> + '_ {
+    let (text, list) = match value {
+        Some(Value::String(s)) => (Some(s.as_str()), None),
+        Some(Value::Array(a)) => (None, Some(a)),
+        _ => (None, None),
+    };
+    let from_text = text.into_iter().flat_map(|s| s.split(' ')).filter(|s| !s.is_empty()).map(str::to_owned);
+    let from_list = list.into_iter().flatten().filter_map(Value::as_str).map(str::to_owned);
+    from_text.chain(from_list)
+}
+
+/// Why a token was refused (the `error_description`: what a client author needs, nothing of the
+/// keys).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Rejected(pub String);
+
+impl ResourceServer {
+    /// The resource server for `options`; `write_tools` are the tools whose call needs the write
+    /// scope; `max_body` bounds the request body read to find a call's tool.
+    pub fn new(
+        options: OAuthOptions,
+        write_tools: HashSet<String>,
+        max_body: usize,
+    ) -> Result<ResourceServer, OAuthSetupError> {
+        check_url("--auth-issuer", &options.issuer)?;
+        let public = check_public_url(&options.public_url)?;
+        let (origin, path) = origin_and_path(&public);
+        let metadata_url = format!("{origin}/.well-known/oauth-protected-resource{path}");
+        let mut metadata_paths = vec!["/.well-known/oauth-protected-resource".to_owned()];
+        if !path.is_empty() {
+            metadata_paths.push(format!("/.well-known/oauth-protected-resource{path}"));
+        }
+        let https =
+            hyper_rustls::HttpsConnectorBuilder::new().with_webpki_roots().https_or_http().enable_http1().build();
+        let http = Client::builder(TokioExecutor::new()).build(https);
+        Ok(ResourceServer {
+            options,
+            metadata_url,
+            metadata_paths,
+            write_tools,
+            max_body,
+            http,
+            jwks_uri: tokio::sync::Mutex::new(None),
+            keys: tokio::sync::RwLock::new(Keys { by_kid: HashMap::new(), fetched: None }),
+            refreshing: tokio::sync::Mutex::new(()),
+            last_refresh: Mutex::new(None),
+        })
+    }
+
+    /// The paths that serve the Protected Resource Metadata.
+    pub fn metadata_paths(&self) -> &[String] {
+        &self.metadata_paths
+    }
+
+    /// The Protected Resource Metadata document (RFC 9728).
+    pub fn metadata(&self, resource_name: &str) -> Value {
+        json!({
+            "resource": self.options.public_url,
+            "authorization_servers": [self.options.issuer],
+            "scopes_supported": [self.options.read_scope, self.options.write_scope],
+            "bearer_methods_supported": ["header"],
+            "resource_name": resource_name,
+        })
+    }
+
+    async fn get_json(&self, url: &str) -> Result<Value, String> {
+        let uri = check_url("the authorization server's URL", url).map_err(|e| e.to_string())?;
+        let request = axum::http::Request::get(uri)
+            .header(header::ACCEPT, "application/json")
+            .body(Full::new(Bytes::new()))
+            .map_err(|e| e.to_string())?;
+        let response = tokio::time::timeout(FETCH_TIMEOUT, self.http.request(request))
+            .await
+            .map_err(|_| format!("{url}: no answer within {FETCH_TIMEOUT:?}"))?
+            .map_err(|e| format!("{url}: {e}"))?;
+        if response.status() != StatusCode::OK {
+            return Err(format!("{url}: HTTP {}", response.status()));
+        }
+        let body = tokio::time::timeout(FETCH_TIMEOUT, Limited::new(response.into_body(), MAX_DOCUMENT).collect())
+            .await
+            .map_err(|_| format!("{url}: the body did not arrive within {FETCH_TIMEOUT:?}"))?
+            .map_err(|e| format!("{url}: {e}"))?
+            .to_bytes();
+        serde_json::from_slice(&body).map_err(|e| format!("{url}: not JSON: {e}"))
+    }
+
+    /// The JWKS URL, from the authorization server's metadata (found once).
+    async fn jwks_uri(&self) -> Result<String, String> {
+        let mut known = self.jwks_uri.lock().await;
+        if let Some(uri) = known.as_ref() {
+            return Ok(uri.clone());
+        }
+        let issuer: Uri = self.options.issuer.parse().map_err(|_| "the issuer is not a URL".to_owned())?;
+        let mut failures = Vec::new();
+        for url in metadata_urls(&issuer) {
+            match self.get_json(&url).await {
+                Ok(metadata) => {
+                    // RFC 8414 §3.3: the metadata must name the issuer we asked about.
+                    if metadata["issuer"].as_str() != Some(self.options.issuer.as_str()) {
+                        failures
+                            .push(format!("{url}: its issuer is {}, not {}", metadata["issuer"], self.options.issuer));
+                        continue;
+                    }
+                    let Some(jwks) = metadata["jwks_uri"].as_str() else {
+                        failures.push(format!("{url}: no jwks_uri"));
+                        continue;
+                    };
+                    *known = Some(jwks.to_owned());
+                    return Ok(jwks.to_owned());
+                }
+                Err(e) => failures.push(e),
+            }
+        }
+        Err(format!("no usable authorization server metadata for {}: {}", self.options.issuer, failures.join("; ")))
+    }
+
+    /// Fetches the JWKS again unless that was done less than [`REFRESH_EVERY`] ago.
+    async fn refresh(&self) {
+        let _one_at_a_time = self.refreshing.lock().await;
+        {
+            let mut last = self.last_refresh.lock().unwrap_or_else(PoisonError::into_inner);
+            if last.is_some_and(|t| t.elapsed() < REFRESH_EVERY) {
+                return;
+            }
+            *last = Some(Instant::now());
+        }
+        let fetched = async {
+            let uri = self.jwks_uri().await?;
+            let document = self.get_json(&uri).await?;
+            serde_json::from_value::<JwkSet>(document).map_err(|e| format!("{uri}: not a JWK set: {e}"))
+        };
+        match fetched.await {
+            Ok(set) => {
+                let mut by_kid = HashMap::new();
+                for jwk in &set.keys {
+                    let Ok(key) = DecodingKey::from_jwk(jwk) else { continue };
+                    let alg = jwk.common.key_algorithm.and_then(|a| Algorithm::try_from(a).ok());
+                    by_kid.insert(jwk.common.key_id.clone().unwrap_or_default(), (key, alg));
+                }
+                tracing::info!(keys = by_kid.len(), "fetched the authorization server's keys");
+                *self.keys.write().await = Keys { by_kid, fetched: Some(Instant::now()) };
+            }
+            Err(error) => tracing::warn!(%error, "cannot fetch the authorization server's keys"),
+        }
+    }
+
+    async fn key_for(&self, kid: &str) -> Option<(DecodingKey, Option<Algorithm>)> {
+        let keys = self.keys.read().await;
+        let found = keys.by_kid.get(kid).or_else(|| {
+            // A token without `kid` may use the only key there is.
+            (kid.is_empty() && keys.by_kid.len() == 1).then(|| keys.by_kid.values().next()).flatten()
+        });
+        found.cloned()
+    }
+
+    /// Fetches the keys at start-up (a failure is logged; the next token tries again).
+    pub async fn prefetch(&self) {
+        if self.keys.read().await.fetched.is_none() {
+            self.refresh().await;
+        }
+    }
+
+    /// The principal of a valid `token`.
+    pub async fn validate(&self, token: &str) -> Result<Principal, Rejected> {
+        let header =
+            jsonwebtoken::decode_header(token).map_err(|_| Rejected("the access token is not a JWT".into()))?;
+        if !ALGORITHMS.contains(&header.alg) {
+            return Err(Rejected(format!(
+                "the token's algorithm {:?} is not accepted (ES256, RS256, EdDSA)",
+                header.alg
+            )));
+        }
+        let kid = header.kid.unwrap_or_default();
+        let key = match self.key_for(&kid).await {
+            Some(key) => key,
+            None => {
+                self.refresh().await;
+                self.key_for(&kid)
+                    .await
+                    .ok_or_else(|| Rejected("the token is not signed by a key of the authorization server".into()))?
+            }
+        };
+        if key.1.is_some_and(|alg| alg != header.alg) {
+            return Err(Rejected("the token's algorithm is not its key's".into()));
+        }
+        let mut validation = Validation::new(header.alg);
+        validation.set_issuer(&[&self.options.issuer]);
+        validation.set_audience(&[&self.options.public_url]);
+        validation.set_required_spec_claims(&["exp", "iss", "aud"]);
+        validation.leeway = LEEWAY_SECS;
+        validation.validate_nbf = true;
+        let data = jsonwebtoken::decode::<Claims>(token, &key.0, &validation).map_err(|e| {
+            use jsonwebtoken::errors::ErrorKind;
+            Rejected(
+                match e.kind() {
+                    ErrorKind::ExpiredSignature => "the token has expired",
+                    ErrorKind::ImmatureSignature => "the token is not valid yet (nbf)",
+                    ErrorKind::InvalidAudience => {
+                        "the token was not issued for this server (aud is not its --public-url)"
+                    }
+                    ErrorKind::InvalidIssuer => "the token was not issued by this server's authorization server",
+                    ErrorKind::MissingRequiredClaim(_) => "the token lacks exp, iss or aud",
+                    ErrorKind::InvalidSignature => "the token's signature does not verify",
+                    _ => "the token is malformed",
+                }
+                .to_owned(),
+            )
+        })?;
+        let claims = data.claims;
+        let subject = claims.sub.or(claims.client_id).or(claims.azp).unwrap_or_else(|| "unknown".to_owned());
+        let scopes = scopes_of(claims.scope.as_ref()).chain(scopes_of(claims.scp.as_ref())).collect();
+        Ok(Principal { subject, scopes })
+    }
+
+    fn challenge(&self, error: Option<&str>, scope: &str) -> HeaderValue {
+        let quoted = |s: &str| s.replace(['"', '\\'], "");
+        let mut value = String::from("Bearer");
+        if let Some(error) = error {
+            value.push_str(&format!(" error=\"{}\",", quoted(error)));
+        }
+        value.push_str(&format!(" resource_metadata=\"{}\", scope=\"{}\"", quoted(&self.metadata_url), quoted(scope)));
+        HeaderValue::from_str(&value).unwrap_or_else(|_| HeaderValue::from_static("Bearer"))
+    }
+
+    fn refusal(&self, status: StatusCode, error: &str, description: &str, scope: &str) -> Response {
+        if status == StatusCode::UNAUTHORIZED
+            && let Some(metrics) = crate::metrics::global()
+        {
+            metrics.unauthorized();
+        }
+        let body = json!({"error": error, "error_description": description});
+        let challenge_error = (error != "invalid_request" || status != StatusCode::UNAUTHORIZED).then_some(error);
+        let mut response = (status, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response();
+        response.headers_mut().insert(header::WWW_AUTHENTICATE, self.challenge(challenge_error, scope));
+        response
+    }
+
+    /// Whether the JSON-RPC body (one message or a batch) calls a tool that needs the write scope.
+    fn needs_write(&self, body: &[u8]) -> bool {
+        let Ok(value) = serde_json::from_slice::<Value>(body) else { return false };
+        let messages = match &value {
+            Value::Array(items) => items.iter().collect(),
+            other => vec![other],
+        };
+        messages.into_iter().any(|m| {
+            m["method"] == "tools/call" && m["params"]["name"].as_str().is_some_and(|n| self.write_tools.contains(n))
+        })
+    }
+}
+
+/// Checks `--public-url`: an absolute http(s) URL (it is the audience; plain http is allowed,
+/// since TLS may end at a proxy in front).
+fn check_public_url(url: &str) -> Result<Uri, OAuthSetupError> {
+    let bad =
+        |reason: &str| OAuthSetupError::Url { flag: "--public-url", url: url.to_owned(), reason: reason.to_owned() };
+    let uri: Uri = url.parse().map_err(|_| bad("not a URL"))?;
+    match (uri.scheme_str(), uri.host()) {
+        (Some("https" | "http"), Some(_)) => Ok(uri),
+        _ => Err(bad("must be the absolute http(s) URL clients use, e.g. https://mcp.example.com/mcp")),
+    }
+}
+
+/// The middleware in front of the MCP endpoint.
+pub async fn gate(State(rs): State<Arc<ResourceServer>>, request: Request, next: Next) -> Response {
+    let read = rs.options.read_scope.clone();
+    let both = format!("{} {}", rs.options.read_scope, rs.options.write_scope);
+    if request.uri().query().is_some_and(|q| q.split('&').any(|p| p.starts_with("access_token="))) {
+        return rs.refusal(
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+            "send the access token in the Authorization header, never in the URL",
+            &read,
+        );
+    }
+    let presented = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(bearer_token)
+        .map(str::to_owned);
+    let Some(token) = presented else {
+        return rs.refusal(
+            StatusCode::UNAUTHORIZED,
+            "invalid_request",
+            "this server needs an OAuth access token: Authorization: Bearer <token>, from the authorization server its resource metadata names",
+            &read,
+        );
+    };
+    let principal = match rs.validate(&token).await {
+        Ok(principal) => principal,
+        Err(Rejected(why)) => return rs.refusal(StatusCode::UNAUTHORIZED, "invalid_token", &why, &read),
+    };
+    if !principal.scopes.contains(&rs.options.read_scope) {
+        return rs.refusal(
+            StatusCode::FORBIDDEN,
+            "insufficient_scope",
+            &format!("this server needs the scope {}", rs.options.read_scope),
+            &read,
+        );
+    }
+    let (mut parts, body) = request.into_parts();
+    parts.extensions.insert(Caller(principal.subject.clone()));
+    if parts.method != Method::POST || principal.scopes.contains(&rs.options.write_scope) {
+        return next.run(Request::from_parts(parts, body)).await;
+    }
+    // A call that may change something needs the write scope: read the body to see.
+    let bytes = match axum::body::to_bytes(body, rs.max_body).await {
+        Ok(bytes) => bytes,
+        Err(_) => {
+            let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "the request body is too large or did not arrive"}});
+            return (StatusCode::PAYLOAD_TOO_LARGE, [(header::CONTENT_TYPE, "application/json")], body.to_string())
+                .into_response();
+        }
+    };
+    if rs.needs_write(&bytes) {
+        return rs.refusal(
+            StatusCode::FORBIDDEN,
+            "insufficient_scope",
+            &format!(
+                "this tool can change files: its call needs the scope {}; nothing was done",
+                rs.options.write_scope
+            ),
+            &both,
+        );
+    }
+    next.run(Request::from_parts(parts, Body::from(bytes))).await
+}
+
+/// `GET` of the Protected Resource Metadata.
+pub async fn metadata(State((rs, name)): State<(Arc<ResourceServer>, Arc<str>)>) -> Response {
+    (StatusCode::OK, [(header::CONTENT_TYPE, "application/json")], rs.metadata(&name).to_string()).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options() -> OAuthOptions {
+        OAuthOptions {
+            issuer: "https://auth.example.com/tenant".into(),
+            public_url: "https://mcp.example.com/mcp".into(),
+            read_scope: "mcp:read".into(),
+            write_scope: "mcp:write".into(),
+        }
+    }
+
+    #[test]
+    fn metadata_is_found_path_aware_then_openid() {
+        let issuer: Uri = "https://auth.example.com/tenant".parse().unwrap();
+        assert_eq!(
+            metadata_urls(&issuer),
+            [
+                "https://auth.example.com/.well-known/oauth-authorization-server/tenant",
+                "https://auth.example.com/tenant/.well-known/openid-configuration",
+                "https://auth.example.com/.well-known/openid-configuration/tenant",
+            ]
+        );
+        let root: Uri = "https://auth.example.com/".parse().unwrap();
+        assert_eq!(
+            metadata_urls(&root),
+            [
+                "https://auth.example.com/.well-known/oauth-authorization-server",
+                "https://auth.example.com/.well-known/openid-configuration",
+            ]
+        );
+    }
+
+    #[test]
+    fn an_issuer_must_be_https_unless_loopback() {
+        assert!(check_url("--auth-issuer", "https://a.example").is_ok());
+        assert!(check_url("--auth-issuer", "http://127.0.0.1:3000").is_ok());
+        assert!(check_url("--auth-issuer", "http://localhost:3000/x").is_ok());
+        assert!(check_url("--auth-issuer", "http://[::1]:3000").is_ok());
+        assert!(check_url("--auth-issuer", "http://auth.example").is_err());
+        assert!(check_url("--auth-issuer", "ftp://auth.example").is_err());
+        assert!(check_url("--auth-issuer", "not a url").is_err());
+        assert!(check_public_url("mcp.example.com").is_err());
+    }
+
+    #[tokio::test]
+    async fn the_metadata_names_the_resource_and_its_server() {
+        let rs = ResourceServer::new(options(), HashSet::new(), 1024).unwrap();
+        assert_eq!(
+            rs.metadata_paths(),
+            ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"]
+        );
+        let doc = rs.metadata("srv");
+        assert_eq!(doc["resource"], "https://mcp.example.com/mcp");
+        assert_eq!(doc["authorization_servers"], json!(["https://auth.example.com/tenant"]));
+        assert_eq!(doc["scopes_supported"], json!(["mcp:read", "mcp:write"]));
+        assert_eq!(doc["bearer_methods_supported"], json!(["header"]));
+        assert_eq!(
+            rs.challenge(Some("invalid_token"), "mcp:read"),
+            "Bearer error=\"invalid_token\", resource_metadata=\"https://mcp.example.com/.well-known/oauth-protected-resource/mcp\", scope=\"mcp:read\""
+        );
+    }
+
+    #[tokio::test]
+    async fn a_call_needs_write_only_for_a_tool_that_changes_something() {
+        let rs = ResourceServer::new(options(), HashSet::from(["write_file".to_owned()]), 1024).unwrap();
+        let call =
+            |name: &str| format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"{name}"}}}}"#);
+        assert!(rs.needs_write(call("write_file").as_bytes()));
+        assert!(!rs.needs_write(call("read_file").as_bytes()));
+        assert!(rs.needs_write(format!("[{},{}]", call("read_file"), call("write_file")).as_bytes()));
+        assert!(!rs.needs_write(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#));
+        assert!(!rs.needs_write(b"not json"));
+    }
+
+    #[tokio::test]
+    async fn a_token_that_is_not_a_jwt_or_uses_another_algorithm_is_rejected() {
+        let rs = ResourceServer::new(options(), HashSet::new(), 1024).unwrap();
+        assert_eq!(rs.validate("abc").await, Err(Rejected("the access token is not a JWT".into())));
+        // {"alg":"HS256","typ":"JWT"}.{}.sig: a shared-secret token is never accepted.
+        let hs = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.e30.c2ln";
+        assert!(rs.validate(hs).await.unwrap_err().0.contains("not accepted"));
+        // {"alg":"none"}
+        let none = "eyJhbGciOiJub25lIn0.e30.";
+        assert!(rs.validate(none).await.is_err());
+    }
+}
