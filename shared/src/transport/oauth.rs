@@ -47,7 +47,7 @@ use super::auth::bearer_token;
 use crate::server::Caller;
 
 /// How long a fetch from the authorization server may take.
-const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
+const FETCH_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The largest metadata or JWKS document read.
 const MAX_DOCUMENT: usize = 1024 * 1024;

@@ -176,3 +176,64 @@ fn the_call_log_keeps_every_line_whole_under_eight_concurrent_http_callers() {
         lines.iter().map(|l| l["arguments_sha256"].as_str().unwrap()).collect();
     assert_eq!(digests.len(), 200, "every call's arguments differ, and so do their digests");
 }
+
+/// Runs the binary with `args` and returns (exit success, stderr) once it exits by itself.
+fn exits_with(args: &[&str]) -> (bool, String) {
+    let out = std::process::Command::new(BIN).args(args).stdin(Stdio::null()).output().unwrap();
+    (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn oauth_flags_are_refused_when_they_cannot_work() {
+    let (ok, stderr) = exits_with(&[
+        "--http",
+        "127.0.0.1:0",
+        "--http-token",
+        "t",
+        "--auth-issuer",
+        "https://auth.example.com",
+        "--public-url",
+        "https://mcp.example.com/mcp",
+    ]);
+    assert!(!ok && stderr.contains("cannot be mixed"), "{stderr}");
+    let (ok, stderr) = exits_with(&["--http", "127.0.0.1:0", "--auth-issuer", "https://auth.example.com"]);
+    assert!(!ok && stderr.contains("--public-url"), "{stderr}");
+    let (ok, stderr) = exits_with(&[
+        "--http",
+        "127.0.0.1:0",
+        "--auth-issuer",
+        "http://auth.example.com",
+        "--public-url",
+        "https://m/mcp",
+    ]);
+    assert!(!ok && stderr.contains("must be https"), "{stderr}");
+}
+
+#[test]
+fn with_oauth_the_metadata_is_served_and_a_bare_request_gets_the_challenge() {
+    // An issuer nobody answers at: the metadata and the 401 need no authorization server.
+    let (_server, addr) = http_server(&[
+        "--auth-issuer",
+        "http://127.0.0.1:9/tenant",
+        "--public-url",
+        "https://mcp.example.com/mcp",
+        "--allow-host",
+        "127.0.0.1",
+    ]);
+    let (status, answer) = get(&addr, "/.well-known/oauth-protected-resource/mcp", "");
+    assert_eq!(status, 200, "{answer}");
+    let doc: Value = serde_json::from_str(body(&answer)).unwrap();
+    assert_eq!(doc["resource"], "https://mcp.example.com/mcp");
+    assert_eq!(doc["authorization_servers"], json!(["http://127.0.0.1:9/tenant"]));
+    let (status, answer) = get(&addr, "/mcp", "");
+    assert_eq!(status, 401, "{answer}");
+    assert!(
+        answer.contains(
+            r#"www-authenticate: Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", scope="mcp:read""#
+        ),
+        "{answer}"
+    );
+    let (status, answer) = get(&addr, "/mcp", "Authorization: Bearer not.a.jwt\r\n");
+    assert_eq!(status, 401, "{answer}");
+    assert!(answer.contains(r#"error="invalid_token""#), "{answer}");
+}
