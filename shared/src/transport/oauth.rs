@@ -58,6 +58,10 @@ pub const REFRESH_EVERY: Duration = Duration::from_secs(10);
 /// The clock skew allowed on `exp` and `nbf`.
 const LEEWAY_SECS: u64 = 60;
 
+/// Tokens whose check is remembered (until each one's `exp`): a client sends the same token on
+/// every request, and an ES256 signature check costs far more than the call it guards.
+const MAX_REMEMBERED: usize = 4096;
+
 /// The signature algorithms accepted.
 const ALGORITHMS: [Algorithm; 3] = [Algorithm::ES256, Algorithm::RS256, Algorithm::EdDSA];
 
@@ -113,6 +117,8 @@ pub struct ResourceServer {
     keys: tokio::sync::RwLock<Keys>,
     refreshing: tokio::sync::Mutex<()>,
     last_refresh: Mutex<Option<Instant>>,
+    /// Valid tokens already checked, by the SHA-256 of the token: the principal and `exp`.
+    remembered: Mutex<HashMap<[u8; 32], (Principal, u64)>>,
 }
 
 impl std::fmt::Debug for ResourceServer {
@@ -169,6 +175,7 @@ pub struct Principal {
 
 #[derive(Debug, Deserialize)]
 struct Claims {
+    exp: u64,
     sub: Option<String>,
     client_id: Option<String>,
     azp: Option<String>,
@@ -226,6 +233,7 @@ impl ResourceServer {
             keys: tokio::sync::RwLock::new(Keys { by_kid: HashMap::new(), fetched: None }),
             refreshing: tokio::sync::Mutex::new(()),
             last_refresh: Mutex::new(None),
+            remembered: Mutex::new(HashMap::new()),
         })
     }
 
@@ -342,8 +350,34 @@ impl ResourceServer {
         }
     }
 
-    /// The principal of a valid `token`.
+    /// The principal of a valid `token` (a token checked before is trusted until its `exp`).
     pub async fn validate(&self, token: &str) -> Result<Principal, Rejected> {
+        use sha2::{Digest, Sha256};
+        let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
+        let now = jsonwebtoken::get_current_timestamp();
+        {
+            let remembered = self.remembered.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some((principal, exp)) = remembered.get(&digest) {
+                if now <= exp.saturating_add(LEEWAY_SECS) {
+                    return Ok(principal.clone());
+                }
+                return Err(Rejected("the token has expired".into()));
+            }
+        }
+        let (principal, exp) = self.check(token).await?;
+        let mut remembered = self.remembered.lock().unwrap_or_else(PoisonError::into_inner);
+        if remembered.len() >= MAX_REMEMBERED {
+            remembered.retain(|_, (_, exp)| now <= exp.saturating_add(LEEWAY_SECS));
+            if remembered.len() >= MAX_REMEMBERED {
+                remembered.clear();
+            }
+        }
+        remembered.insert(digest, (principal.clone(), exp));
+        Ok(principal)
+    }
+
+    /// The full check of `token`: its principal and `exp`.
+    async fn check(&self, token: &str) -> Result<(Principal, u64), Rejected> {
         let header =
             jsonwebtoken::decode_header(token).map_err(|_| Rejected("the access token is not a JWT".into()))?;
         if !ALGORITHMS.contains(&header.alg) {
@@ -391,7 +425,7 @@ impl ResourceServer {
         let claims = data.claims;
         let subject = claims.sub.or(claims.client_id).or(claims.azp).unwrap_or_else(|| "unknown".to_owned());
         let scopes = scopes_of(claims.scope.as_ref()).chain(scopes_of(claims.scp.as_ref())).collect();
-        Ok(Principal { subject, scopes })
+        Ok((Principal { subject, scopes }, claims.exp))
     }
 
     fn challenge(&self, error: Option<&str>, scope: &str) -> HeaderValue {
