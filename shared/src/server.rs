@@ -424,8 +424,18 @@ impl ServerHandler for McpServer {
             let arguments = request.arguments.as_ref().map(|a| serde_json::to_string(a).unwrap_or_default());
             (Arc::clone(log), request.name.clone(), arguments.unwrap_or_default())
         });
-        let traceparent =
-            logged.as_ref().and_then(|_| context.meta.get("traceparent").and_then(|v| v.as_str()).map(str::to_owned));
+        // W3C trace context from `_meta` (2026-07-28 documents it there): in the call log line and
+        // on every log line of the call (a span), when well formed.
+        let traceparent = context
+            .meta
+            .get("traceparent")
+            .and_then(|v| v.as_str())
+            .filter(|t| crate::call_log::is_traceparent(t))
+            .map(str::to_owned);
+        let span = match &traceparent {
+            Some(tp) => tracing::info_span!("tools/call", tool = %request.name, traceparent = %tp),
+            None => tracing::Span::none(),
+        };
         let http = context.extensions.get::<axum::http::request::Parts>();
         let caller = match http {
             None => "stdio",
@@ -434,7 +444,8 @@ impl ServerHandler for McpServer {
         .to_owned();
         let peer = http.and_then(|parts| parts.extensions.get::<PeerAddr>()).map(|p| p.0.to_string());
         let tool = if known { request.name.to_string() } else { crate::metrics::UNKNOWN_TOOL.to_owned() };
-        let (response, outcome) = self.call_tool_observed(request, context).await;
+        let (response, outcome) =
+            tracing::Instrument::instrument(self.call_tool_observed(request, context), span).await;
         let elapsed = started.elapsed();
         if let Some(metrics) = crate::metrics::global() {
             metrics.record_call(&tool, outcome, elapsed.as_secs_f64());

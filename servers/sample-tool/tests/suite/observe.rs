@@ -237,3 +237,26 @@ fn with_oauth_the_metadata_is_served_and_a_bare_request_gets_the_challenge() {
     assert_eq!(status, 401, "{answer}");
     assert!(answer.contains(r#"error="invalid_token""#), "{answer}");
 }
+
+#[test]
+fn a_calls_traceparent_is_on_its_log_lines() {
+    let traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    let mut client = StdioClient::builder(BIN).args(["--tool-timeout", "0.2"]).env("RUST_LOG", "info").spawn().unwrap();
+    client.initialize().unwrap();
+    let timed_out = client
+        .request(
+            "tools/call",
+            json!({"name": "countdown", "arguments": {"seconds": 5}, "_meta": {"traceparent": traceparent}}),
+        )
+        .unwrap();
+    assert!(mcp_tests::is_error(&timed_out), "{timed_out}");
+    let line = client.wait_for_stderr("tool call timed out").unwrap();
+    let line = line.lines().find(|l| l.contains("tool call timed out")).unwrap_or_default().to_owned();
+    assert!(line.contains(traceparent), "the timeout's log line lacks the call's traceparent: {line}");
+    // A malformed one is not logged.
+    let _ = client.request(
+        "tools/call",
+        json!({"name": "countdown", "arguments": {"seconds": 5}, "_meta": {"traceparent": "forged\nline"}}),
+    );
+    assert!(!client.stderr_text().contains("forged"), "{}", client.stderr_text());
+}
