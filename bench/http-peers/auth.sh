@@ -29,22 +29,8 @@ OURS="$ROOT/target/release/mcp-server-sample-tool"
 (cd "$HERE" && [[ -d node_modules/jose ]] || npm ci --no-audit --no-fund --loglevel=error)
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/mcp-auth.XXXXXX")"
-PIDS=()
-cleanup() {
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_port() {
-  for _ in $(seq 1 200); do
-    if python3 -c "import socket; socket.create_connection(('127.0.0.1',$1),0.2)" 2>/dev/null; then return 0; fi
-    sleep 0.05
-  done
-  echo "auth.sh: nothing listens on port $1" >&2
-  return 1
-}
+# shellcheck source=lib.sh
+source "$HERE/lib.sh"
 
 NONE_PORT="$(free_port)"; TOKEN_PORT="$(free_port)"; OAUTH_PORT="$(free_port)"; AS_PORT="$(free_port)"
 RESOURCE="http://127.0.0.1:$OAUTH_PORT/mcp"
@@ -62,36 +48,9 @@ PIDS+=("$!")
 wait_port "$NONE_PORT"; wait_port "$TOKEN_PORT"; wait_port "$OAUTH_PORT"
 
 BODY='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hoge","arguments":{"action":"calc","args":{"x":1,"y":2}}}}'
-script() { # file [authorization]
-  {
-    echo 'wrk.method = "POST"'
-    printf 'wrk.body = [==[%s]==]\n' "$BODY"
-    echo 'wrk.headers["Content-Type"] = "application/json"'
-    echo 'wrk.headers["Accept"] = "application/json, text/event-stream"'
-    echo 'wrk.headers["MCP-Protocol-Version"] = "2025-11-25"'
-    if [[ -n "${2:-}" ]]; then printf 'wrk.headers["Authorization"] = "Bearer %s"\n' "$2"; fi
-    cat <<'LUA'
-local bad = 0
-function response(status, headers, body)
-  if status ~= 200 or not string.find(body, '"value":3', 1, true) then bad = bad + 1 end
-end
-function done(summary, latency, requests)
-  io.write(string.format("RESULT %d %.1f %.3f %d\n", summary.requests,
-    summary.requests / (summary.duration / 1e6), latency:percentile(99) / 1000, bad))
-end
-LUA
-  } >"$1"
-}
-script "$WORK/none.lua"
-script "$WORK/token.lua" "$STATIC"
-script "$WORK/oauth.lua" "$JWT"
-
-run() { # label url script
-  local out
-  out="$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" -s "$3" "$2")"
-  echo "$out" | sed 's/^/  /' >&2
-  grep '^RESULT' <<<"$out" | sed "s/^RESULT/$1/"
-}
+script "$WORK/none.lua" "$BODY" "MCP-Protocol-Version=2025-11-25"
+script "$WORK/token.lua" "$BODY" "MCP-Protocol-Version=2025-11-25" "Authorization=Bearer $STATIC"
+script "$WORK/oauth.lua" "$BODY" "MCP-Protocol-Version=2025-11-25" "Authorization=Bearer $JWT"
 
 echo "== $CONNECTIONS connections, $DURATION each (wrk -t$THREADS), --stateless" >&2
 RESULTS="$(
@@ -103,7 +62,7 @@ python3 - "$RESULTS" <<'EOF'
 import sys
 rows = {}
 for line in sys.argv[1].splitlines():
-    label, requests, rate, p99, bad = line.split()
+    label, requests, rate, p99, bad = line.split()[:5]
     rows[label] = (int(requests), float(rate), float(p99), int(bad))
 base = rows["none"]
 for label, (requests, rate, p99, bad) in rows.items():

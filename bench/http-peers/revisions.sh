@@ -29,22 +29,8 @@ OURS="$ROOT/target/release/mcp-server-sample-tool"
 (cd "$HERE" && [[ -d node_modules/@modelcontextprotocol/sdk ]] || npm ci --no-audit --no-fund --loglevel=error)
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/mcp-revisions.XXXXXX")"
-PIDS=()
-cleanup() {
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_port() {
-  for _ in $(seq 1 200); do
-    if python3 -c "import socket; socket.create_connection(('127.0.0.1',$1),0.2)" 2>/dev/null; then return 0; fi
-    sleep 0.05
-  done
-  echo "revisions.sh: nothing listens on port $1" >&2
-  return 1
-}
+# shellcheck source=lib.sh
+source "$HERE/lib.sh"
 
 OURS_PORT="$(free_port)"
 "$OURS" --http "127.0.0.1:$OURS_PORT" >/dev/null 2>&1 &
@@ -57,64 +43,6 @@ wait_port "$TS_PORT"
 
 ARGS='{"action":"calc","args":{"x":1,"y":2}}'
 META='{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"wrk","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}'
-
-# A session (2025-11-25) on URL: its Mcp-Session-Id.
-open_session() {
-  local url="$1" headers id
-  headers="$(curl -s -D - -o /dev/null "$url" -H 'Content-Type: application/json' \
-    -H 'Accept: application/json, text/event-stream' \
-    -d '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"wrk","version":"1"}}}')"
-  id="$(tr -d '\r' <<<"$headers" | sed -n 's/^[Mm]cp-[Ss]ession-[Ii]d: *//p')"
-  [[ -n "$id" ]] || { echo "revisions.sh: no session from $url" >&2; return 1; }
-  curl -s -o /dev/null "$url" -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
-    -H "Mcp-Session-Id: $id" -H 'MCP-Protocol-Version: 2025-11-25' \
-    -d '{"jsonrpc":"2.0","method":"notifications/initialized"}'
-  echo "$id"
-}
-
-# A wrk script that POSTs BODY with HEADERS (name=value lines) and counts answers without the result.
-script() { # file body headers...
-  local file="$1" body="$2"
-  shift 2
-  {
-    echo 'wrk.method = "POST"'
-    printf 'wrk.body = [==[%s]==]\n' "$body"
-    echo 'wrk.headers["Content-Type"] = "application/json"'
-    echo 'wrk.headers["Accept"] = "application/json, text/event-stream"'
-    for header in "$@"; do
-      printf 'wrk.headers["%s"] = "%s"\n' "${header%%=*}" "${header#*=}"
-    done
-    cat <<'LUA'
--- Every request its own id (within a session, ids in flight must differ): `"id":1` in the
--- body becomes a per-thread counter, started at a random base per thread.
-local template = wrk.body
-local next_id = 0
-function init(args)
-  math.randomseed(os.time() + tonumber(tostring({}):match("0x(%x+)") or "0", 16))
-  next_id = math.random(1, 1000000) * 1000000
-end
-function request()
-  next_id = next_id + 1
-  return wrk.format(nil, nil, nil, (template:gsub('"id":1,', '"id":' .. next_id .. ',', 1)))
-end
-local bad = 0
-function response(status, headers, body)
-  if status ~= 200 or not string.find(body, '"value":3', 1, true) then bad = bad + 1 end
-end
-function done(summary, latency, requests)
-  io.write(string.format("RESULT %d %.1f %.3f %d\n", summary.requests,
-    summary.requests / (summary.duration / 1e6), latency:percentile(99) / 1000, bad))
-end
-LUA
-  } >"$file"
-}
-
-run() { # label url script
-  local out
-  out="$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" -s "$3" "$2")"
-  echo "$out" | sed 's/^/  /' >&2
-  grep '^RESULT' <<<"$out" | sed "s/^RESULT/$1/"
-}
 
 script "$WORK/2026.lua" \
   "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"_meta\":$META,\"name\":\"hoge\",\"arguments\":$ARGS}}" \
@@ -136,7 +64,7 @@ python3 - "$RESULTS" <<'EOF'
 import sys
 rows = {}
 for line in sys.argv[1].splitlines():
-    label, requests, rate, p99, bad = line.split()
+    label, requests, rate, p99, bad = line.split()[:5]
     rows[label] = (int(requests), float(rate), float(p99), int(bad))
 for label, (requests, rate, p99, bad) in rows.items():
     print(f"{label:20} {rate:10.0f} calls/s   p99 {p99:7.2f} ms   ({requests} calls, {bad} without the result)")

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# bench/floor.sh: our servers against the floor, in one run (issue: "At the floor").
+#
+# HTTP: wrk (CONNECTIONS keep-alive connections for DURATION, THREADS threads, every request its
+# own id) POSTing the same tools/call (`hoge`, calc 1 + 2) to
+#   - floor: mcp-floor-http, a bare hyper server that parses the body and answers a fixed result;
+#   - ours --stateless (plain JSON, no session);
+#   - ours in one 2025-11-25 session (SSE answers);
+#   - ours at 2026-07-28, sessionless (version in _meta, the Mcp-Method/Mcp-Name headers);
+#   - the TypeScript SDK 1.x server in one session (the peer).
+# Each: calls/s, p50, p99, the server's peak RSS; ratios to the floor.
+#
+# stdio: each server's cold start (spawn -> initialize answered, median of SPAWNS) and idle RSS
+# against the do-nothing mcp-baseline, alternating spawns (mcp-bench).
+#
+#   bash bench/floor.sh        # needs wrk (apt-get install wrk), node (for the TS peer)
+#
+# Environment: CONNECTIONS (64), DURATION (10s), THREADS (2), SPAWNS (40).
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/.." && pwd)"
+CONNECTIONS="${CONNECTIONS:-64}"
+DURATION="${DURATION:-10s}"
+THREADS="${THREADS:-2}"
+SPAWNS="${SPAWNS:-40}"
+command -v wrk >/dev/null || { echo "floor.sh: wrk is not installed (apt-get install wrk)" >&2; exit 1; }
+
+cd "$ROOT"
+cargo build --release --locked -q -p mcp-server-sample-tool -p mcp-server-text-editor -p mcp-server-draft-post \
+  -p mcp-server-ide-bridge -p mcp-tests --bins
+REL="$ROOT/target/release"
+PEERS="$HERE/http-peers"
+(cd "$PEERS" && [[ -d node_modules/@modelcontextprotocol/sdk ]] || npm ci --no-audit --no-fund --loglevel=error)
+
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/mcp-floor.XXXXXX")"
+# shellcheck source=http-peers/lib.sh
+source "$PEERS/lib.sh"
+
+FLOOR_PORT="$(free_port)"; STATELESS_PORT="$(free_port)"; SESSION_PORT="$(free_port)"; TS_PORT="$(free_port)"
+start "$REL/mcp-floor-http" "127.0.0.1:$FLOOR_PORT"; FLOOR_PID=$LAST_PID
+start "$REL/mcp-server-sample-tool" --stateless --http "127.0.0.1:$STATELESS_PORT"; STATELESS_PID=$LAST_PID
+start "$REL/mcp-server-sample-tool" --http "127.0.0.1:$SESSION_PORT"; SESSION_PID=$LAST_PID
+start node "$PEERS/ts_server.mjs" "$TS_PORT"; TS_PID=$LAST_PID
+for port in "$FLOOR_PORT" "$STATELESS_PORT" "$SESSION_PORT" "$TS_PORT"; do wait_port "$port"; done
+
+ARGS='{"action":"calc","args":{"x":1,"y":2}}'
+CALL="{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"hoge\",\"arguments\":$ARGS}}"
+META='{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"wrk","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}'
+script "$WORK/floor.lua" "$CALL"
+script "$WORK/stateless.lua" "$CALL" "MCP-Protocol-Version=2025-11-25"
+script "$WORK/session.lua" "$CALL" "MCP-Protocol-Version=2025-11-25" "Mcp-Session-Id=$(open_session "http://127.0.0.1:$SESSION_PORT/mcp")"
+script "$WORK/2026.lua" "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"_meta\":$META,\"name\":\"hoge\",\"arguments\":$ARGS}}" \
+  "MCP-Protocol-Version=2026-07-28" "Mcp-Method=tools/call" "Mcp-Name=hoge"
+script "$WORK/ts.lua" "$CALL" "MCP-Protocol-Version=2025-11-25" "Mcp-Session-Id=$(open_session "http://127.0.0.1:$TS_PORT/mcp")"
+
+echo "== HTTP: $CONNECTIONS connections, $DURATION each (wrk -t$THREADS)" >&2
+HTTP="$(
+  run floor "http://127.0.0.1:$FLOOR_PORT/" "$WORK/floor.lua" "$FLOOR_PID"
+  run ours-stateless "http://127.0.0.1:$STATELESS_PORT/mcp" "$WORK/stateless.lua" "$STATELESS_PID"
+  run ours-session "http://127.0.0.1:$SESSION_PORT/mcp" "$WORK/session.lua" "$SESSION_PID"
+  run ours-2026-07-28 "http://127.0.0.1:$SESSION_PORT/mcp" "$WORK/2026.lua" "$SESSION_PID"
+  run ts-sdk-session "http://127.0.0.1:$TS_PORT/mcp" "$WORK/ts.lua" "$TS_PID"
+)"
+
+echo "== stdio: cold start and idle RSS against mcp-baseline ($SPAWNS spawns each)" >&2
+mkdir -p "$WORK/repo" "$WORK/xdg"
+STDIO=""
+for spec in "sample-tool:$REL/mcp-server-sample-tool" \
+            "text-editor:$REL/mcp-server-text-editor --root $WORK" \
+            "draft-post:$REL/mcp-server-draft-post --repo $WORK/repo" \
+            "ide-bridge:$REL/mcp-server-ide-bridge --workspace $WORK"; do
+  name="${spec%%:*}"
+  read -r -a cmd <<<"${spec#*:}"
+  json="$("$REL/mcp-bench" --json --spawns "$SPAWNS" --calls 20 --warmup 5 --allow-errors --env "XDG_RUNTIME_DIR=$WORK/xdg" -- "${cmd[@]}")"
+  STDIO+="$name $json"$'\n'
+done
+
+python3 - "$HTTP" "$STDIO" <<'PY'
+import json, sys
+rows = {}
+for line in sys.argv[1].splitlines():
+    f = line.split()
+    rows[f[0]] = dict(requests=int(f[1]), rate=float(f[2]), p99=float(f[3]), bad=int(f[4]), p50=float(f[5]), rss=float(f[6]))
+floor = rows["floor"]
+print(f"HTTP (wrk, same run)       calls/s   vs floor   p50 ms   p99 ms  p99 vs floor  peak RSS MiB")
+for label, r in rows.items():
+    print(f"{label:20} {r['rate']:12.0f} {r['rate'] / floor['rate']:9.2f}x {r['p50']:8.2f} {r['p99']:8.2f} {r['p99'] / floor['p99']:9.2f}x {r['rss']:10.1f}")
+ts = rows["ts-sdk-session"]
+for label in ("ours-stateless", "ours-session", "ours-2026-07-28"):
+    print(f"{label} / TS SDK: {rows[label]['rate'] / ts['rate']:.1f}x the calls/s")
+print()
+print(f"stdio (mcp-bench)          cold start ms   vs baseline   idle RSS MiB   vs baseline")
+for line in sys.argv[2].splitlines():
+    name, text = line.split(" ", 1)
+    report = json.loads(text)
+    server, ratio = report["server"], report.get("ratio") or {}
+    rss = (server.get("idle_rss_kib") or 0) / 1024
+    print(f"{name:20} {server['cold_start_median_ms']:14.2f} {ratio.get('cold_start_median_ms') or 0:12.2f}x {rss:14.1f} {ratio.get('idle_rss_kib') or 0:12.2f}x")
+sys.exit(1 if any(r["bad"] for r in rows.values()) else 0)
+PY
