@@ -72,8 +72,9 @@ for spec in "sample-tool:$REL/mcp-server-sample-tool" \
             "ide-bridge:$REL/mcp-server-ide-bridge --workspace $WORK"; do
   name="${spec%%:*}"
   read -r -a cmd <<<"${spec#*:}"
-  json="$("$REL/mcp-bench" --json --spawns "$SPAWNS" --calls 20 --warmup 5 --allow-errors --env "XDG_RUNTIME_DIR=$WORK/xdg" -- "${cmd[@]}")"
-  STDIO+="$name $json"$'\n'
+  "$REL/mcp-bench" --json --spawns "$SPAWNS" --calls 20 --warmup 5 --allow-errors --env "XDG_RUNTIME_DIR=$WORK/xdg" \
+    -- "${cmd[@]}" >"$WORK/stdio-$name.json"
+  STDIO+="$name $WORK/stdio-$name.json"$'\n'
 done
 
 python3 - "$HTTP" "$STDIO" <<'PY'
@@ -92,8 +93,8 @@ for label in ("ours-stateless", "ours-session", "ours-2026-07-28"):
 print()
 print(f"stdio (mcp-bench)          cold start ms   vs baseline   idle RSS MiB   vs baseline")
 for line in sys.argv[2].splitlines():
-    name, text = line.split(" ", 1)
-    report = json.loads(text)
+    name, path = line.split(" ", 1)
+    report = json.load(open(path))
     server, ratio = report["server"], report.get("ratio") or {}
     rss = (server.get("idle_rss_kib") or 0) / 1024
     print(f"{name:20} {server['cold_start_median_ms']:14.2f} {ratio.get('cold_start_median_ms') or 0:12.2f}x {rss:14.1f} {ratio.get('idle_rss_kib') or 0:12.2f}x")

@@ -75,8 +75,10 @@ for target in $TARGETS; do
       # getrandom (the WebSocket keys of the ide-bridge, tokens) finds glibc's getrandom() with
       # dlsym, which a static binary does not have, and then falls back to /dev/urandom: absent in
       # an empty root, so the bridge panicked there. linux_getrandom calls the function directly
-      # (Linux 3.17+).
-      RUSTFLAGS="-C target-feature=+crt-static --cfg getrandom_backend=\"linux_getrandom\"" CARGO_PROFILE_RELEASE_STRIP=symbols \
+      # (Linux 3.17+). pack-relative-relocs (RELR): the ~21,000 relative relocations a
+      # static-pie binary applies to itself at start as a bitmap (3.6 KB, not 0.5 MB of
+      # .rela.dyn): less RSS at rest and a faster start (README; binutils 2.38+, glibc 2.36+).
+      RUSTFLAGS="-C target-feature=+crt-static --cfg getrandom_backend=\"linux_getrandom\" -C link-arg=-Wl,-z,pack-relative-relocs" CARGO_PROFILE_RELEASE_STRIP=symbols \
         cargo build --release --locked --target "$target" --target-dir "$TARGET_DIR" "${PACKAGES[@]}" --bins
       built="$TARGET_DIR/$target/release"
       ;;

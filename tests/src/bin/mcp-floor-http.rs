@@ -25,7 +25,9 @@ async fn answer(request: Request<hyper::body::Incoming>) -> Result<Response<Full
         "isError": false,
     }});
     let mut response = Response::new(Full::new(Bytes::from(reply.to_string())));
-    response.headers_mut().insert(hyper::header::CONTENT_TYPE, hyper::header::HeaderValue::from_static("application/json"));
+    response
+        .headers_mut()
+        .insert(hyper::header::CONTENT_TYPE, hyper::header::HeaderValue::from_static("application/json"));
     Ok(response)
 }
 
@@ -38,7 +40,10 @@ fn main() -> anyhow::Result<()> {
             let (stream, _) = listener.accept().await?;
             stream.set_nodelay(true)?;
             tokio::spawn(async move {
-                let _ = http1::Builder::new().keep_alive(true).serve_connection(TokioIo::new(stream), service_fn(answer)).await;
+                let _ = http1::Builder::new()
+                    .keep_alive(true)
+                    .serve_connection(TokioIo::new(stream), service_fn(answer))
+                    .await;
             });
         }
     })
