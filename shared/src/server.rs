@@ -463,6 +463,7 @@ impl ServerHandler for McpServer {
         }
         response
     }
+
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
