@@ -33,22 +33,12 @@ if [[ ! -x "$HERE/.venv/bin/python" ]]; then
   "$HERE/.venv/bin/pip" install -q -r "$HERE/requirements.txt"
 fi
 
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; }
-trap cleanup EXIT
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_port() {
-  for _ in $(seq 1 200); do
-    if python3 -c "import socket,sys; socket.create_connection(('127.0.0.1',$1),0.2)" 2>/dev/null; then return 0; fi
-    sleep 0.05
-  done
-  echo "compare.sh: nothing listens on port $1" >&2
-  return 1
-}
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/mcp-compare.XXXXXX")"
+# shellcheck source=lib.sh
+source "$HERE/lib.sh"
 
 declare -A URL PID
-start() { # name command...
+start_peer() { # name command...
   local name="$1" port
   shift
   port="$(free_port)"
@@ -59,9 +49,9 @@ start() { # name command...
   wait_port "$port"
 }
 
-start ours "$OURS" --http "127.0.0.1:{PORT}" "${OURS_EXTRA[@]}"
-start ts node "$HERE/ts_server.mjs" "{PORT}"
-start fastmcp "$HERE/.venv/bin/python" "$HERE/fastmcp_server.py" "{PORT}"
+start_peer ours "$OURS" --http "127.0.0.1:{PORT}" "${OURS_EXTRA[@]}"
+start_peer ts node "$HERE/ts_server.mjs" "{PORT}"
+start_peer fastmcp "$HERE/.venv/bin/python" "$HERE/fastmcp_server.py" "{PORT}"
 
 echo "== stdio, for reference: mcp-server-sample-tool, hoge (mcp-bench, median of $SEQ_CALLS calls)"
 STDIO_MS="$("$BENCH" --no-baseline --spawns 3 --calls "$SEQ_CALLS" --tool hoge \
