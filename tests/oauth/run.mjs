@@ -47,13 +47,18 @@ const resource = `http://127.0.0.1:${mcpPort}/mcp`;
 
 const { privateKey } = await generateKeyPair('ES256', { extractable: true });
 const signingJwk = { ...(await exportJWK(privateKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
+// Two more keys the provider publishes, for the other accepted algorithms.
+const { privateKey: rsaKey } = await generateKeyPair('RS256', { extractable: true });
+const rsaJwk = { ...(await exportJWK(rsaKey)), kid: 'r1', alg: 'RS256', use: 'sig' };
+const { privateKey: edKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
+const edJwk = { ...(await exportJWK(edKey)), kid: 'e1', alg: 'EdDSA', use: 'sig' };
 
 const provider = new Provider(issuer, {
   clients: [
     { client_id: 'svc', client_secret: 'svc-secret', grant_types: ['client_credentials'], redirect_uris: [], response_types: [], scope: 'mcp:read mcp:write' },
     { client_id: 'reader', client_secret: 'reader-secret', grant_types: ['client_credentials'], redirect_uris: [], response_types: [], scope: 'mcp:read' },
   ],
-  jwks: { keys: [signingJwk] },
+  jwks: { keys: [signingJwk, rsaJwk, edJwk] },
   clientDefaults: { id_token_signed_response_alg: 'ES256' },
   ttl: { AccessToken: 600, ClientCredentials: 600, Grant: 600, Interaction: 600, Session: 600 },
   scopes: ['openid', 'offline_access', 'mcp:read', 'mcp:write'],
@@ -161,8 +166,8 @@ async function callTool(token, name, args) {
   return { status: r.status, response: r };
 }
 
-async function sign(claims, key = privateKey, kid = 'k1') {
-  return new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid }).sign(key);
+async function sign(claims, key = privateKey, kid = 'k1', alg = 'ES256') {
+  return new SignJWT(claims).setProtectedHeader({ alg, kid }).sign(key);
 }
 
 function challenge(r) {
@@ -242,6 +247,18 @@ try {
     assert.equal((await rpc(unknownKey, 'initialize')).status, 401);
     const sameKidOtherKey = await sign({ iss: issuer, aud: resource, scope: 'mcp:read', iat: now, exp: now + 300 }, stranger, 'k1');
     assert.equal((await rpc(sameKidOtherKey, 'initialize')).status, 401);
+  });
+
+  await check('RS256 and EdDSA tokens of the provider\'s other keys work; a key used with another algorithm does not', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const claims = { iss: issuer, aud: resource, client_id: 'svc', scope: 'mcp:read', iat: now, exp: now + 300 };
+    for (const [key, kid, alg] of [[rsaKey, 'r1', 'RS256'], [edKey, 'e1', 'EdDSA']]) {
+      const r = await rpc(await sign(claims, key, kid, alg), 'initialize');
+      assert.equal(r.status, 200, `${alg}: ${await r.text()}`);
+    }
+    // An ES256 signature under the RSA key's kid: the key is for RS256 only, 401.
+    const mismatched = await sign(claims, privateKey, 'r1', 'ES256');
+    assert.equal((await rpc(mismatched, 'initialize')).status, 401);
   });
 
   await check('a token in the URL is refused', async () => {
