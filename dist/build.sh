@@ -59,7 +59,9 @@ for p in json.load(sys.stdin)["packages"]:
                 print(t["name"])')"
 # Windows' own DLLs: a binary that needs any other (libgcc, winpthread) would not start on a
 # machine without MinGW.
-WINDOWS_SYSTEM_DLLS="kernel32.dll ntdll.dll msvcrt.dll ws2_32.dll userenv.dll bcryptprimitives.dll advapi32.dll api-ms-win-core-synch-l1-2-0.dll"
+# bcrypt.dll: Cryptography API: Next Generation (System32 since Vista), where ring (the TLS of the
+# OAuth resource server's metadata fetch) gets its random numbers.
+WINDOWS_SYSTEM_DLLS="kernel32.dll ntdll.dll msvcrt.dll ws2_32.dll userenv.dll bcryptprimitives.dll bcrypt.dll advapi32.dll api-ms-win-core-synch-l1-2-0.dll"
 NPM_PLATFORMS=()
 
 for target in $TARGETS; do
