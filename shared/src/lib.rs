@@ -26,6 +26,7 @@ pub mod registry;
 pub mod sandbox;
 pub mod schema;
 pub mod server;
+pub mod subscriptions;
 pub mod transport;
 pub mod uri;
 pub mod workspace;

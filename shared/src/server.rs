@@ -32,6 +32,7 @@ use crate::{
     error::ErrorCode,
     output::ToolOutput,
     registry::{ToolContext, ToolRegistry},
+    subscriptions::Subscriptions,
 };
 
 /// The protocol versions every server accepts: `initialize` answers with the client's version
@@ -118,6 +119,23 @@ pub trait ServerExtension: Send + Sync + 'static {
     fn changes(&self) -> BoxStream<'static, ()> {
         Box::pin(futures::stream::empty())
     }
+
+    /// Whether a client may subscribe to `uri` (`resources/subscribe`, or a 2026-07-28
+    /// subscription's `resourceSubscriptions`): only resources whose changes
+    /// [`Self::resource_updates`] reports. When any is, the server advertises `subscribe`.
+    fn subscribable(&self, _uri: &str) -> bool {
+        false
+    }
+
+    /// Whether any resource is subscribable (the `resources.subscribe` capability).
+    fn has_subscriptions(&self) -> bool {
+        false
+    }
+
+    /// Yields the URI of each subscribable resource that changed; ends with the server.
+    fn resource_updates(&self) -> BoxStream<'static, String> {
+        Box::pin(futures::stream::empty())
+    }
 }
 
 /// The extension that offers nothing.
@@ -156,6 +174,7 @@ pub struct McpServer {
     settings: ServerSettings,
     log_level: Arc<Mutex<Option<String>>>,
     roots: Arc<ClientRoots>,
+    subscriptions: Arc<Subscriptions>,
 }
 
 impl McpServer {
@@ -168,6 +187,7 @@ impl McpServer {
             settings: ServerSettings::default(),
             log_level: Arc::new(Mutex::new(None)),
             roots: Arc::default(),
+            subscriptions: Arc::default(),
         }
     }
 
@@ -370,6 +390,7 @@ impl ServerHandler for McpServer {
         if self.extension.has_resources() {
             let mut resources = ResourcesCapability::default();
             resources.list_changed = lists_change;
+            resources.subscribe = self.extension.has_subscriptions().then_some(true);
             capabilities.resources = Some(resources);
         }
         let mut implementation = Implementation::new(self.identity.name.clone(), self.identity.version.clone());
@@ -514,24 +535,44 @@ impl ServerHandler for McpServer {
     }
 
     fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
-        if !self.extension.lists_change() {
+        if !self.extension.lists_change() && !self.extension.has_subscriptions() {
             return None;
         }
         let mut accepted = SubscriptionFilter::new();
-        accepted.tools_list_changed = requested.tools_list_changed;
-        accepted.resources_list_changed = requested.resources_list_changed;
+        if self.extension.lists_change() {
+            accepted.tools_list_changed = requested.tools_list_changed;
+            accepted.resources_list_changed = requested.resources_list_changed;
+        }
+        accepted.resource_subscriptions = requested
+            .resource_subscriptions
+            .as_ref()
+            .map(|uris| uris.iter().filter(|uri| self.extension.subscribable(uri)).take(64).cloned().collect());
         Some(accepted)
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
         let mut changes = self.extension.changes();
+        let mut updates = self.extension.resource_updates();
+        let (mut changes_open, mut updates_open) = (true, true);
         let sink = context.sink().clone();
         loop {
             tokio::select! {
                 () = context.cancelled() => return Ok(()),
-                change = changes.next() => {
-                    if change.is_none() {
+                update = updates.next(), if updates_open => {
+                    let Some(uri) = update else {
+                        updates_open = false;
+                        continue;
+                    };
+                    let wanted = sink.accepted().resource_subscriptions.as_ref().is_some_and(|u| u.contains(&uri));
+                    if wanted && let Err(error) = sink.notify_resource_updated(uri).await {
+                        tracing::debug!(%error, "a subscription ended");
                         return Ok(());
+                    }
+                }
+                change = changes.next(), if changes_open => {
+                    if change.is_none() {
+                        changes_open = false;
+                        continue;
                     }
                     let accepted = sink.accepted();
                     let tools = accepted.tools_list_changed == Some(true);
@@ -552,6 +593,32 @@ impl ServerHandler for McpServer {
                 }
             }
         }
+    }
+
+    async fn subscribe(
+        &self,
+        request: rmcp::model::SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        if !self.extension.subscribable(&request.uri) {
+            return Err(McpError::invalid_params(
+                format!(
+                    "`{}` cannot be subscribed to: only resources that change while the server runs can (see resources/list).",
+                    request.uri
+                ),
+                None,
+            ));
+        }
+        self.subscriptions.subscribe(context.peer, request.uri, self.extension.resource_updates())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: rmcp::model::UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.subscriptions.unsubscribe(&context.peer, &request.uri);
+        Ok(())
     }
 
     async fn read_resource(

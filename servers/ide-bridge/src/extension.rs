@@ -9,6 +9,9 @@
 //!   inside the workspace is accepted too.
 //! - `tools/list`: waits for the first connection attempt (bounded), so that `write_file` can say
 //!   when the host is read-only; answered from the registry even when the host is down.
+//! - `ide://selection` and `ide://diagnostics` (JSON, the `get_selection` and `get_diagnostics`
+//!   answers): listed first, readable, and subscribable: the host's debounced
+//!   `ide/selectionChanged` / `ide/diagnosticsChanged` become `notifications/resources/updated`.
 //! - Changes: when the host connects or goes away, `notifications/tools/list_changed` and
 //!   `notifications/resources/list_changed` (to a session, and to a 2026-07-28
 //!   `subscriptions/listen`).
@@ -31,9 +34,26 @@ use serde_json::json;
 use crate::{
     bridge::{Bridge, BridgeError, error::Op},
     paths::{FILE_TEMPLATE, file_uri, parse_file_uri, to_host_path},
-    protocol::{ListParams, ListResult, METHOD_LIST, METHOD_READ, ReadParams, ReadResult},
-    tools::write_file,
+    protocol::{
+        DiagnosticsParams, ListParams, ListResult, METHOD_DIAGNOSTICS, METHOD_LIST, METHOD_READ, METHOD_SELECTION,
+        NOTIFY_DIAGNOSTICS_CHANGED, NOTIFY_SELECTION_CHANGED, ReadParams, ReadResult,
+    },
+    tools::{get_diagnostics, get_selection, write_file},
 };
+
+/// The active editor's selection, as JSON (subscribable).
+pub const SELECTION_URI: &str = "ide://selection";
+/// Every file's diagnostics, as JSON (subscribable).
+pub const DIAGNOSTICS_URI: &str = "ide://diagnostics";
+
+/// The resource a host notification updates.
+fn updated_uri(method: &str) -> Option<&'static str> {
+    match method {
+        NOTIFY_SELECTION_CHANGED => Some(SELECTION_URI),
+        NOTIFY_DIAGNOSTICS_CHANGED => Some(DIAGNOSTICS_URI),
+        _ => None,
+    }
+}
 
 /// Resources per `resources/list` page.
 pub const PAGE_SIZE: usize = 200;
@@ -80,6 +100,19 @@ impl ServerExtension for BridgeExtension {
         self.bridge.link_changes()
     }
 
+    fn subscribable(&self, uri: &str) -> bool {
+        uri == SELECTION_URI || uri == DIAGNOSTICS_URI
+    }
+
+    fn has_subscriptions(&self) -> bool {
+        true
+    }
+
+    fn resource_updates(&self) -> futures::stream::BoxStream<'static, String> {
+        use futures::StreamExt;
+        Box::pin(self.bridge.host_events().filter_map(|method| async move { updated_uri(&method).map(str::to_owned) }))
+    }
+
     fn list_resource_templates(&self) -> ListResourceTemplatesResult {
         let template = ResourceTemplate::new(FILE_TEMPLATE, "workspace-file")
             .with_title("IDE workspace file")
@@ -104,6 +137,7 @@ impl ServerExtension for BridgeExtension {
                     )
                 })?,
             };
+            let mut connected = true;
             let listed: ListResult =
                 match self.bridge.request(METHOD_LIST, &ListParams { recursive: true, path: None }).await {
                     Ok(listed) => listed,
@@ -112,16 +146,35 @@ impl ServerExtension for BridgeExtension {
                     // what to do when they are called.
                     Err(error @ BridgeError::Connect(_)) => {
                         tracing::debug!(%error, "resources/list without a host: empty");
+                        connected = false;
                         ListResult { files: Vec::new(), truncated: false }
                     }
                     Err(error) => return Err(mcp_error(&error, Op::List)),
                 };
             let end = offset.saturating_add(PAGE_SIZE).min(listed.files.len());
             let page = listed.files.get(offset..end).unwrap_or_default();
-            let resources = page
-                .iter()
-                .map(|path| Resource::new(file_uri(path), path.clone()).with_mime_type("text/plain"))
-                .collect();
+            let mut resources: Vec<Resource> = Vec::with_capacity(page.len() + 2);
+            if offset == 0 && connected {
+                resources.push(
+                    Resource::new(SELECTION_URI, "ide-selection")
+                        .with_title("The IDE's selection")
+                        .with_description(
+                            "The active editor's path, selection range and selected text (subscribe for changes).",
+                        )
+                        .with_mime_type("application/json"),
+                );
+                resources.push(
+                    Resource::new(DIAGNOSTICS_URI, "ide-diagnostics")
+                        .with_title("The IDE's diagnostics")
+                        .with_description(
+                            "Every file's errors and warnings from the language servers (subscribe for changes).",
+                        )
+                        .with_mime_type("application/json"),
+                );
+            }
+            resources.extend(
+                page.iter().map(|path| Resource::new(file_uri(path), path.clone()).with_mime_type("text/plain")),
+            );
             let mut result = ListResourcesResult::with_all_items(resources);
             if end < listed.files.len() {
                 result.next_cursor = Some(end.to_string());
@@ -132,9 +185,20 @@ impl ServerExtension for BridgeExtension {
 
     fn read_resource(&self, uri: String) -> BoxFuture<'_, Result<ReadResourceResult, McpError>> {
         Box::pin(async move {
+            if uri == SELECTION_URI || uri == DIAGNOSTICS_URI {
+                let (value, op) = if uri == SELECTION_URI {
+                    (self.bridge.call(METHOD_SELECTION, json!({})).await, Op::Ide(get_selection::NAME))
+                } else {
+                    let params = serde_json::to_value(DiagnosticsParams::default()).unwrap_or_else(|_| json!({}));
+                    (self.bridge.call(METHOD_DIAGNOSTICS, params).await, Op::Ide(get_diagnostics::NAME))
+                };
+                let value = value.map_err(|e| mcp_error(&e, op))?;
+                let contents = ResourceContents::text(value.to_string(), uri).with_mime_type("application/json");
+                return Ok(ReadResourceResult::new(vec![contents]));
+            }
             let folders = self.bridge.workspace_folders();
             let path = parse_file_uri(&uri, &folders).map_err(|e| McpError::invalid_params(e.to_string(), None))?;
-            let wire = ReadParams { path: to_host_path(&folders, &path) };
+            let wire = ReadParams { path: to_host_path(&folders, &self.bridge.folder_names(), &path) };
             let read: ReadResult =
                 self.bridge.request(METHOD_READ, &wire).await.map_err(|e| mcp_error(&e, Op::Read(&path)))?;
             Ok(ReadResourceResult::new(vec![ResourceContents::text(read.content, uri)]))

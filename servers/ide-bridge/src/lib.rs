@@ -1,7 +1,9 @@
 //! `mcp-server-ide-bridge`: an IDE workspace exposed to MCP clients, in two binaries.
 //!
 //! - `mcp-server-ide-bridge` is a stdio MCP server ([`server`]): the tools `list_files`,
-//!   `read_file`, `write_file` ([`tools`]) and the `file:///{path}` resources
+//!   `read_file`, `write_file` and the IDE's live state (`get_diagnostics`, `get_open_editors`,
+//!   `get_selection`, `open_file`) ([`tools`]), the `file:///{path}` resources and the
+//!   subscribable `ide://selection` and `ide://diagnostics`
 //!   ([`extension`]) are forwarded over an authenticated WebSocket ([`bridge`]) to the
 //!   workspace host, found by URL or through its discovery file ([`discovery`]).
 //! - `ide-bridge-host` is the workspace side ([`host`]), the role an IDE extension plays: a
@@ -41,7 +43,11 @@ pub fn identity() -> ServerIdentity {
             Start with list_files (recursive: true for the whole tree; .gitignored and hidden files are \
             left out), read files with read_file, and create or replace a file with write_file (the \
             complete new content; the IDE's user is notified). Files are also resources: \
-            file:///{path}. If the IDE is not running, calls fail with UNAVAILABLE and the bridge \
+            file:///{path}. What only the IDE knows: get_diagnostics (the language servers' errors \
+            and warnings, e.g. after an edit), get_open_editors, get_selection (what the user has \
+            selected: \"this code\"), and open_file to show the user a file at a line; read_file \
+            returns a file's unsaved editor text when it has unsaved changes. In a multi-root \
+            workspace, files of a folder after the first are `folder-name/path`. If the IDE is not running, calls fail with UNAVAILABLE and the bridge \
             reconnects by itself: retry a little later."
             .to_owned(),
     }
@@ -53,6 +59,10 @@ pub fn registry(bridge: &Bridge) -> Result<ToolRegistry, RegistryError> {
     registry.register(tools::list_files::ListFiles::new(bridge.clone()))?;
     registry.register(tools::read_file::ReadFile::new(bridge.clone()))?;
     registry.register(tools::write_file::WriteFile::new(bridge.clone()))?;
+    registry.register(tools::get_diagnostics::GetDiagnostics::new(bridge.clone()))?;
+    registry.register(tools::get_open_editors::GetOpenEditors::new(bridge.clone()))?;
+    registry.register(tools::get_selection::GetSelection::new(bridge.clone()))?;
+    registry.register(tools::open_file::OpenFile::new(bridge.clone()))?;
     Ok(registry)
 }
 

@@ -33,29 +33,51 @@ const PATH_SET: &AsciiSet = &CONTROLS
     .add(b'|')
     .add(b'\\');
 
-/// `path` as the host takes it: an absolute path inside the first workspace folder becomes
-/// relative to it (`.` for the folder itself); anything else is returned unchanged.
-pub fn to_host_path(folders: &[String], path: &str) -> String {
+/// `path` as the host takes it: an absolute path inside a workspace folder becomes relative to
+/// it (`.` for the folder itself); in a multi-root workspace (more than one folder), a folder
+/// after the first is addressed by its name (`names[i]/rest`, protocol §4 "Paths"). Anything
+/// else is returned unchanged.
+pub fn to_host_path(folders: &[String], names: &[String], path: &str) -> String {
     let given = Path::new(path);
     if !given.is_absolute() {
         return path.to_owned();
     }
-    let Some(root) = folders.first().map(Path::new).filter(|r| r.is_absolute()) else {
+    // The deepest folder containing the path (component-wise).
+    let found = folders
+        .iter()
+        .enumerate()
+        .filter(|(_, root)| Path::new(root.as_str()).is_absolute())
+        .filter_map(|(i, root)| given.strip_prefix(root).ok().map(|rest| (i, root.len(), rest)))
+        .max_by_key(|(_, len, _)| *len);
+    let Some((index, _, rest)) = found else {
         return path.to_owned();
     };
-    match given.strip_prefix(root) {
-        Ok(rest) => {
-            let parts: Vec<String> = rest
-                .components()
-                .map(|c| match c {
-                    Component::ParentDir => "..".to_owned(),
-                    other => other.as_os_str().to_string_lossy().into_owned(),
-                })
-                .collect();
-            if parts.is_empty() { ".".to_owned() } else { parts.join("/") }
+    let mut parts: Vec<String> = rest
+        .components()
+        .map(|c| match c {
+            Component::ParentDir => "..".to_owned(),
+            other => other.as_os_str().to_string_lossy().into_owned(),
+        })
+        .collect();
+    if index > 0 {
+        match names.get(index) {
+            Some(name) => parts.insert(0, name.clone()),
+            None => return path.to_owned(),
         }
-        Err(_) => path.to_owned(),
     }
+    if parts.is_empty() { ".".to_owned() } else { parts.join("/") }
+}
+
+/// The names a multi-root workspace addresses its folders by: the host's `folderNames`, or each
+/// folder's last path component.
+pub fn folder_names(folders: &[String], reported: &[String]) -> Vec<String> {
+    if reported.len() == folders.len() {
+        return reported.to_vec();
+    }
+    folders
+        .iter()
+        .map(|f| Path::new(f).file_name().map_or_else(|| f.clone(), |n| n.to_string_lossy().into_owned()))
+        .collect()
 }
 
 /// The resource URI of a workspace-relative path.
@@ -93,7 +115,7 @@ pub fn parse_file_uri(uri: &str, folders: &[String]) -> Result<String, UriError>
         return Err(UriError::Empty(uri.to_owned()));
     }
     let absolute = format!("/{decoded}");
-    let inside = folders.first().is_some_and(|root| Path::new(&absolute).starts_with(root));
+    let inside = folders.iter().any(|root| Path::new(&absolute).starts_with(root));
     Ok(if inside { absolute } else { decoded })
 }
 
@@ -107,13 +129,28 @@ mod tests {
 
     #[test]
     fn absolute_paths_inside_the_workspace_become_relative() {
-        assert_eq!(to_host_path(&folders(), "/home/me/project/src/a.rs"), "src/a.rs");
-        assert_eq!(to_host_path(&folders(), "/home/me/project"), ".");
-        assert_eq!(to_host_path(&folders(), "/home/me/project/../secret"), "../secret");
-        assert_eq!(to_host_path(&folders(), "/home/me/projectx/a"), "/home/me/projectx/a");
-        assert_eq!(to_host_path(&folders(), "/etc/passwd"), "/etc/passwd");
-        assert_eq!(to_host_path(&folders(), "src/a.rs"), "src/a.rs");
-        assert_eq!(to_host_path(&[], "/x"), "/x");
+        let names = folder_names(&folders(), &[]);
+        assert_eq!(names, ["project"]);
+        assert_eq!(to_host_path(&folders(), &names, "/home/me/project/src/a.rs"), "src/a.rs");
+        assert_eq!(to_host_path(&folders(), &names, "/home/me/project"), ".");
+        assert_eq!(to_host_path(&folders(), &names, "/home/me/project/../secret"), "../secret");
+        assert_eq!(to_host_path(&folders(), &names, "/home/me/projectx/a"), "/home/me/projectx/a");
+        assert_eq!(to_host_path(&folders(), &names, "/etc/passwd"), "/etc/passwd");
+        assert_eq!(to_host_path(&folders(), &names, "src/a.rs"), "src/a.rs");
+        assert_eq!(to_host_path(&[], &[], "/x"), "/x");
+    }
+
+    #[test]
+    fn a_multi_root_workspace_addresses_later_folders_by_name() {
+        let folders = vec!["/w/app".to_owned(), "/w/lib".to_owned(), "/w/app/nested".to_owned()];
+        let names = folder_names(&folders, &["app".into(), "Library".into(), "nested".into()]);
+        assert_eq!(to_host_path(&folders, &names, "/w/app/src/a.ts"), "src/a.ts");
+        assert_eq!(to_host_path(&folders, &names, "/w/lib/src/b.ts"), "Library/src/b.ts");
+        assert_eq!(to_host_path(&folders, &names, "/w/lib"), "Library");
+        // The deepest folder wins.
+        assert_eq!(to_host_path(&folders, &names, "/w/app/nested/c.ts"), "nested/c.ts");
+        assert_eq!(folder_names(&folders, &["only-one".into()]), ["app", "lib", "nested"]);
+        assert_eq!(parse_file_uri("file:///w/lib/x", &folders).unwrap(), "/w/lib/x");
     }
 
     #[test]

@@ -30,6 +30,8 @@ pub enum Op<'a> {
     Read(&'a str),
     /// Writing a file.
     Write(&'a str),
+    /// Asking the IDE for its live state (the tool's name: `get_diagnostics`, `open_file`, …).
+    Ide(&'static str),
 }
 
 const RETRY: &str = "The bridge reconnects by itself: retry in a few seconds.";
@@ -39,6 +41,18 @@ impl BridgeError {
     pub fn describe(&self, op: Op<'_>) -> (ErrorCode, String) {
         match self {
             BridgeError::Connect(error) => describe_connect(error),
+            BridgeError::Request(RequestError::Host(wire))
+                if wire.code == crate::protocol::METHOD_NOT_FOUND && matches!(op, Op::Ide(_)) =>
+            {
+                let tool = if let Op::Ide(tool) = op { tool } else { "this tool" };
+                let fact = wire.message.trim().trim_end_matches('.');
+                (
+                    ErrorCode::Unavailable,
+                    format!(
+                        "The IDE workspace host does not support {tool} ({fact}). It needs the IDE itself: VS Code (or Antigravity, Cursor) with the ide-bridge extension 0.2 or later; the headless ide-bridge-host and older extensions only serve files. Do not retry; use list_files/read_file instead, or ask the user."
+                    ),
+                )
+            }
             BridgeError::Request(RequestError::Host(wire)) => {
                 let code = wire.error_code();
                 let fact = wire.message.trim().trim_end_matches('.');
@@ -149,6 +163,9 @@ fn hint(code: ErrorCode, op: Op<'_>) -> &'static str {
         (ErrorCode::NotFound, Op::List) => {
             "Call list_files without `path` to see the workspace's top level; paths are relative to the workspace root."
         }
+        (ErrorCode::NotFound, Op::Ide(_)) => {
+            "Check the path with list_files; paths are relative to the workspace root (in a multi-root workspace, `folder-name/path`)."
+        }
         (ErrorCode::NotFound, _) => {
             "Check the path with list_files; paths are relative to the workspace root (e.g. `src/main.rs`)."
         }
@@ -214,6 +231,13 @@ mod tests {
         let (code, m) = BridgeError::Request(RequestError::Lost).describe(Op::Write("a.txt"));
         assert_eq!(code, ErrorCode::Unavailable);
         assert!(m.contains("unknown whether `a.txt` was written") && m.contains("never replays"), "{m}");
+        let old_host = WireError::rpc(-32601, "method `ide/diagnostics` not found; this host knows host/info");
+        let (code, m) = BridgeError::Request(RequestError::Host(old_host.clone())).describe(Op::Ide("get_diagnostics"));
+        assert_eq!(code, ErrorCode::Unavailable);
+        assert!(m.starts_with("The IDE workspace host does not support get_diagnostics (method"), "{m}");
+        assert!(m.contains("Do not retry"), "{m}");
+        // A file operation's -32601 stays what it was.
+        assert_eq!(BridgeError::Request(RequestError::Host(old_host)).describe(Op::List).0, ErrorCode::InternalError);
         let (code, m) =
             BridgeError::Request(RequestError::Timeout(Duration::from_millis(1500))).describe(Op::Read("a"));
         assert_eq!(code, ErrorCode::Timeout);

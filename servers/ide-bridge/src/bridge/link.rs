@@ -19,7 +19,7 @@ use futures::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio::{
     net::TcpStream,
-    sync::{Semaphore, mpsc, oneshot},
+    sync::{Semaphore, broadcast, mpsc, oneshot},
 };
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, tungstenite::Message};
 use tokio_util::sync::CancellationToken;
@@ -58,6 +58,8 @@ pub struct Link {
     closed: CancellationToken,
     info: OnceLock<HostInfo>,
     discovered_folders: Vec<String>,
+    /// The host's notifications (their method names), to the bridge's listeners.
+    events: broadcast::Sender<String>,
 }
 
 impl Link {
@@ -66,6 +68,7 @@ impl Link {
         ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
         url: String,
         discovered_folders: Vec<String>,
+        events: broadcast::Sender<String>,
     ) -> Arc<Link> {
         let (mut sink, mut stream) = ws.split();
         let (out, mut out_rx) = mpsc::unbounded_channel::<Message>();
@@ -77,6 +80,7 @@ impl Link {
             closed: CancellationToken::new(),
             info: OnceLock::new(),
             discovered_folders,
+            events,
         });
 
         let closed = link.closed.clone();
@@ -194,6 +198,14 @@ impl Link {
             return;
         };
         let Some(id) = message.get("id").and_then(Value::as_u64) else {
+            if message.get("id").is_none()
+                && let Some(method) = message.get("method").and_then(Value::as_str)
+            {
+                // A notification (protocol version 2: `ide/selectionChanged`, …); nobody
+                // listening is fine.
+                let _ = self.events.send(method.to_owned());
+                return;
+            }
             if let Some(error) = message.get("error") {
                 tracing::warn!(%error, "the host reported an error without a request id");
             }

@@ -22,7 +22,7 @@ use std::{
 };
 
 use serde_json::{Value, json};
-use tokio::sync::{Notify, watch};
+use tokio::sync::{Notify, broadcast, watch};
 use tokio_tungstenite::tungstenite::{
     Error as WsError,
     client::IntoClientRequest,
@@ -144,6 +144,8 @@ struct Inner {
     wake: Notify,
     next_id: AtomicU64,
     shutdown: CancellationToken,
+    /// The hosts' notifications (method names), from whichever link is up.
+    events: broadcast::Sender<String>,
 }
 
 /// The connection manager. Cheap to clone.
@@ -162,6 +164,7 @@ impl Bridge {
             wake: Notify::new(),
             next_id: AtomicU64::new(1),
             shutdown: CancellationToken::new(),
+            events: broadcast::channel(64).0,
         });
         tokio::spawn(supervise(Arc::clone(&inner)));
         Bridge { inner }
@@ -212,6 +215,21 @@ impl Bridge {
         }))
     }
 
+    /// The host's notifications (their method names: `ide/selectionChanged`, …), as they come;
+    /// a listener that falls behind skips what it missed. Ends when the bridge shuts down.
+    pub fn host_events(&self) -> futures::stream::BoxStream<'static, String> {
+        let rx = self.inner.events.subscribe();
+        Box::pin(futures::stream::unfold(rx, |mut rx| async move {
+            loop {
+                match rx.recv().await {
+                    Ok(method) => return Some((method, rx)),
+                    Err(broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(broadcast::error::RecvError::Closed) => return None,
+                }
+            }
+        }))
+    }
+
     /// What the connected host said in `host/info`.
     pub fn host_info(&self) -> Option<HostInfo> {
         self.current().and_then(|l| l.info().cloned())
@@ -220,6 +238,12 @@ impl Bridge {
     /// The host's workspace folders (from `host/info` or the discovery file), when connected.
     pub fn workspace_folders(&self) -> Vec<String> {
         self.current().map(|l| l.workspace_folders().to_vec()).unwrap_or_default()
+    }
+
+    /// The names a multi-root workspace addresses its folders by ([`crate::paths::folder_names`]).
+    pub fn folder_names(&self) -> Vec<String> {
+        let reported = self.host_info().map(|i| i.folder_names).unwrap_or_default();
+        crate::paths::folder_names(&self.workspace_folders(), &reported)
     }
 
     /// The link, connecting first if there is none.
@@ -347,7 +371,7 @@ async fn connect(inner: &Inner) -> Result<Arc<Link>, ConnectError> {
         }
         Ok(Err(error)) => return Err(ConnectError::Handshake { url, reason: error.to_string() }),
     };
-    let link = Link::spawn(ws, url.clone(), folders);
+    let link = Link::spawn(ws, url.clone(), folders, inner.events.clone());
     let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
     match link.request(id, METHOD_INFO, json!({}), CONNECT_TIMEOUT).await {
         Ok(value) => match serde_json::from_value::<HostInfo>(value) {

@@ -137,7 +137,7 @@ impl WorkspaceFolder {
                 format!("`{shown}` is not UTF-8 text ({read} bytes): a binary file or another encoding"),
             )
         })?;
-        Ok(ReadResult { content })
+        Ok(ReadResult { content, unsaved: false })
     }
 
     /// `fs/write`: atomic, parents created, logged.

@@ -88,6 +88,7 @@ impl Host {
             name: HOST_NAME.to_owned(),
             version: env!("CARGO_PKG_VERSION").to_owned(),
             workspace_folders: vec![config.workspace.root().display().to_string()],
+            folder_names: Vec::new(),
             read_only: settings.read_only,
             max_file_size: settings.max_file_size,
             max_message_size: config.max_message_size as u64,

@@ -28,8 +28,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::Shared;
 use crate::protocol::{
-    self, CancelParams, INVALID_PARAMS, INVALID_REQUEST, ListParams, MAX_IN_FLIGHT, METHOD_CANCEL, METHOD_INFO,
-    METHOD_LIST, METHOD_NOT_FOUND, METHOD_READ, METHOD_WRITE, PARSE_ERROR, ReadParams, WireError, WriteParams,
+    self, CancelParams, INVALID_PARAMS, INVALID_REQUEST, ListParams, MAX_IN_FLIGHT, METHOD_CANCEL, METHOD_DIAGNOSTICS,
+    METHOD_INFO, METHOD_LIST, METHOD_NOT_FOUND, METHOD_OPEN_EDITORS, METHOD_OPEN_FILE, METHOD_READ, METHOD_SELECTION,
+    METHOD_WRITE, OpenEditorsResult, PARSE_ERROR, ReadParams, SelectionResult, WireError, WriteParams,
 };
 use crate::ws::{KeepAlive, Tick, write_batch};
 
@@ -261,10 +262,21 @@ async fn dispatch(
             let params: WriteParams = parse(METHOD_WRITE, params)?;
             to_value(blocking(shared, token, move |ws| ws.write(&params)).await).map(Payload::Value)
         }
+        // Headless: no editor, so no tabs and no selection (plain empty answers), and no language
+        // servers or window (said plainly, as "method not found" with the reason).
+        METHOD_OPEN_EDITORS => to_value(Ok(OpenEditorsResult::default())).map(Payload::Value),
+        METHOD_SELECTION => to_value(Ok(SelectionResult::default())).map(Payload::Value),
+        METHOD_DIAGNOSTICS => Err(WireError::rpc(
+            METHOD_NOT_FOUND,
+            "ide-bridge-host is headless: no language server runs in it, so it has no diagnostics",
+        )),
+        METHOD_OPEN_FILE => {
+            Err(WireError::rpc(METHOD_NOT_FOUND, "ide-bridge-host is headless: it has no window to show a file in"))
+        }
         other => Err(WireError::rpc(
             METHOD_NOT_FOUND,
             format!(
-                "method `{other}` not found; this host knows {METHOD_INFO}, {METHOD_LIST}, {METHOD_READ}, {METHOD_WRITE}"
+                "method `{other}` not found; this host knows {METHOD_INFO}, {METHOD_LIST}, {METHOD_READ}, {METHOD_WRITE}, {METHOD_OPEN_EDITORS}, {METHOD_SELECTION}"
             ),
         )),
     }

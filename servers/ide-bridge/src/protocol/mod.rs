@@ -6,11 +6,14 @@
 //!
 //! - this file: the methods, the JSON-RPC codes, the params and results, the error object;
 //! - [`limits`]: the defaults and limits (port, sizes, requests in flight);
-//! - [`read_response`]: the hand-escaped `fs/read` response (the hot path of a read).
+//! - [`read_response`]: the hand-escaped `fs/read` response (the hot path of a read);
+//! - [`ide`]: the IDE's live state (version 2): diagnostics, open editors, selection, open file.
 
+mod ide;
 mod limits;
 mod read_response;
 
+pub use ide::*;
 pub use limits::*;
 pub use read_response::read_response;
 
@@ -18,8 +21,9 @@ use mcp_shared::ErrorCode;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-/// The protocol version a host reports in `host/info`.
-pub const PROTOCOL_VERSION: u32 = 1;
+/// The protocol version a host reports in `host/info`: 2 adds the `ide/*` methods, the unsaved
+/// buffer in `fs/read` and `folder-name/…` paths in multi-root workspaces.
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// `host/info`: who the host is and its limits.
 pub const METHOD_INFO: &str = "host/info";
@@ -81,8 +85,11 @@ pub struct ReadParams {
 /// `fs/read` result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReadResult {
-    /// The file's text, exactly as stored (UTF-8).
+    /// The file's text, exactly as stored (UTF-8), or the editor's unsaved buffer of it.
     pub content: String,
+    /// `content` is the editor's buffer with changes not saved to disk (version 2).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unsaved: bool,
 }
 
 /// `fs/write` params.
@@ -120,6 +127,10 @@ pub struct HostInfo {
     pub version: String,
     /// The absolute paths of the workspace folders; relative paths resolve against the first.
     pub workspace_folders: Vec<String>,
+    /// The folders' names (version 2; a multi-root workspace addresses folder `n` as
+    /// `name/relative/path`). Absent: each folder's last path component.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub folder_names: Vec<String>,
     /// Whether `fs/write` is refused.
     pub read_only: bool,
     /// The largest file read or written, in bytes.
@@ -218,6 +229,7 @@ mod tests {
             name: "h".into(),
             version: "1".into(),
             workspace_folders: vec!["/w".into()],
+            folder_names: Vec::new(),
             read_only: true,
             max_file_size: 10,
             max_message_size: 20,

@@ -1,9 +1,14 @@
-//! The bridge's tools, one file each: `list_files`, `read_file`, `write_file`.
+//! The bridge's tools, one file each: `list_files`, `read_file`, `write_file` (the files), and
+//! `get_diagnostics`, `get_open_editors`, `get_selection`, `open_file` (the IDE's live state).
 //!
-//! Each forwards to the host's `fs/*` method through the [`Bridge`](crate::bridge::Bridge) and
+//! Each forwards to the host's `fs/*` or `ide/*` method through the [`Bridge`](crate::bridge::Bridge) and
 //! turns a failure into an `isError` result with the shared code and a next step.
 
+pub mod get_diagnostics;
+pub mod get_open_editors;
+pub mod get_selection;
 pub mod list_files;
+pub mod open_file;
 pub mod read_file;
 pub mod write_file;
 
@@ -30,5 +35,5 @@ pub(crate) fn host_path(bridge: &Bridge, path: &str) -> String {
         Ok(decoded) => decoded,
         Err(_) => path.to_owned(),
     };
-    crate::paths::to_host_path(&folders, &path)
+    crate::paths::to_host_path(&folders, &bridge.folder_names(), &path)
 }

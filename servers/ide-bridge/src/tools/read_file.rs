@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use mcp_shared::{Tool, ToolContext, ToolOutput, reexports::rmcp::model::ToolAnnotations};
+use mcp_shared::{ContentItem, Tool, ToolContext, ToolOutput, reexports::rmcp::model::ToolAnnotations};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -42,7 +42,8 @@ impl Tool for ReadFile {
 
     fn description(&self) -> Cow<'static, str> {
         "Read a text file of the IDE workspace and return its content exactly as stored. `path` is \
-         relative to the workspace root, as list_files shows it. Files over the host's size limit \
+         relative to the workspace root, as list_files shows it. A file with unsaved changes in the IDE \
+         is returned as the editor shows it, followed by a second text block saying so. Files over the host's size limit \
          (100 KB by default) fail with FILE_TOO_LARGE, binary files with BINARY_FILE, missing ones \
          with NOT_FOUND."
             .into()
@@ -59,6 +60,13 @@ impl Tool for ReadFile {
     async fn run(&self, params: ReadFileParams, _ctx: ToolContext) -> ToolOutput {
         let wire = ReadParams { path: super::host_path(&self.bridge, &params.path) };
         match super::call::<_, ReadResult>(&self.bridge, METHOD_READ, &wire, Op::Read(&params.path)).await {
+            Ok(read) if read.unsaved => {
+                let note = format!(
+                    "`{}` has unsaved changes in the IDE: this is the editor's text, not the file on disk.",
+                    params.path
+                );
+                ToolOutput { content: vec![ContentItem::Text { text: read.content }, ContentItem::Text { text: note }] }
+            }
             Ok(read) => ToolOutput::text(read.content),
             Err(error) => error,
         }

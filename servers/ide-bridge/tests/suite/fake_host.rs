@@ -16,22 +16,28 @@ use tokio_tungstenite::tungstenite::Message;
 use super::{Env, WAIT, code};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Mode {
+pub(super) enum Mode {
     /// Answers `host/info` only.
     Silent,
     /// Holds `fs/read` answers until `n` are pending, then answers them newest first.
     Reverse(usize),
     /// Closes the connection when an `fs/write` arrives; answers `fs/read` with "R".
     DropOnWrite,
+    /// An IDE speaking protocol version 2 over a two-folder workspace (`/w/app`, `/w/lib` named
+    /// `Library`): canned `ide/*` answers that echo their params, an unsaved `fs/read`, and an
+    /// `ide/selectionChanged` notification after each `ide/openFile`.
+    Ide,
+    /// A version 1 host: `ide/*` are unknown methods (-32601).
+    V1,
 }
 
-struct FakeHost {
+pub(super) struct FakeHost {
     port: u16,
     received: Receiver<Value>,
 }
 
 impl FakeHost {
-    fn start(mode: Mode) -> FakeHost {
+    pub(super) fn start(mode: Mode) -> FakeHost {
         let (port_tx, port_rx) = mpsc::channel();
         let (tx, received) = mpsc::channel();
         std::thread::spawn(move || {
@@ -49,12 +55,12 @@ impl FakeHost {
         FakeHost { port: port_rx.recv_timeout(WAIT).unwrap(), received }
     }
 
-    fn url(&self) -> String {
+    pub(super) fn url(&self) -> String {
         format!("ws://127.0.0.1:{}", self.port)
     }
 
     /// The next message the fake received with `method`.
-    fn next(&self, method: &str) -> Value {
+    pub(super) fn next(&self, method: &str) -> Value {
         let deadline = Instant::now() + WAIT;
         loop {
             let message = self.received.recv_timeout(deadline.saturating_duration_since(Instant::now())).unwrap();
@@ -65,7 +71,7 @@ impl FakeHost {
     }
 
     /// Everything received so far (without waiting).
-    fn drain(&self) -> Vec<Value> {
+    pub(super) fn drain(&self) -> Vec<Value> {
         self.received.try_iter().collect()
     }
 }
@@ -81,6 +87,38 @@ async fn serve(stream: tokio::net::TcpStream, mode: Mode, tx: Sender<Value>) {
         let reply =
             |result: Value| Message::Text(json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string().into());
         match (request["method"].as_str().unwrap_or(""), mode) {
+            ("host/info", Mode::Ide) => {
+                let info = json!({"protocolVersion": 2, "name": "fake-ide", "version": "0", "workspaceFolders": ["/w/app", "/w/lib"], "folderNames": ["app", "Library"], "readOnly": false, "maxFileSize": 1000, "maxMessageSize": 100000});
+                ws.send(reply(info)).await.unwrap();
+            }
+            ("fs/list", Mode::Ide) => {
+                ws.send(reply(json!({"files": ["src/a.ts"], "truncated": false}))).await.unwrap();
+            }
+            ("fs/read", Mode::Ide) => {
+                ws.send(reply(json!({"content": format!("buffer of {}", request["params"]["path"].as_str().unwrap_or("?")), "unsaved": true}))).await.unwrap();
+            }
+            ("ide/diagnostics", Mode::Ide) => {
+                let path = request["params"]["path"].as_str().unwrap_or("src/a.ts").to_owned();
+                let diagnostic = json!({"path": path, "line": 1, "column": 7, "endLine": 1, "endColumn": 8, "severity": "error", "source": "ts", "code": "2322", "message": "Type 'string' is not assignable to type 'number'."});
+                let settled = request["params"]["waitMs"] != 1;
+                ws.send(reply(json!({"diagnostics": [diagnostic], "truncated": 0, "settled": settled, "opened": true, "echo": request["params"]}))).await.unwrap();
+            }
+            ("ide/openEditors", Mode::Ide) => {
+                ws.send(reply(json!({"editors": [{"path": "src/a.ts", "active": true, "dirty": true, "language": "typescript"}, {"path": "Library/b.ts", "active": false, "dirty": false}], "outside": 1}))).await.unwrap();
+            }
+            ("ide/selection", Mode::Ide) => {
+                ws.send(reply(json!({"selection": {"path": "src/a.ts", "start": {"line": 1, "column": 1}, "end": {"line": 1, "column": 6}, "text": "const"}}))).await.unwrap();
+            }
+            ("ide/openFile", Mode::Ide) => {
+                let path = request["params"]["path"].clone();
+                ws.send(reply(json!({"path": path, "echo": request["params"]}))).await.unwrap();
+                let changed = json!({"jsonrpc": "2.0", "method": "ide/selectionChanged", "params": {}});
+                ws.send(Message::Text(changed.to_string().into())).await.unwrap();
+            }
+            (method, Mode::V1) if method.starts_with("ide/") => {
+                let error = json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": format!("method `{method}` not found; this host knows host/info, fs/list, fs/read, fs/write")}});
+                ws.send(Message::Text(error.to_string().into())).await.unwrap();
+            }
             ("host/info", _) => {
                 let info = json!({"protocolVersion": 1, "name": "fake", "version": "0", "workspaceFolders": [], "readOnly": false, "maxFileSize": 1000, "maxMessageSize": 100000});
                 ws.send(reply(info)).await.unwrap();

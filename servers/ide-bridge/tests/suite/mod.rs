@@ -34,6 +34,7 @@ mod confinement;
 mod discovery;
 mod fake_host;
 mod files;
+mod ide_state;
 mod limits;
 mod protocol;
 mod reconnect;

@@ -18,7 +18,11 @@ fn initialize_and_tools_list_work_with_no_host_at_all() {
     assert!(init["instructions"].as_str().unwrap().contains("list_files"));
     let tools = bridge.list_tools().unwrap();
     let names: Vec<_> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["list_files", "read_file", "write_file"]);
+    assert_eq!(
+        names,
+        ["list_files", "read_file", "write_file", "get_diagnostics", "get_open_editors", "get_selection", "open_file"]
+    );
+    assert_eq!(init["capabilities"]["resources"]["subscribe"], true);
 }
 
 #[test]

@@ -27,7 +27,7 @@ fn without_an_ide_resources_list_is_empty_and_the_tools_are_listed() {
     let response = bridge.request("resources/list", json!({})).unwrap();
     assert_eq!(response["result"]["resources"], json!([]), "{response}");
     let tools = bridge.request("tools/list", json!({})).unwrap();
-    assert_eq!(tools["result"]["tools"].as_array().unwrap().len(), 3, "{tools}");
+    assert_eq!(tools["result"]["tools"].as_array().unwrap().len(), 7, "{tools}");
     let call = bridge.call_tool("read_file", json!({"path": "a.txt"})).unwrap();
     assert_eq!(call["isError"], true, "{call}");
     assert!(mcp_tests::text_of(&call).contains("ide-bridge"), "{call}");
@@ -56,8 +56,14 @@ fn resources_list_pages_through_every_file() {
         let result = &response["result"];
         pages += 1;
         for r in result["resources"].as_array().unwrap() {
+            let uri = r["uri"].as_str().unwrap().to_owned();
+            // The IDE's live state comes first, on the first page only.
+            if uri.starts_with("ide://") {
+                assert_eq!((pages, r["mimeType"].as_str()), (1, Some("application/json")), "{r}");
+                continue;
+            }
             assert_eq!(r["mimeType"], "text/plain");
-            uris.push(r["uri"].as_str().unwrap().to_owned());
+            uris.push(uri);
         }
         match result.get("nextCursor") {
             Some(c) if !c.is_null() => cursor = Some(c.clone()),

@@ -1,0 +1,170 @@
+//! The IDE's live state through the bridge: `get_diagnostics`, `get_open_editors`,
+//! `get_selection`, `open_file`, the unsaved buffer in `read_file`, `folder-name/…` paths of a
+//! multi-root workspace, the subscribable `ide://selection` resource, and what a host that cannot
+//! answer (the headless `ide-bridge-host`, a version 1 extension) makes of each tool.
+
+use std::time::{Duration, Instant};
+
+use mcp_tests::{is_error, text_of};
+use serde_json::{Value, json};
+
+use super::{
+    Env, WAIT, code,
+    fake_host::{FakeHost, Mode},
+};
+
+#[test]
+fn an_ide_answers_each_tool_and_the_bridge_passes_its_answer_on() {
+    let env = Env::new();
+    let fake = FakeHost::start(Mode::Ide);
+    let ws = env.workspace("ws", &[]);
+    let mut bridge = env.bridge(&ws, &["--url", &fake.url(), "--token", "t"]);
+
+    let all = bridge.call_tool("get_diagnostics", json!({})).unwrap();
+    assert!(!is_error(&all), "{all}");
+    let d = &all["structuredContent"]["diagnostics"][0];
+    assert_eq!(
+        (d["line"].as_u64(), d["code"].as_str(), d["severity"].as_str()),
+        (Some(1), Some("2322"), Some("error"))
+    );
+    let asked = fake.next("ide/diagnostics");
+    assert!(asked["params"].get("path").is_none(), "{asked}");
+
+    // An absolute path in the second folder goes to the host as `Library/…`; the options pass.
+    let one = bridge
+        .call_tool("get_diagnostics", json!({"path": "/w/lib/src/b.ts", "include_info": true, "wait_ms": 2000}))
+        .unwrap();
+    assert_eq!(one["structuredContent"]["diagnostics"][0]["path"], "Library/src/b.ts", "{one}");
+    let asked = fake.next("ide/diagnostics");
+    assert_eq!(asked["params"], json!({"path": "Library/src/b.ts", "includeInfo": true, "waitMs": 2000}));
+
+    // The language server had not finished: the result says so and is still a result.
+    let early = bridge.call_tool("get_diagnostics", json!({"path": "src/a.ts", "wait_ms": 1})).unwrap();
+    assert!(!is_error(&early) && early["structuredContent"]["settled"] == false, "{early}");
+    assert!(text_of(&early).contains("Call again"), "{early}");
+
+    let editors = bridge.call_tool("get_open_editors", json!({})).unwrap();
+    assert_eq!(editors["structuredContent"]["editors"][0]["dirty"], true, "{editors}");
+    assert_eq!(editors["structuredContent"]["outside"], 1, "{editors}");
+
+    let selection = bridge.call_tool("get_selection", json!({})).unwrap();
+    assert_eq!(selection["structuredContent"]["selection"]["text"], "const", "{selection}");
+
+    let opened = bridge.call_tool("open_file", json!({"path": "src/a.ts", "line": 3, "end_line": 5})).unwrap();
+    assert_eq!(opened["structuredContent"]["path"], "src/a.ts", "{opened}");
+    let asked = fake.next("ide/openFile");
+    assert_eq!(asked["params"], json!({"path": "src/a.ts", "line": 3, "endLine": 5, "preview": false}));
+
+    // The unsaved buffer is the content, and a second block says it is unsaved.
+    let read = bridge.call_tool("read_file", json!({"path": "src/a.ts"})).unwrap();
+    let blocks = read["content"].as_array().unwrap();
+    assert_eq!(blocks[0]["text"], "buffer of src/a.ts", "{read}");
+    assert!(blocks[1]["text"].as_str().unwrap().contains("unsaved changes"), "{read}");
+}
+
+#[test]
+fn bad_arguments_are_refused_before_the_host_is_asked() {
+    let env = Env::new();
+    let fake = FakeHost::start(Mode::Ide);
+    let ws = env.workspace("ws", &[]);
+    let mut bridge = env.bridge(&ws, &["--url", &fake.url(), "--token", "t"]);
+    for (tool, args) in [
+        ("open_file", json!({"path": "a.ts", "line": 0})),
+        ("open_file", json!({"path": "a.ts", "end_line": 4})),
+        ("open_file", json!({"path": "a.ts", "line": 5, "end_line": 4})),
+        ("open_file", json!({"path": ""})),
+        ("get_diagnostics", json!({"wait_ms": 30001})),
+        ("get_diagnostics", json!({"path": ""})),
+        ("get_selection", json!({"extra": 1})),
+    ] {
+        let result = bridge.call_tool(tool, args.clone()).unwrap();
+        assert!(is_error(&result), "{tool} {args}: {result}");
+        assert_eq!(code(&result), "INVALID_ARGS", "{tool} {args}: {result}");
+    }
+    let sent: Vec<Value> =
+        fake.drain().into_iter().filter(|m| m["method"].as_str().is_some_and(|m| m.starts_with("ide/"))).collect();
+    assert!(sent.is_empty(), "nothing reached the host: {sent:?}");
+}
+
+#[test]
+fn a_subscriber_to_the_selection_hears_when_it_changes() {
+    let env = Env::new();
+    let fake = FakeHost::start(Mode::Ide);
+    let ws = env.workspace("ws", &[]);
+    let mut bridge = env.bridge(&ws, &["--url", &fake.url(), "--token", "t"]);
+    let listed = bridge.request("resources/list", json!({})).unwrap();
+    let uris: Vec<&str> =
+        listed["result"]["resources"].as_array().unwrap().iter().filter_map(|r| r["uri"].as_str()).collect();
+    assert_eq!(&uris[..2], ["ide://selection", "ide://diagnostics"], "{listed}");
+    let read = bridge.request("resources/read", json!({"uri": "ide://selection"})).unwrap();
+    let contents = &read["result"]["contents"][0];
+    assert_eq!(contents["mimeType"], "application/json", "{read}");
+    let value: Value = serde_json::from_str(contents["text"].as_str().unwrap()).unwrap();
+    assert_eq!(value["selection"]["path"], "src/a.ts");
+
+    let refused = bridge.request("resources/subscribe", json!({"uri": "file:///a.txt"})).unwrap();
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    let ok = bridge.request("resources/subscribe", json!({"uri": "ide://selection"})).unwrap();
+    assert_eq!(ok["result"], json!({}), "{ok}");
+    bridge.take_notifications();
+    // The fake IDE's selection changes when it opens a file.
+    bridge.call_tool("open_file", json!({"path": "src/a.ts"})).unwrap();
+    let deadline = Instant::now() + WAIT;
+    let updated = loop {
+        assert!(Instant::now() < deadline, "no notifications/resources/updated: {:?}", bridge.notifications());
+        if let Some(n) =
+            bridge.take_notifications().into_iter().find(|n| n["method"] == "notifications/resources/updated")
+        {
+            break n;
+        }
+        if let Some(message) = bridge.try_read_message(Duration::from_millis(100)).unwrap()
+            && message["method"] == "notifications/resources/updated"
+        {
+            break message;
+        }
+    };
+    assert_eq!(updated["params"]["uri"], "ide://selection", "{updated}");
+
+    // Unsubscribed: no more updates.
+    let ok = bridge.request("resources/unsubscribe", json!({"uri": "ide://selection"})).unwrap();
+    assert_eq!(ok["result"], json!({}), "{ok}");
+    bridge.take_notifications();
+    bridge.call_tool("open_file", json!({"path": "src/a.ts"})).unwrap();
+    assert!(bridge.request("ping", json!({})).is_ok());
+    let late: Vec<Value> =
+        bridge.take_notifications().into_iter().filter(|n| n["method"] == "notifications/resources/updated").collect();
+    assert!(late.is_empty(), "{late:?}");
+}
+
+#[test]
+fn hosts_without_an_editor_say_plainly_what_they_cannot_do() {
+    let env = Env::new();
+    // The headless host: no tabs and no selection are answers; diagnostics and open_file are not.
+    let ws = env.workspace("ws", &[("a.ts", "const n: number = 'x';\n")]);
+    let _host = env.host(&ws, &[]);
+    let mut bridge = env.bridge(&ws, &[]);
+    let editors = bridge.call_tool("get_open_editors", json!({})).unwrap();
+    assert!(!is_error(&editors), "{editors}");
+    assert_eq!(editors["structuredContent"], json!({"editors": [], "outside": 0}));
+    let selection = bridge.call_tool("get_selection", json!({})).unwrap();
+    assert_eq!(selection["structuredContent"], json!({"selection": null}), "{selection}");
+    for (tool, args) in [("get_diagnostics", json!({"path": "a.ts"})), ("open_file", json!({"path": "a.ts"}))] {
+        let result = bridge.call_tool(tool, args).unwrap();
+        assert_eq!(code(&result), "UNAVAILABLE", "{result}");
+        let text = text_of(&result);
+        assert!(text.contains(&format!("does not support {tool}")) && text.contains("headless"), "{text}");
+        assert!(text.contains("Do not retry"), "{text}");
+    }
+    // A path that escapes is still refused by the host's sandbox.
+    let read = bridge.call_tool("read_file", json!({"path": "../outside.txt"})).unwrap();
+    assert_eq!(code(&read), "ACCESS_DENIED", "{read}");
+
+    // A version 1 extension: every IDE tool is a plain "does not support" with the way out.
+    let fake = FakeHost::start(Mode::V1);
+    let mut old = env.bridge(&ws, &["--url", &fake.url(), "--token", "t"]);
+    for tool in ["get_diagnostics", "get_open_editors", "get_selection"] {
+        let result = old.call_tool(tool, json!({})).unwrap();
+        assert_eq!(code(&result), "UNAVAILABLE", "{result}");
+        assert!(text_of(&result).contains("extension 0.2 or later"), "{}", text_of(&result));
+    }
+}
