@@ -276,7 +276,7 @@ async fn dispatch(
         other => Err(WireError::rpc(
             METHOD_NOT_FOUND,
             format!(
-                "method `{other}` not found; this host knows {METHOD_INFO}, {METHOD_LIST}, {METHOD_READ}, {METHOD_WRITE}, {METHOD_OPEN_EDITORS}, {METHOD_SELECTION}"
+                "method `{other}` not found; this host knows {METHOD_INFO}, {METHOD_LIST}, {METHOD_READ}, {METHOD_WRITE}, {METHOD_DIAGNOSTICS}, {METHOD_OPEN_EDITORS}, {METHOD_SELECTION}, {METHOD_OPEN_FILE}"
             ),
         )),
     }

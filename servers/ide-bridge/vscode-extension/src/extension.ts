@@ -8,6 +8,7 @@
  */
 
 import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
 
 import * as vscode from 'vscode';
 
@@ -26,6 +27,7 @@ import {
   publish,
   tokenProblem,
 } from './core';
+import { VscodeIde } from './vscode/vscodeIde';
 import { VscodeWorkspace } from './vscode/vscodeWorkspace';
 
 const SECTION = 'antigravity.mcp';
@@ -55,6 +57,7 @@ function readSettings(): Settings {
 /** What is running. */
 interface Running {
   host: BridgeHost;
+  ide: VscodeIde;
   published?: Published;
   token: string;
   folders: string[];
@@ -106,8 +109,10 @@ class Controller implements vscode.Disposable {
   }
 
   /** The local, canonical paths of the folders that can be served. */
-  private async folders(): Promise<{ paths: string[]; base?: vscode.Uri }> {
+  private async folders(): Promise<{ paths: string[]; names: string[]; shown: string[]; base?: vscode.Uri }> {
     const paths: string[] = [];
+    const names: string[] = [];
+    const shown: string[] = [];
     let base: vscode.Uri | undefined;
     for (const folder of vscode.workspace.workspaceFolders ?? []) {
       const uri = folder.uri;
@@ -124,16 +129,18 @@ class Controller implements vscode.Disposable {
         }
         base ??= uri;
         paths.push(real);
+        names.push(folder.name);
+        shown.push(uri.scheme === 'file' ? uri.fsPath : uri.path);
       } catch (error) {
         this.output.warn(`not serving ${uri.fsPath}: ${String(error)}`);
       }
     }
-    return { paths, base };
+    return { paths, names, shown, base };
   }
 
   private async doStart(): Promise<void> {
     const settings = readSettings();
-    const { paths: folders, base } = await this.folders();
+    const { paths: folders, names, shown, base } = await this.folders();
     if (folders.length === 0 || base === undefined) {
       this.output.info('no folder is open: the server starts when a folder is opened');
       return;
@@ -154,12 +161,29 @@ class Controller implements vscode.Disposable {
     }
 
     const toUri = (abs: string): vscode.Uri => (base.scheme === 'file' ? vscode.Uri.file(abs) : base.with({ path: abs }));
+    // The editor names documents under the folder paths it opened; the core uses their real paths.
+    const toCanonical = (uri: vscode.Uri): string | undefined => {
+      if (uri.scheme !== base.scheme) {
+        return undefined;
+      }
+      const abs = uri.scheme === 'file' ? uri.fsPath : uri.path;
+      for (let i = 0; i < shown.length; i += 1) {
+        const rel = path.relative(shown[i], abs);
+        if (rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))) {
+          return rel === '' ? folders[i] : path.join(folders[i], rel);
+        }
+      }
+      return abs;
+    };
+    const ide = new VscodeIde(toUri, toCanonical);
     const workspace = new VscodeWorkspace(vscode.workspace.fs, toUri);
     const notifier = new EditorNotifier(this.output, (rel) => vscode.Uri.joinPath(toUri(folders[0]), ...rel.split('/')));
     const extension = this.context.extension;
     const options = {
       workspace,
       folders,
+      folderNames: names,
+      ide,
       notifier,
       token,
       readOnly: settings.readOnly,
@@ -173,6 +197,7 @@ class Controller implements vscode.Disposable {
       host = await BridgeHost.listen(options, settings.port);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || settings.port === 0) {
+        ide.dispose();
         throw error;
       }
       // Another window (or program) has the port: serve on a free one, found through discovery.
@@ -191,7 +216,7 @@ class Controller implements vscode.Disposable {
         this.output.warn(`no discovery file (bridges then need --url and --token): ${String(error)}`);
       }
     }
-    this.running = { host, published, token, folders, confirmWrites: settings.confirmWrites };
+    this.running = { host, ide, published, token, folders, confirmWrites: settings.confirmWrites };
     this.output.info(`serving ${folders.join(', ')} on ws://127.0.0.1:${host.port}`);
     if (generated) {
       this.output.info(`token: ${token} (generated for this session; set antigravity.mcp.token to choose one)`);
@@ -213,6 +238,7 @@ class Controller implements vscode.Disposable {
     if (running !== undefined) {
       await running.published?.remove();
       await running.host.close();
+      running.ide.dispose();
       this.output.info('stopped');
     }
   }

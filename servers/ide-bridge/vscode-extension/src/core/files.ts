@@ -43,6 +43,18 @@ interface Matcher {
   rules: Ignore;
 }
 
+/** Orders paths component by component (a directory's entries right after it). */
+function byComponents(a: string, b: string): number {
+  const x = a.split('/');
+  const y = b.split('/');
+  for (let i = 0; i < Math.min(x.length, y.length); i += 1) {
+    if (x[i] !== y[i]) {
+      return x[i] < y[i] ? -1 : 1;
+    }
+  }
+  return x.length - y.length;
+}
+
 /** The protocol's file operations on one workspace. */
 export class Files {
   readonly confinement: Confinement;
@@ -53,8 +65,11 @@ export class Files {
     folders: readonly string[],
     readonly settings: FileSettings,
     private readonly notifier: Notifier,
+    names?: readonly string[],
+    /** The editor's unsaved text of a file (by absolute path), if it has unsaved changes. */
+    private readonly unsaved: (abs: string) => string | undefined = () => undefined,
   ) {
-    this.confinement = new Confinement(workspace, folders);
+    this.confinement = new Confinement(workspace, folders, names);
   }
 
   /** `fs/list`. */
@@ -70,6 +85,20 @@ export class Files {
     const walk = new Walk(this, base, params.recursive ? undefined : 1, this.settings.maxListEntries);
     await walk.run();
     const files: string[] = [];
+    let truncated = walk.truncated;
+    const names = this.confinement.names;
+    if (base.lexical.length === 0 && names.length > 1) {
+      // A multi-root workspace's root holds its other folders too, by name.
+      for (const name of names.slice(1)) {
+        if (!params.recursive) {
+          files.push(`${name}/`);
+          continue;
+        }
+        const more = await this.list({ recursive: true, path: name }).catch(() => ({ files: [], truncated: false }));
+        files.push(...more.files);
+        truncated ||= more.truncated;
+      }
+    }
     for (const entry of walk.entries) {
       const text = [...base.lexical, ...entry.rel].join('/');
       let isDir = entry.type === 'directory';
@@ -93,7 +122,10 @@ export class Files {
         files.push(`${text}/`);
       }
     }
-    return { files, truncated: walk.truncated };
+    if (names.length > 1 && base.lexical.length === 0) {
+      files.sort(byComponents);
+    }
+    return { files, truncated };
   }
 
   /** `fs/read`. */
@@ -111,6 +143,15 @@ export class Files {
       throw WireError.of('INVALID_ARGS', `invalid path \`${shown}\`: not a regular file (a device, socket or FIFO)`);
     }
     const max = this.settings.maxFileSize;
+    const buffer = this.unsaved(target.abs);
+    if (buffer !== undefined) {
+      // What the user sees in the editor, not yet saved: the limit applies to its UTF-8 bytes.
+      const size = Buffer.byteLength(buffer, 'utf8');
+      if (size > max) {
+        throw tooLargeFile(shown, size, max);
+      }
+      return { content: buffer, unsaved: true };
+    }
     if (stat.size > max) {
       throw tooLargeFile(shown, stat.size, max);
     }

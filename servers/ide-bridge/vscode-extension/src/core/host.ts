@@ -11,6 +11,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 
 import { Files } from './files';
+import { Ide, IdeState } from './ide';
 import { Policy, Refusal, checkUpgrade } from './handshake';
 import {
   DEFAULT_MAX_FILE_SIZE,
@@ -19,6 +20,8 @@ import {
   DEFAULT_PING_INTERVAL_MS,
   HostInfo,
   MAX_CONNECTIONS,
+  NOTIFY_DIAGNOSTICS_CHANGED,
+  NOTIFY_SELECTION_CHANGED,
   PROTOCOL_VERSION,
 } from './protocol';
 import { Session } from './session';
@@ -33,6 +36,10 @@ export interface HostOptions {
   workspace: Workspace;
   /** The workspace folders served: absolute, canonical; relative paths resolve against the first. */
   folders: string[];
+  /** The folders' names (a multi-root workspace addresses folder `n > 0` as `name/path`). */
+  folderNames?: string[];
+  /** The editor's live state; without it, no tabs, no selection, no diagnostics. */
+  ide?: IdeState;
   /** How the host tells the user about writes (and asks, with `confirmWrites`). */
   notifier: Notifier;
   /** The bearer token of the upgrade. */
@@ -82,6 +89,8 @@ function refuse(socket: Duplex, refusal: Refusal): void {
 export class BridgeHost {
   private readonly sessions = new Set<Session>();
   private closing: Promise<void> | undefined;
+  /** Stops the change notifications. */
+  private unwatch: () => void = () => undefined;
 
   private constructor(
     private readonly server: http.Server,
@@ -101,12 +110,18 @@ export class BridgeHost {
     };
     const maxMessageSize = options.maxMessageSize ?? DEFAULT_MAX_MESSAGE_SIZE;
     const notifier = options.notifier;
-    const files = new Files(options.workspace, options.folders, settings, notifier);
+    const state = options.ide;
+    const files = new Files(options.workspace, options.folders, settings, notifier, options.folderNames, (abs) =>
+      state?.unsavedText(abs),
+    );
+    const ide = new Ide(files, state);
     const info: HostInfo = {
       protocolVersion: PROTOCOL_VERSION,
       name: options.name ?? 'ide-bridge-extension',
       version: options.version ?? '0.0.0',
       workspaceFolders: [...options.folders],
+      // Only a multi-root workspace needs them (as ide-bridge-host, which serves one folder).
+      ...(options.folders.length > 1 ? { folderNames: [...files.confinement.names] } : {}),
       readOnly: settings.readOnly,
       maxFileSize: settings.maxFileSize,
       maxMessageSize,
@@ -150,6 +165,12 @@ export class BridgeHost {
     const bound = typeof address === 'object' && address !== null ? address.port : port;
     policy.port = bound;
     const host = new BridgeHost(server, bound, info);
+    host.unwatch = ide.watch((change) => {
+      const method = change === 'selection' ? NOTIFY_SELECTION_CHANGED : NOTIFY_DIAGNOSTICS_CHANGED;
+      for (const session of host.sessions) {
+        session.notify(method);
+      }
+    });
 
     server.on('upgrade', (request: http.IncomingMessage, socket: Duplex, head: Buffer) => {
       socket.on('error', () => socket.destroy());
@@ -167,6 +188,7 @@ export class BridgeHost {
       wss.handleUpgrade(request, socket, head, (ws) => {
         const session = new Session(ws, {
           files,
+          ide,
           info,
           notifier,
           pingIntervalMs: options.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS,
@@ -186,6 +208,7 @@ export class BridgeHost {
   /** Stops listening and closes every connection (close code 1001). */
   close(): Promise<void> {
     if (this.closing === undefined) {
+      this.unwatch();
       const sessions = [...this.sessions];
       for (const session of sessions) {
         session.close(1001, 'the host is shutting down');

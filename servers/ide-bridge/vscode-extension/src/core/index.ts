@@ -11,3 +11,4 @@ export * from './nodeWorkspace';
 export * from './paths';
 export * from './protocol';
 export * from './workspace';
+export * from './ide';

@@ -77,14 +77,46 @@ export class Confinement {
    * @param workspace the file operations (only `stat` is used here)
    * @param folders the workspace folders: absolute, canonical; relative paths resolve against the first
    */
+  /** The names a multi-root workspace addresses folders after the first by (`name/path`). */
+  readonly names: readonly string[];
+
   constructor(
     private readonly workspace: Workspace,
     readonly folders: readonly string[],
+    names?: readonly string[],
   ) {
     if (folders.length === 0) {
       throw new Error('a host needs at least one workspace folder');
     }
     this.roots = folders.map(components);
+    this.names = names !== undefined && names.length === folders.length ? [...names] : folders.map((f) => path.basename(f));
+  }
+
+  /**
+   * In a multi-root workspace, the folder after the first that `lexical` starts with (by name),
+   * so that `name/rest` resolves inside it; a name shadows a same-named directory of the first
+   * folder. Undefined for everything else.
+   */
+  private named(lexical: readonly string[]): number | undefined {
+    if (this.folders.length < 2 || lexical.length === 0) {
+      return undefined;
+    }
+    const index = this.names.findIndex((name, i) => i > 0 && name === lexical[0]);
+    return index > 0 ? index : undefined;
+  }
+
+  /**
+   * How the protocol writes the absolute path `abs`: relative to the first folder, or
+   * `name/rest` for a later folder of a multi-root workspace (the deepest folder containing it);
+   * undefined when it is in no folder.
+   */
+  protocolPath(abs: string): string | undefined {
+    const found = this.locate(abs);
+    if (found === undefined) {
+      return undefined;
+    }
+    const parts = found.folder === 0 ? found.rest : [this.names[found.folder], ...found.rest];
+    return parts.length === 0 ? '.' : parts.join('/');
   }
 
   /** The absolute path of `canon` inside folder `folder`. */
@@ -141,6 +173,10 @@ export class Confinement {
    */
   async resolve(rel: string, followFinal = true): Promise<Resolved> {
     const lexical = this.lexical(rel);
+    const named = this.named(lexical);
+    if (named !== undefined) {
+      return { ...(await this.resolveIn(named, lexical.slice(1), followFinal)), lexical };
+    }
     return { ...(await this.resolveIn(0, lexical, followFinal)), lexical };
   }
 

@@ -9,8 +9,11 @@
 
 import { z } from 'zod';
 
-/** The protocol version reported in `host/info`. */
-export const PROTOCOL_VERSION = 1;
+/**
+ * The protocol version reported in `host/info`: 2 adds the `ide/*` methods, the unsaved buffer
+ * in `fs/read` and `folder-name/…` paths in multi-root workspaces.
+ */
+export const PROTOCOL_VERSION = 2;
 
 /** `host/info`: who the host is and its limits. */
 export const METHOD_INFO = 'host/info';
@@ -20,6 +23,26 @@ export const METHOD_LIST = 'fs/list';
 export const METHOD_READ = 'fs/read';
 /** `fs/write`: create or replace one file. */
 export const METHOD_WRITE = 'fs/write';
+/** `ide/diagnostics`: the language servers' errors and warnings. */
+export const METHOD_DIAGNOSTICS = 'ide/diagnostics';
+/** `ide/openEditors`: the open tabs. */
+export const METHOD_OPEN_EDITORS = 'ide/openEditors';
+/** `ide/selection`: the active editor's selection. */
+export const METHOD_SELECTION = 'ide/selection';
+/** `ide/openFile`: open and reveal a file for the user. */
+export const METHOD_OPEN_FILE = 'ide/openFile';
+/** Host → bridge notification: the selection or the active editor changed (debounced). */
+export const NOTIFY_SELECTION_CHANGED = 'ide/selectionChanged';
+/** Host → bridge notification: diagnostics changed (debounced). */
+export const NOTIFY_DIAGNOSTICS_CHANGED = 'ide/diagnosticsChanged';
+/** The most diagnostics one answer carries. */
+export const MAX_DIAGNOSTICS = 500;
+/** The default wait for the first diagnostics of a file that had to be opened, in ms. */
+export const DEFAULT_DIAGNOSTICS_WAIT_MS = 5000;
+/** The longest wait a bridge may ask for, in ms. */
+export const MAX_DIAGNOSTICS_WAIT_MS = 30_000;
+/** The most selected text an answer carries (UTF-16 code units). */
+export const MAX_SELECTION_TEXT = 100_000;
 /** `$/cancelRequest`: a notification asking the host to abandon a request. */
 export const METHOD_CANCEL = '$/cancelRequest';
 
@@ -162,6 +185,89 @@ export const WriteParams = z.object({
 /** `fs/write` params, parsed. */
 export type WriteParams = z.infer<typeof WriteParams>;
 
+/** `ide/diagnostics` params. */
+export const DiagnosticsParams = z.object({
+  path: z.string().nullish(),
+  includeInfo: z.boolean().optional().default(false),
+  waitMs: z.number().int().min(0).max(MAX_DIAGNOSTICS_WAIT_MS).nullish(),
+});
+/** `ide/diagnostics` params, parsed. */
+export type DiagnosticsParams = z.infer<typeof DiagnosticsParams>;
+
+/** `ide/openFile` params. */
+export const OpenFileParams = z.object({
+  path: z.string(),
+  line: z.number().int().min(1).nullish(),
+  endLine: z.number().int().min(1).nullish(),
+  preview: z.boolean().optional().default(false),
+});
+/** `ide/openFile` params, parsed. */
+export type OpenFileParams = z.infer<typeof OpenFileParams>;
+
+/** How severe a diagnostic is. */
+export type Severity = 'error' | 'warning' | 'info' | 'hint';
+
+/** A 1-based line and column (UTF-16 code units). */
+export interface Position {
+  line: number;
+  column: number;
+}
+
+/** One diagnostic on the wire. */
+export interface Diagnostic {
+  path: string;
+  line: number;
+  column: number;
+  endLine: number;
+  endColumn: number;
+  severity: Severity;
+  source?: string;
+  code?: string;
+  message: string;
+}
+
+/** `ide/diagnostics` result. */
+export interface DiagnosticsResult {
+  diagnostics: Diagnostic[];
+  truncated: number;
+  settled: boolean;
+  opened: boolean;
+}
+
+/** One open tab. */
+export interface OpenEditor {
+  path: string;
+  active: boolean;
+  dirty: boolean;
+  language?: string;
+}
+
+/** `ide/openEditors` result. */
+export interface OpenEditorsResult {
+  editors: OpenEditor[];
+  outside: number;
+}
+
+/** The active editor's selection. */
+export interface Selection {
+  path: string;
+  start: Position;
+  end: Position;
+  text: string;
+  textTruncated?: boolean;
+}
+
+/** `ide/selection` result. */
+export interface SelectionResult {
+  selection: Selection | null;
+}
+
+/** `ide/openFile` result. */
+export interface OpenFileResult {
+  path: string;
+  selection?: Selection;
+}
+
 /** `$/cancelRequest` params. */
 export const CancelParams = z.object({ id: z.union([z.number(), z.string()]) });
 
@@ -175,8 +281,10 @@ export interface ListResult {
 
 /** `fs/read` result. */
 export interface ReadResult {
-  /** The file's text, exactly as stored (UTF-8). */
+  /** The file's text, exactly as stored (UTF-8), or the editor's unsaved buffer of it. */
   content: string;
+  /** `content` is the editor's buffer with changes not saved to disk. */
+  unsaved?: boolean;
 }
 
 /** `fs/write` result. */
@@ -198,6 +306,8 @@ export interface HostInfo {
   name: string;
   version: string;
   workspaceFolders: string[];
+  /** The folders' names: a multi-root workspace addresses folder `n > 0` as `name/path`. */
+  folderNames?: string[];
   readOnly: boolean;
   maxFileSize: number;
   maxMessageSize: number;

@@ -13,19 +13,26 @@ import { WebSocket, type RawData } from 'ws';
 import { z } from 'zod';
 
 import { Cancellation, Files, cancelled } from './files';
+import { Ide } from './ide';
 import {
   CancelParams,
   Code,
+  DiagnosticsParams,
   HostInfo,
   Id,
   ListParams,
   MAX_IN_FLIGHT,
   METHOD_ALIASES,
   METHOD_CANCEL,
+  METHOD_DIAGNOSTICS,
   METHOD_INFO,
   METHOD_LIST,
+  METHOD_OPEN_EDITORS,
+  METHOD_OPEN_FILE,
   METHOD_READ,
+  METHOD_SELECTION,
   METHOD_WRITE,
+  OpenFileParams,
   ReadParams,
   WireError,
   WriteParams,
@@ -37,6 +44,7 @@ import { Notifier } from './workspace';
 /** What every session of a host shares. */
 export interface SessionContext {
   files: Files;
+  ide: Ide;
   info: HostInfo;
   notifier: Notifier;
   pingIntervalMs: number;
@@ -97,6 +105,13 @@ export class Session {
     ws.on('close', () => this.onClose());
     this.timer = setInterval(() => this.tick(), ctx.pingIntervalMs);
     this.timer.unref();
+  }
+
+  /** Sends the notification `method` (no params) to the bridge. */
+  notify(method: string): void {
+    if (!this.closed && this.ws.readyState === WebSocket.OPEN) {
+      this.ws.send(JSON.stringify({ jsonrpc: '2.0', method, params: {} }));
+    }
   }
 
   /** Closes the connection with `code` (1001 when the host stops). */
@@ -253,10 +268,25 @@ export class Session {
         }
         return files.write(parsed, token);
       }
+      case METHOD_DIAGNOSTICS: {
+        const parsed = parseParams(METHOD_DIAGNOSTICS, DiagnosticsParams, params);
+        return this.ctx.ide.diagnostics(parsed);
+      }
+      case METHOD_OPEN_EDITORS:
+        return this.ctx.ide.openEditors();
+      case METHOD_SELECTION:
+        return this.ctx.ide.selection();
+      case METHOD_OPEN_FILE: {
+        const parsed = parseParams(METHOD_OPEN_FILE, OpenFileParams, params);
+        if (token.cancelled) {
+          throw cancelled();
+        }
+        return this.ctx.ide.openFile(parsed);
+      }
       default:
         throw WireError.rpc(
           Code.METHOD_NOT_FOUND,
-          `method \`${method}\` not found; this host knows ${METHOD_INFO}, ${METHOD_LIST}, ${METHOD_READ}, ${METHOD_WRITE}`,
+          `method \`${method}\` not found; this host knows ${METHOD_INFO}, ${METHOD_LIST}, ${METHOD_READ}, ${METHOD_WRITE}, ${METHOD_DIAGNOSTICS}, ${METHOD_OPEN_EDITORS}, ${METHOD_SELECTION}, ${METHOD_OPEN_FILE}`,
         );
     }
   }

@@ -53,7 +53,14 @@ test('the Rust bridge lists, reads and writes through the Node host over a real 
 
   const tools = await mcp.request('tools/list', {});
   const names = (tools.result.tools as { name: string }[]).map((tool) => tool.name).sort();
-  assert.deepEqual(names, ['list_files', 'read_file', 'write_file']);
+  assert.deepEqual(names, ['get_diagnostics', 'get_open_editors', 'get_selection', 'list_files', 'open_file', 'read_file', 'write_file']);
+  // The core without an editor (protocol version 2): no tabs, no selection; no diagnostics, said plainly.
+  assert.deepEqual((await mcp.tool('get_open_editors', {})).structuredContent, { editors: [], outside: 0 });
+  assert.deepEqual((await mcp.tool('get_selection', {})).structuredContent, { selection: null });
+  const diagnostics = await mcp.tool('get_diagnostics', { path: 'README.md' });
+  assert.equal(diagnostics.isError, true, JSON.stringify(diagnostics));
+  assert.equal(diagnostics.structuredContent?.error?.code, 'UNAVAILABLE', JSON.stringify(diagnostics));
+  assert.match(diagnostics.content[0].text, /does not support get_diagnostics \(this host has no editor/);
 
   const all = await mcp.tool('list_files', { recursive: true });
   assert.ok(!all.isError, JSON.stringify(all));

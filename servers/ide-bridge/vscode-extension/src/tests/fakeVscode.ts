@@ -58,6 +58,75 @@ class Emitter<T> {
   }
 }
 
+/** A `vscode.Position` / `vscode.Range` / `vscode.Selection` (0-based). */
+export class Range {
+  readonly start: { line: number; character: number };
+  readonly end: { line: number; character: number };
+  constructor(startLine: number, startCharacter: number, endLine: number, endCharacter: number) {
+    this.start = { line: startLine, character: startCharacter };
+    this.end = { line: endLine, character: endCharacter };
+  }
+}
+
+/** A text document the fake editor has loaded. */
+export class FakeDocument {
+  isDirty = false;
+  constructor(
+    readonly uri: Uri,
+    public text: string,
+    readonly languageId: string,
+  ) {}
+  get lineCount(): number {
+    return this.text.split('\n').length;
+  }
+  lineAt(line: number): { text: string } {
+    return { text: this.text.split('\n')[line] ?? '' };
+  }
+  getText(range?: Range): string {
+    if (range === undefined) {
+      return this.text;
+    }
+    const lines = this.text.split('\n');
+    const offset = (p: { line: number; character: number }) =>
+      lines.slice(0, p.line).reduce((n, l) => n + l.length + 1, 0) + p.character;
+    return this.text.slice(offset(range.start), offset(range.end));
+  }
+}
+
+/** A tab of a text editor. */
+export class TabInputText {
+  constructor(readonly uri: Uri) {}
+}
+/** A tab of a diff editor. */
+export class TabInputTextDiff {
+  constructor(
+    readonly original: Uri,
+    readonly modified: Uri,
+  ) {}
+}
+
+/** The fake editor's live state: documents, tabs, the active editor, diagnostics. */
+export const editorState = {
+  documents: [] as FakeDocument[],
+  tabs: [] as { input: TabInputText; isActive: boolean; isDirty: boolean }[],
+  active: undefined as undefined | { document: FakeDocument; selection: Range },
+  diagnostics: new Map<string, { range: Range; severity: number; source?: string; code?: string | number; message: string }[]>(),
+  /** Diagnostics a document gets, by path, when it is opened (as a language server would report). */
+  onOpen: new Map<string, { range: Range; severity: number; source?: string; code?: string | number; message: string }[]>(),
+};
+
+/** Sets the diagnostics of `fsPath` and tells listeners, as a language server's report does. */
+export function setDiagnostics(fsPath: string, list: { range: Range; severity: number; source?: string; code?: string | number; message: string }[]): void {
+  editorState.diagnostics.set(fsPath, list);
+  diagnosticsChanged.fire({ uris: [Uri.file(fsPath)] });
+}
+
+/** Makes `document` the active editor with `selection`, and tells listeners. */
+export function activate(document: FakeDocument, selection: Range): void {
+  editorState.active = { document, selection };
+  selectionChanged.fire({});
+}
+
 /** What the extension showed, and how the (simulated) user answers. */
 export const ui = {
   messages: [] as { kind: 'info' | 'warning' | 'error'; text: string; modal: boolean; items: string[] }[],
@@ -80,6 +149,9 @@ export const ui = {
 /** The settings `getConfiguration('antigravity.mcp')` reads. */
 export const settings: Record<string, unknown> = {};
 
+const diagnosticsChanged = new Emitter<{ uris: Uri[] }>();
+const selectionChanged = new Emitter<unknown>();
+const activeChanged = new Emitter<unknown>();
 const configurationChanged = new Emitter<{ affectsConfiguration(section: string): boolean }>();
 const foldersChanged = new Emitter<unknown>();
 const commands = new Map<string, (...args: unknown[]) => unknown>();
@@ -146,8 +218,41 @@ function windowCall<T>(call: () => Promise<T>): Promise<T> {
 }
 
 /** The module itself. */
+const LANGUAGES: Record<string, string> = { '.ts': 'typescript', '.js': 'javascript', '.md': 'markdown', '.rs': 'rust' };
+
+async function openDocument(uri: Uri): Promise<FakeDocument> {
+  const known = editorState.documents.find((d) => d.uri.toString() === uri.toString());
+  if (known !== undefined) {
+    return known;
+  }
+  const doc = new FakeDocument(uri, await documentText(uri), LANGUAGES[path.extname(uri.fsPath)] ?? 'plaintext');
+  editorState.documents.push(doc);
+  const report = editorState.onOpen.get(uri.fsPath);
+  if (report !== undefined) {
+    setTimeout(() => setDiagnostics(uri.fsPath, report), 20);
+  }
+  return doc;
+}
+
 export const vscode = {
   Uri,
+  Range,
+  Selection: Range,
+  TabInputText,
+  TabInputTextDiff,
+  TextEditorRevealType: { InCenterIfOutsideViewport: 2 },
+  EventEmitter: class<T> extends Emitter<T> {
+    dispose(): void {}
+  },
+  languages: {
+    getDiagnostics: (uri?: Uri): unknown => {
+      if (uri !== undefined) {
+        return editorState.diagnostics.get(uri.fsPath) ?? [];
+      }
+      return [...editorState.diagnostics].map(([p, list]) => [Uri.file(p), list]);
+    },
+    onDidChangeDiagnostics: diagnosticsChanged.event,
+  },
   env: {
     remoteName: undefined,
     clipboard: {
@@ -176,6 +281,10 @@ export const vscode = {
     },
     onDidChangeConfiguration: configurationChanged.event,
     onDidChangeWorkspaceFolders: foldersChanged.event,
+    get textDocuments() {
+      return editorState.documents;
+    },
+    openTextDocument: (uri: Uri) => openDocument(uri),
   },
   window: {
     createOutputChannel: () => {
@@ -185,9 +294,34 @@ export const vscode = {
     showInformationMessage: show('info'),
     showWarningMessage: show('warning'),
     showErrorMessage: show('error'),
-    showTextDocument: async (uri: Uri) => {
+    showTextDocument: async (target: Uri | FakeDocument, options?: { selection?: Range; preview?: boolean }) => {
+      const uri = target instanceof FakeDocument ? target.uri : target;
       ui.opened.push(uri.fsPath);
+      const document = await openDocument(uri);
+      const selection = options?.selection ?? new Range(0, 0, 0, 0);
+      for (const tab of editorState.tabs) {
+        tab.isActive = false;
+      }
+      if (!editorState.tabs.some((t) => t.input.uri.toString() === uri.toString())) {
+        editorState.tabs.push({ input: new TabInputText(uri), isActive: true, isDirty: document.isDirty });
+      }
+      const tab = editorState.tabs.find((t) => t.input.uri.toString() === uri.toString());
+      if (tab !== undefined) {
+        tab.isActive = true;
+      }
+      editorState.active = { document, selection };
+      activeChanged.fire({});
+      return { document, selection, revealRange: () => undefined };
     },
+    get activeTextEditor() {
+      return editorState.active;
+    },
+    get tabGroups() {
+      const group = { tabs: editorState.tabs, isActive: true };
+      return { all: [group], activeTabGroup: group, close: async () => true };
+    },
+    onDidChangeTextEditorSelection: selectionChanged.event,
+    onDidChangeActiveTextEditor: activeChanged.event,
   },
   commands: {
     registerCommand: (name: string, run: (...args: unknown[]) => unknown) => {

@@ -182,6 +182,7 @@ export async function startHost(
 export type Message = {
   jsonrpc?: string;
   id?: number | string | null;
+  method?: string;
   result?: any;
   error?: { code: number; message: string; data?: { code: string } };
 };

@@ -1,0 +1,203 @@
+/**
+ * The core's {@link IdeState} over the `vscode` API: diagnostics from `languages`, tabs from
+ * `window.tabGroups`, the selection of `window.activeTextEditor`, `showTextDocument` for
+ * `ide/openFile`, dirty documents' text for `fs/read`, and change events for the notifications.
+ *
+ * Paths: the core works with the folders' canonical (symlink-resolved) paths; the editor names
+ * documents by the folder path it opened. `toCanonical` maps one to the other.
+ */
+
+import * as vscode from 'vscode';
+
+import { Change, EditorDiagnostic, EditorSelection, EditorTab, IdeState, Severity } from '../core';
+
+/** After a file's first diagnostics, how long it must stay quiet before its analysis counts as done. */
+export const QUIET_MS = 400;
+
+const SEVERITY: Record<number, Severity> = { 0: 'error', 1: 'warning', 2: 'info', 3: 'hint' };
+
+function codeText(code: vscode.Diagnostic['code']): string | undefined {
+  if (code === undefined) {
+    return undefined;
+  }
+  return typeof code === 'object' ? String(code.value) : String(code);
+}
+
+export class VscodeIde implements IdeState {
+  /** Documents whose diagnostics the editor has reported at least once (by URI). */
+  private readonly reported = new Set<string>();
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly changed = new vscode.EventEmitter<Change>();
+
+  /**
+   * @param toUri the editor's URI of a (canonical) absolute path
+   * @param toCanonical the canonical absolute path of a document's URI, if it is a local file
+   */
+  constructor(
+    private readonly toUri: (abs: string) => vscode.Uri,
+    private readonly toCanonical: (uri: vscode.Uri) => string | undefined,
+  ) {
+    this.disposables.push(
+      vscode.languages.onDidChangeDiagnostics((event) => {
+        for (const uri of event.uris) {
+          this.reported.add(uri.toString());
+        }
+        this.changed.fire('diagnostics');
+      }),
+      vscode.window.onDidChangeTextEditorSelection(() => this.changed.fire('selection')),
+      vscode.window.onDidChangeActiveTextEditor(() => this.changed.fire('selection')),
+      this.changed,
+    );
+  }
+
+  dispose(): void {
+    for (const d of this.disposables.splice(0)) {
+      d.dispose();
+    }
+  }
+
+  private convert(uri: vscode.Uri, d: vscode.Diagnostic): EditorDiagnostic | undefined {
+    const abs = this.toCanonical(uri);
+    if (abs === undefined) {
+      return undefined;
+    }
+    const source = d.source;
+    const code = codeText(d.code);
+    return {
+      abs,
+      line: d.range.start.line + 1,
+      column: d.range.start.character + 1,
+      endLine: d.range.end.line + 1,
+      endColumn: d.range.end.character + 1,
+      severity: SEVERITY[d.severity] ?? 'info',
+      ...(source === undefined ? {} : { source }),
+      ...(code === undefined ? {} : { code }),
+      message: d.message,
+    };
+  }
+
+  diagnostics(abs?: string): EditorDiagnostic[] {
+    const out: EditorDiagnostic[] = [];
+    if (abs !== undefined) {
+      const uri = this.toUri(abs);
+      for (const d of vscode.languages.getDiagnostics(uri)) {
+        const converted = this.convert(uri, d);
+        if (converted !== undefined) {
+          out.push({ ...converted, abs });
+        }
+      }
+      return out;
+    }
+    for (const [uri, list] of vscode.languages.getDiagnostics()) {
+      for (const d of list) {
+        const converted = this.convert(uri, d);
+        if (converted !== undefined) {
+          out.push(converted);
+        }
+      }
+    }
+    return out;
+  }
+
+  async analyse(abs: string, waitMs: number): Promise<{ opened: boolean; settled: boolean }> {
+    const uri = this.toUri(abs);
+    const key = uri.toString();
+    const open = vscode.workspace.textDocuments.some((doc) => doc.uri.toString() === key);
+    if (open && this.reported.has(key)) {
+      return { opened: false, settled: true };
+    }
+    // Wait for the first report, then for the language server to go quiet (TypeScript reports
+    // syntax, then semantics, then suggestions, as separate updates).
+    const settled = new Promise<boolean>((resolve) => {
+      let quiet: NodeJS.Timeout | undefined;
+      const deadline = setTimeout(() => finish(this.reported.has(key)), waitMs);
+      const listener = vscode.languages.onDidChangeDiagnostics((event) => {
+        if (event.uris.some((u) => u.toString() === key)) {
+          clearTimeout(quiet);
+          quiet = setTimeout(() => finish(true), QUIET_MS);
+        }
+      });
+      const finish = (value: boolean) => {
+        clearTimeout(deadline);
+        clearTimeout(quiet);
+        listener.dispose();
+        resolve(value);
+      };
+    });
+    if (!open) {
+      // In the background: the document is loaded (and its language server told), no tab opens.
+      await vscode.workspace.openTextDocument(uri);
+    }
+    return { opened: !open, settled: await settled };
+  }
+
+  openEditors(): EditorTab[] {
+    const tabs: EditorTab[] = [];
+    const groups = vscode.window.tabGroups;
+    for (const group of groups.all) {
+      for (const tab of group.tabs) {
+        if (!(tab.input instanceof vscode.TabInputText)) {
+          continue;
+        }
+        const uri = tab.input.uri;
+        const abs = this.toCanonical(uri) ?? `\0${uri.toString()}`;
+        const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+        tabs.push({
+          abs,
+          active: tab.isActive && group === groups.activeTabGroup,
+          dirty: tab.isDirty,
+          ...(doc === undefined ? {} : { language: doc.languageId }),
+        });
+      }
+    }
+    return tabs;
+  }
+
+  private selectionOf(editor: vscode.TextEditor | undefined): EditorSelection | undefined {
+    if (editor === undefined) {
+      return undefined;
+    }
+    const abs = this.toCanonical(editor.document.uri);
+    if (abs === undefined) {
+      return undefined;
+    }
+    const s = editor.selection;
+    return {
+      abs,
+      start: { line: s.start.line + 1, column: s.start.character + 1 },
+      end: { line: s.end.line + 1, column: s.end.character + 1 },
+      text: editor.document.getText(s),
+    };
+  }
+
+  selection(): EditorSelection | undefined {
+    return this.selectionOf(vscode.window.activeTextEditor);
+  }
+
+  async openFile(abs: string, line: number | undefined, endLine: number | undefined, preview: boolean): Promise<EditorSelection | undefined> {
+    const doc = await vscode.workspace.openTextDocument(this.toUri(abs));
+    let selection: vscode.Range | undefined;
+    if (line !== undefined) {
+      const last = Math.max(0, doc.lineCount - 1);
+      const from = Math.min(line - 1, last);
+      const to = Math.min((endLine ?? line) - 1, last);
+      selection = new vscode.Range(from, 0, to, endLine === undefined ? 0 : doc.lineAt(to).text.length);
+    }
+    const editor = await vscode.window.showTextDocument(doc, { preview, preserveFocus: false, ...(selection === undefined ? {} : { selection }) });
+    if (selection !== undefined) {
+      editor.revealRange(selection, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+    }
+    return this.selectionOf(editor);
+  }
+
+  unsavedText(abs: string): string | undefined {
+    const key = this.toUri(abs).toString();
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === key);
+    return doc?.isDirty === true ? doc.getText() : undefined;
+  }
+
+  onChange(listener: (change: Change) => void): () => void {
+    const subscription = this.changed.event(listener);
+    return () => subscription.dispose();
+  }
+}
