@@ -168,3 +168,49 @@ fn hosts_without_an_editor_say_plainly_what_they_cannot_do() {
         assert!(text_of(&result).contains("extension 0.2 or later"), "{}", text_of(&result));
     }
 }
+
+#[test]
+fn a_2026_07_28_subscription_hears_the_resources_it_named() {
+    let env = Env::new();
+    let fake = FakeHost::start(Mode::Ide);
+    let ws = env.workspace("ws", &[]);
+    let mut bridge = env.bridge_builder(&ws, &["--url", &fake.url(), "--token", "t"]).spawn().unwrap();
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "ide-state-test", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    bridge
+        .send_message(&json!({"jsonrpc": "2.0", "id": 80, "method": "subscriptions/listen", "params": {
+            "_meta": meta, "notifications": {"resourceSubscriptions": ["ide://selection", "file:///not-subscribable"]}}}))
+        .unwrap();
+    let deadline = Instant::now() + WAIT;
+    let mut seen = Vec::new();
+    let ack = loop {
+        assert!(Instant::now() < deadline, "no acknowledgement: {seen:?}");
+        if let Some(m) = bridge.try_read_message(Duration::from_millis(100)).unwrap() {
+            if m["method"].as_str().is_some_and(|m| m.contains("subscriptions")) {
+                break m;
+            }
+            seen.push(m);
+        }
+    };
+    // Only what can change is accepted.
+    let accepted = ack["params"]["notifications"]["resourceSubscriptions"].clone();
+    assert_eq!(accepted, json!(["ide://selection"]), "{ack}");
+    bridge
+        .send_message(&json!({"jsonrpc": "2.0", "id": 81, "method": "tools/call", "params": {
+            "_meta": meta, "name": "open_file", "arguments": {"path": "src/a.ts"}}}))
+        .unwrap();
+    let updated = loop {
+        assert!(Instant::now() < deadline, "no notifications/resources/updated: {seen:?}");
+        if let Some(m) = bridge.try_read_message(Duration::from_millis(100)).unwrap() {
+            if m["method"] == "notifications/resources/updated" {
+                break m;
+            }
+            seen.push(m);
+        }
+    };
+    assert_eq!(updated["params"]["uri"], "ide://selection", "{updated}");
+    assert_eq!(updated["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 80, "{updated}");
+}

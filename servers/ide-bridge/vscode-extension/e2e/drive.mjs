@@ -4,6 +4,10 @@
 //
 //   1. tools/list; list_files, read_file; `../etc/passwd` refused; a bridge with a wrong token
 //      refused;
+//   1b. the IDE's live state: get_diagnostics on a TypeScript file never opened (`const n:
+//      number = "x"`) gives TS2322 at line 1 from VS Code's own TypeScript server (the time it took
+//      is printed); open_file then get_open_editors and get_selection name the file; a path
+//      outside the workspace is refused;
 //   2. write_file with antigravity.mcp.confirmWrites on (run.sh's settings): the diff editor and
 //      the Allow / Deny notification appear; Allow writes (a new file, then a replaced one whose
 //      result carries the diff; disk checked), Deny writes nothing and the model gets
@@ -143,6 +147,41 @@ try {
   check(text(read) === '# e2e workspace\n', 'read_file', JSON.stringify(read));
   const escape = await bridge.tool('read_file', { path: '../etc/passwd' });
   check(escape.isError === true && code(escape) === 'ACCESS_DENIED' && !text(escape).includes('root:'), 'read_file ../etc/passwd is refused', JSON.stringify(escape));
+
+  // 1b. what only the IDE knows
+  const tools2 = (await bridge.request('tools/list')).result?.tools?.map((t) => t.name) ?? [];
+  check(['get_diagnostics', 'get_open_editors', 'get_selection', 'open_file'].every((t) => tools2.includes(t)), 'the IDE tools are listed', JSON.stringify(tools2));
+  const askedAt = Date.now();
+  let diagnostics = await bridge.tool('get_diagnostics', { path: 'src/typed.ts', wait_ms: 30000 });
+  // The first file a fresh VS Code analyses starts its TypeScript server: ask again while unsettled.
+  while (diagnostics.structuredContent?.settled === false && Date.now() - askedAt < WAIT_MS) {
+    diagnostics = await bridge.tool('get_diagnostics', { path: 'src/typed.ts', wait_ms: 30000 });
+  }
+  const diagnosticsSeconds = (Date.now() - askedAt) / 1000;
+  const ts2322 = (diagnostics.structuredContent?.diagnostics ?? []).find((d) => d.code === '2322');
+  check(ts2322 !== undefined && ts2322.line === 1 && ts2322.severity === 'error' && ts2322.path === 'src/typed.ts', `get_diagnostics on an unopened file: TS2322 at line 1 (after ${diagnosticsSeconds.toFixed(1)} s)`, JSON.stringify(diagnostics));
+  console.log(`     (get_diagnostics on an unopened TypeScript file answered in ${diagnosticsSeconds.toFixed(1)} s, the TypeScript server's start included)`);
+  const again = Date.now();
+  await bridge.tool('get_diagnostics', { path: 'src/typed.ts' });
+  console.log(`     (asked again: ${((Date.now() - again) / 1000).toFixed(2)} s)`);
+  const opened = await bridge.tool('open_file', { path: 'src/main.ts', line: 1, end_line: 1 });
+  check(!opened.isError && opened.structuredContent?.path === 'src/main.ts', 'open_file', JSON.stringify(opened));
+  let editors;
+  const openDeadline = Date.now() + 30_000;
+  do {
+    editors = await bridge.tool('get_open_editors', {});
+    if ((editors.structuredContent?.editors ?? []).some((e) => e.path === 'src/main.ts' && e.active)) break;
+    await sleep(250);
+  } while (Date.now() < openDeadline);
+  check((editors.structuredContent?.editors ?? []).some((e) => e.path === 'src/main.ts' && e.active && e.language === 'typescript'), 'get_open_editors names the opened file, active', JSON.stringify(editors));
+  const selection = await bridge.tool('get_selection', {});
+  const selected = selection.structuredContent?.selection;
+  check(selected?.path === 'src/main.ts' && selected?.start?.line === 1 && selected?.text === 'export const answer = 42;', 'get_selection names it, with the selected line', JSON.stringify(selection));
+  const outside = await bridge.tool('open_file', { path: '../etc/passwd' });
+  check(outside.isError === true && code(outside) === 'ACCESS_DENIED', 'open_file outside the workspace is refused', JSON.stringify(outside));
+  const outsideDiag = await bridge.tool('get_diagnostics', { path: '/etc/passwd' });
+  check(outsideDiag.isError === true && code(outsideDiag) === 'ACCESS_DENIED', 'get_diagnostics outside the workspace is refused', JSON.stringify(outsideDiag));
+
   bridge.close();
   bridge = undefined;
   const wrong = new Bridge(url, 'not-the-token');

@@ -40,10 +40,20 @@ if [ ! -x "$CACHE/cs/node_modules/.bin/code-server" ] || [ ! -d "$CACHE/cs/node_
     PATH="$NODE24:$PATH" npm install --no-audit --no-fund --loglevel=error --nodedir= code-server@4.139.1 playwright-core@1.65.1)
 fi
 
+# VSIX=<file>: test that .vsix (the artifact as shipped) instead of packaging one here.
+# BRIDGE=<binary>: use that mcp-server-ide-bridge instead of building the debug one.
 say "the .vsix and the Rust bridge"
-(cd "$EXT" && { [ -d node_modules ] || npm ci --no-audit --no-fund --loglevel=error; } &&
-  rm -f e2e/ide-bridge-e2e.vsix && npm run -s package -- --out e2e/ide-bridge-e2e.vsix >/dev/null)
-(cd "$ROOT" && cargo build -q -p mcp-server-ide-bridge --bin mcp-server-ide-bridge)
+if [ -n "${VSIX:-}" ]; then
+  VSIX="$(cd "$(dirname "$VSIX")" && pwd)/$(basename "$VSIX")"
+else
+  (cd "$EXT" && { [ -d node_modules ] || npm ci --no-audit --no-fund --loglevel=error; } &&
+    rm -f e2e/ide-bridge-e2e.vsix && npm run -s package -- --out e2e/ide-bridge-e2e.vsix >/dev/null)
+  VSIX="$HERE/ide-bridge-e2e.vsix"
+fi
+if [ -z "${BRIDGE:-}" ]; then
+  (cd "$ROOT" && cargo build -q -p mcp-server-ide-bridge --bin mcp-server-ide-bridge)
+  BRIDGE="$ROOT/target/debug/mcp-server-ide-bridge"
+fi
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/ide-bridge-e2e.XXXXXX")"
 PIDS=()
@@ -56,6 +66,7 @@ mkdir -p "$WORK/user/User" "$WORK/extensions" "$WORK/xdg" "$WORK/ws/src"
 chmod 700 "$WORK/xdg"
 printf '# e2e workspace\n' >"$WORK/ws/README.md"
 printf 'export const answer = 42;\n' >"$WORK/ws/src/main.ts"
+printf 'const n: number = "x";\nexport { n };\n' >"$WORK/ws/src/typed.ts"
 TOKEN="e2e-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
 cat >"$WORK/user/User/settings.json" <<JSON
 {
@@ -69,7 +80,7 @@ JSON
 
 CS=("$CACHE/cs/node_modules/.bin/code-server" --user-data-dir "$WORK/user" --extensions-dir "$WORK/extensions")
 say "install the .vsix into code-server"
-PATH="$NODE24:$PATH" "${CS[@]}" --install-extension "$HERE/ide-bridge-e2e.vsix" >"$WORK/install.log" 2>&1 ||
+PATH="$NODE24:$PATH" "${CS[@]}" --install-extension "$VSIX" >"$WORK/install.log" 2>&1 ||
   { cat "$WORK/install.log" >&2; exit 1; }
 
 PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
@@ -81,7 +92,7 @@ PIDS+=("$!")
 say "drive: chromium + the MCP bridge"
 if ! PATH="$NODE24:$PATH" NODE_PATH="$CACHE/cs/node_modules" node "$HERE/drive.mjs" \
   --url "http://127.0.0.1:$PORT/?folder=$WORK/ws" --workspace "$WORK/ws" --xdg "$WORK/xdg" --token "$TOKEN" \
-  --bridge "$ROOT/target/debug/mcp-server-ide-bridge" \
+  --bridge "$BRIDGE" \
   --shots "$EXT/docs" --playwright "$CACHE/cs/node_modules/playwright-core"; then
   echo "---- code-server log (tail)" >&2
   tail -40 "$WORK/code-server.log" >&2
