@@ -56,14 +56,15 @@ export type Change = 'selection' | 'diagnostics';
 
 /** The editor's live state; the extension implements it over the `vscode` API. */
 export interface IdeState {
-  /** The diagnostics of `abs`, or of every file when undefined. */
-  diagnostics(abs?: string): EditorDiagnostic[];
+  /** The diagnostics of every file. */
+  diagnostics(): EditorDiagnostic[];
   /**
-   * Makes sure the language servers have analysed `abs`: opens it in the background if it is not
-   * open, then waits (at most `waitMs`) for its first diagnostics. `settled` is false when none
-   * came in time.
+   * The diagnostics of `abs` once the language servers have analysed it: if the editor has no
+   * report on it yet, it is opened in the background (whatever the language servers need to
+   * analyse it) and its first report awaited, at most `waitMs`; what was opened for this is
+   * closed again. `settled` is false when no report came in time.
    */
-  analyse(abs: string, waitMs: number): Promise<{ opened: boolean; settled: boolean }>;
+  analyse(abs: string, waitMs: number): Promise<{ opened: boolean; settled: boolean; diagnostics: EditorDiagnostic[] }>;
   /** The open text tabs, in the editor's order. */
   openEditors(): EditorTab[];
   /** The active editor's selection, if a text editor is active. */
@@ -105,7 +106,7 @@ export class Ide {
     const state = this.requireState('has no diagnostics');
     let opened = false;
     let settled = true;
-    let only: string | undefined;
+    let found: EditorDiagnostic[] | undefined;
     if (params.path !== undefined && params.path !== null) {
       const target = await this.files.resolve(params.path, 'read');
       if (target.stat === undefined) {
@@ -114,12 +115,11 @@ export class Ide {
       if (target.stat.type !== 'file') {
         throw WireError.of('INVALID_ARGS', `\`${params.path}\` is not a file`);
       }
-      only = target.abs;
-      ({ opened, settled } = await state.analyse(target.abs, params.waitMs ?? DEFAULT_DIAGNOSTICS_WAIT_MS));
+      ({ opened, settled, diagnostics: found } = await state.analyse(target.abs, params.waitMs ?? DEFAULT_DIAGNOSTICS_WAIT_MS));
     }
     const wanted = (s: Severity) => params.includeInfo || s === 'error' || s === 'warning';
     const all: Diagnostic[] = [];
-    for (const d of state.diagnostics(only)) {
+    for (const d of found ?? state.diagnostics()) {
       const path = this.shown(d.abs);
       if (path === undefined || !wanted(d.severity)) {
         continue;

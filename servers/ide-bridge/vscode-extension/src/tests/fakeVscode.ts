@@ -318,7 +318,16 @@ export const vscode = {
     },
     get tabGroups() {
       const group = { tabs: editorState.tabs, isActive: true };
-      return { all: [group], activeTabGroup: group, close: async () => true };
+      const close = async (tabs: unknown) => {
+        for (const tab of Array.isArray(tabs) ? tabs : [tabs]) {
+          const index = editorState.tabs.indexOf(tab as (typeof editorState.tabs)[number]);
+          if (index >= 0) {
+            editorState.tabs.splice(index, 1);
+          }
+        }
+        return true;
+      };
+      return { all: [group], activeTabGroup: group, close };
     },
     onDidChangeTextEditorSelection: selectionChanged.event,
     onDidChangeActiveTextEditor: activeChanged.event,

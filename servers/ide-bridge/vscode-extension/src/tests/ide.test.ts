@@ -67,10 +67,16 @@ test('a file not yet open is opened in the background and its first diagnostics 
     settled: true,
     opened: true,
   });
-  assert.deepEqual(ui.opened, [], 'no tab was opened for the user');
-  // Now open and reported: answered at once, and every file's list has it too.
+  // A tab was opened for the language server (VS Code's TypeScript checks only files with tabs),
+  // and closed again.
+  assert.deepEqual(ui.opened, [path.join(app, 'src/a.ts')]);
+  assert.deepEqual(editorState.tabs, [], 'the tab opened for the analysis is closed');
+  // Reported already, with a tab of the user's: answered at once, nothing opened.
+  await client.call('ide/openFile', { path: 'src/a.ts' });
   const again = await client.call('ide/diagnostics', { path: 'src/a.ts' });
   assert.equal(again.opened, false);
+  assert.equal(again.diagnostics.length, 1);
+  assert.deepEqual(editorState.tabs.length, 1, "the user's tab stays");
   const all = await client.call('ide/diagnostics', {});
   assert.deepEqual(all.diagnostics.map((d: { path: string }) => d.path), ['src/a.ts']);
 });

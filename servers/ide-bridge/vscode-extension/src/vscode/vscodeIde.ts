@@ -76,18 +76,20 @@ export class VscodeIde implements IdeState {
     };
   }
 
-  diagnostics(abs?: string): EditorDiagnostic[] {
+  private diagnosticsOf(abs: string): EditorDiagnostic[] {
+    const uri = this.toUri(abs);
     const out: EditorDiagnostic[] = [];
-    if (abs !== undefined) {
-      const uri = this.toUri(abs);
-      for (const d of vscode.languages.getDiagnostics(uri)) {
-        const converted = this.convert(uri, d);
-        if (converted !== undefined) {
-          out.push({ ...converted, abs });
-        }
+    for (const d of vscode.languages.getDiagnostics(uri)) {
+      const converted = this.convert(uri, d);
+      if (converted !== undefined) {
+        out.push({ ...converted, abs });
       }
-      return out;
     }
+    return out;
+  }
+
+  diagnostics(): EditorDiagnostic[] {
+    const out: EditorDiagnostic[] = [];
     for (const [uri, list] of vscode.languages.getDiagnostics()) {
       for (const d of list) {
         const converted = this.convert(uri, d);
@@ -99,12 +101,24 @@ export class VscodeIde implements IdeState {
     return out;
   }
 
-  async analyse(abs: string, waitMs: number): Promise<{ opened: boolean; settled: boolean }> {
+  /** The tab showing `key` (a URI's text), if any. */
+  private tabOf(key: string): vscode.Tab | undefined {
+    for (const group of vscode.window.tabGroups.all) {
+      for (const tab of group.tabs) {
+        if (tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === key) {
+          return tab;
+        }
+      }
+    }
+    return undefined;
+  }
+
+  async analyse(abs: string, waitMs: number): Promise<{ opened: boolean; settled: boolean; diagnostics: EditorDiagnostic[] }> {
     const uri = this.toUri(abs);
     const key = uri.toString();
-    const open = vscode.workspace.textDocuments.some((doc) => doc.uri.toString() === key);
-    if (open && this.reported.has(key)) {
-      return { opened: false, settled: true };
+    const hadTab = this.tabOf(key) !== undefined;
+    if (hadTab && this.reported.has(key)) {
+      return { opened: false, settled: true, diagnostics: this.diagnosticsOf(abs) };
     }
     // Wait for the first report, then for the language server to go quiet (TypeScript reports
     // syntax, then semantics, then suggestions, as separate updates).
@@ -124,11 +138,23 @@ export class VscodeIde implements IdeState {
         resolve(value);
       };
     });
-    if (!open) {
-      // In the background: the document is loaded (and its language server told), no tab opens.
-      await vscode.workspace.openTextDocument(uri);
+    if (hadTab) {
+      return { opened: false, settled: await settled, diagnostics: this.diagnosticsOf(abs) };
     }
-    return { opened: !open, settled: await settled };
+    // Language servers analyse what has a tab (VS Code's TypeScript checks only those): a tab
+    // is opened without taking the focus, read, and closed again, so the user's editor comes
+    // back as it was.
+    const doc = await vscode.workspace.openTextDocument(uri);
+    await vscode.window.showTextDocument(doc, { preview: false, preserveFocus: true });
+    try {
+      const done = await settled;
+      return { opened: true, settled: done, diagnostics: this.diagnosticsOf(abs) };
+    } finally {
+      const tab = this.tabOf(key);
+      if (tab !== undefined) {
+        await Promise.resolve(vscode.window.tabGroups.close(tab, true)).then(undefined, () => undefined);
+      }
+    }
   }
 
   openEditors(): EditorTab[] {
