@@ -64,7 +64,7 @@ export function buildPlan(binDir, dirs) {
             args: [],
             cwd: dirs.workspace,
             env: bridgeEnv,
-            tools: ['list_files', 'read_file', 'write_file'],
+            tools: ['list_files', 'read_file', 'write_file', 'get_diagnostics', 'get_open_editors', 'get_selection', 'open_file'],
             calls: [
                 { tool: 'list_files', args: { recursive: true }, says: ['README.md'] },
                 { tool: 'list_files', args: { path: 'no/such/dir' }, code: 'NOT_FOUND', says: ['no/such/dir'] },
@@ -72,6 +72,11 @@ export function buildPlan(binDir, dirs) {
                 { tool: 'read_file', args: { path: '../outside.txt' }, code: 'ACCESS_DENIED', says: ['../outside.txt'] },
                 { tool: 'write_file', args: { path: 'notes/todo.md', content: '- interop\n' }, structured: { path: 'notes/todo.md', bytes: 10 } },
                 { tool: 'write_file', args: { path: '../escape.md', content: 'x' }, code: 'ACCESS_DENIED', says: ['../escape.md'] },
+                // The headless host has no editor: no tabs, no selection; no diagnostics, said plainly.
+                { tool: 'get_open_editors', args: {}, structured: { editors: [], outside: 0 } },
+                { tool: 'get_selection', args: {}, structured: { active: false }, says: ['No workspace file is active'] },
+                { tool: 'get_diagnostics', args: { path: 'README.md' }, code: 'UNAVAILABLE', says: ['does not support get_diagnostics'] },
+                { tool: 'open_file', args: { path: 'README.md', line: 0 }, code: 'INVALID_ARGS', says: ['line'] },
             ],
         },
     ];

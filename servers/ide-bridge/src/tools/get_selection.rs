@@ -25,7 +25,10 @@ pub struct GetSelectionParams {}
 /// The structured result of `get_selection`.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct GetSelectionOutput {
-    /// The active editor's selection; `null` when no workspace file is active.
+    /// Whether a workspace file is active in the IDE (else there is no selection).
+    pub active: bool,
+    /// The active editor's selection (absent when no workspace file is active).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub selection: Option<Selection>,
 }
 
@@ -50,9 +53,9 @@ impl Tool for GetSelection {
     }
 
     fn description(&self) -> Cow<'static, str> {
-        "Get the user's current selection in the IDE's active editor: {selection: {path, start: {line, \
-         column}, end: {line, column}, text}} (lines and columns from 1; `text` is empty for a bare \
-         cursor), or {selection: null} when no workspace file is active. Use it when the user says \
+        "Get the user's current selection in the IDE's active editor: {active: true, selection: {path, \
+         start: {line, column}, end: {line, column}, text}} (lines and columns from 1; `text` is empty for a bare \
+         cursor), or {active: false} when no workspace file is active. Use it when the user says \
          \"this\" or \"the selected code\"."
             .into()
     }
@@ -73,7 +76,11 @@ impl Tool for GetSelection {
         match super::call::<_, SelectionResult>(&self.bridge, METHOD_SELECTION, &serde_json::json!({}), Op::Ide(NAME))
             .await
         {
-            Ok(result) => ToolOutput::structured(&GetSelectionOutput { selection: result.selection }),
+            Ok(SelectionResult { selection: None }) => ToolOutput::text_and_json(
+                "No workspace file is active in the IDE, so there is no selection.",
+                serde_json::json!(GetSelectionOutput { active: false, selection: None }),
+            ),
+            Ok(result) => ToolOutput::structured(&GetSelectionOutput { active: true, selection: result.selection }),
             Err(error) => error,
         }
     }

@@ -49,6 +49,7 @@ fn an_ide_answers_each_tool_and_the_bridge_passes_its_answer_on() {
 
     let selection = bridge.call_tool("get_selection", json!({})).unwrap();
     assert_eq!(selection["structuredContent"]["selection"]["text"], "const", "{selection}");
+    assert_eq!(selection["structuredContent"]["active"], true, "{selection}");
 
     let opened = bridge.call_tool("open_file", json!({"path": "src/a.ts", "line": 3, "end_line": 5})).unwrap();
     assert_eq!(opened["structuredContent"]["path"], "src/a.ts", "{opened}");
@@ -147,7 +148,8 @@ fn hosts_without_an_editor_say_plainly_what_they_cannot_do() {
     assert!(!is_error(&editors), "{editors}");
     assert_eq!(editors["structuredContent"], json!({"editors": [], "outside": 0}));
     let selection = bridge.call_tool("get_selection", json!({})).unwrap();
-    assert_eq!(selection["structuredContent"], json!({"selection": null}), "{selection}");
+    assert_eq!(selection["structuredContent"], json!({"active": false}), "{selection}");
+    assert!(text_of(&selection).contains("No workspace file is active"), "{selection}");
     for (tool, args) in [("get_diagnostics", json!({"path": "a.ts"})), ("open_file", json!({"path": "a.ts"}))] {
         let result = bridge.call_tool(tool, args).unwrap();
         assert_eq!(code(&result), "UNAVAILABLE", "{result}");

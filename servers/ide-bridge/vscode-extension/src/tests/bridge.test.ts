@@ -56,7 +56,7 @@ test('the Rust bridge lists, reads and writes through the Node host over a real 
   assert.deepEqual(names, ['get_diagnostics', 'get_open_editors', 'get_selection', 'list_files', 'open_file', 'read_file', 'write_file']);
   // The core without an editor (protocol version 2): no tabs, no selection; no diagnostics, said plainly.
   assert.deepEqual((await mcp.tool('get_open_editors', {})).structuredContent, { editors: [], outside: 0 });
-  assert.deepEqual((await mcp.tool('get_selection', {})).structuredContent, { selection: null });
+  assert.deepEqual((await mcp.tool('get_selection', {})).structuredContent, { active: false });
   const diagnostics = await mcp.tool('get_diagnostics', { path: 'README.md' });
   assert.equal(diagnostics.isError, true, JSON.stringify(diagnostics));
   assert.equal(diagnostics.structuredContent?.error?.code, 'UNAVAILABLE', JSON.stringify(diagnostics));
