@@ -6,8 +6,10 @@
 //      refused;
 //   1b. the IDE's live state: get_diagnostics on a TypeScript file never opened (`const n:
 //      number = "x"`) gives TS2322 at line 1 from VS Code's own TypeScript server (the time it took
-//      is printed); open_file then get_open_editors and get_selection name the file; a path
-//      outside the workspace is refused;
+//      is printed); a subscriber to ide://selection hears open_file's change; open_file then
+//      get_open_editors and get_selection name the file; the user types: read_file returns the
+//      unsaved buffer (and says so), the disk is unchanged, the tab is dirty; a path outside the
+//      workspace is refused;
 //   2. write_file with antigravity.mcp.confirmWrites on (run.sh's settings): the diff editor and
 //      the Allow / Deny notification appear; Allow writes (a new file, then a replaced one whose
 //      result carries the diff; disk checked), Deny writes nothing and the model gets
@@ -71,6 +73,7 @@ class Bridge {
     });
     this.next = 1;
     this.pending = new Map();
+    this.notifications = [];
     this.stderr = '';
     this.proc.stderr.on('data', (d) => (this.stderr += d));
     createInterface({ input: this.proc.stdout }).on('line', (line) => {
@@ -78,6 +81,10 @@ class Bridge {
       try {
         message = JSON.parse(line);
       } catch {
+        return;
+      }
+      if (message.id === undefined && typeof message.method === 'string') {
+        this.notifications.push(message);
         return;
       }
       const waiter = this.pending.get(message.id);
@@ -174,6 +181,9 @@ try {
   const again = Date.now();
   await bridge.tool('get_diagnostics', { path: 'src/typed.ts' });
   console.log(`     (asked again: ${((Date.now() - again) / 1000).toFixed(2)} s)`);
+  const subscribed = await bridge.request('resources/subscribe', { uri: 'ide://selection' });
+  check(subscribed.result !== undefined, 'resources/subscribe ide://selection', JSON.stringify(subscribed));
+  bridge.notifications.length = 0;
   const opened = await bridge.tool('open_file', { path: 'src/main.ts', line: 1, end_line: 1 });
   check(!opened.isError && opened.structuredContent?.path === 'src/main.ts', 'open_file', JSON.stringify(opened));
   let editors;
@@ -187,6 +197,32 @@ try {
   const selection = await bridge.tool('get_selection', {});
   const selected = selection.structuredContent?.selection;
   check(selected?.path === 'src/main.ts' && selected?.start?.line === 1 && selected?.text === 'export const answer = 42;', 'get_selection names it, with the selected line', JSON.stringify(selection));
+  const updateDeadline = Date.now() + 10_000;
+  while (!bridge.notifications.some((n) => n.method === 'notifications/resources/updated') && Date.now() < updateDeadline) {
+    await sleep(100);
+  }
+  const updated = bridge.notifications.find((n) => n.method === 'notifications/resources/updated');
+  check(updated?.params?.uri === 'ide://selection', 'the selection change reached the subscriber as notifications/resources/updated', JSON.stringify(bridge.notifications));
+  // The user types: the buffer is unsaved, and read_file returns what the editor shows.
+  await page.keyboard.press('End');
+  await page.keyboard.type(' // typed by the user');
+  let dirty;
+  const dirtyDeadline = Date.now() + 10_000;
+  do {
+    dirty = await bridge.tool('read_file', { path: 'src/main.ts' });
+    if (text(dirty).includes('typed by the user')) break;
+    await sleep(250);
+  } while (Date.now() < dirtyDeadline);
+  const dirtyBlocks = dirty.content?.map((c) => c.text) ?? [];
+  check(
+    dirtyBlocks[0] === 'export const answer = 42; // typed by the user\n' && /unsaved changes/.test(dirtyBlocks[1] ?? ''),
+    'read_file of a file with unsaved changes returns the editor buffer and says so',
+    JSON.stringify(dirty),
+  );
+  const onDiskStill = await fs.readFile(path.join(args.workspace, 'src/main.ts'), 'utf8');
+  check(onDiskStill === 'export const answer = 42;\n', 'the file on disk is unchanged');
+  const dirtyTabs = await bridge.tool('get_open_editors', {});
+  check((dirtyTabs.structuredContent?.editors ?? []).some((e) => e.path === 'src/main.ts' && e.dirty === true), 'get_open_editors says it is dirty', JSON.stringify(dirtyTabs));
   const outside = await bridge.tool('open_file', { path: '../etc/passwd' });
   check(outside.isError === true && code(outside) === 'ACCESS_DENIED', 'open_file outside the workspace is refused', JSON.stringify(outside));
   const outsideDiag = await bridge.tool('get_diagnostics', { path: '/etc/passwd' });
