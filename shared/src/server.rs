@@ -371,6 +371,18 @@ fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
     context.protocol_version().is_some_and(|version| version >= ProtocolVersion::V_2026_07_28)
 }
 
+/// Whether notifications sent later reach the client: stdio, or an HTTP request of a session
+/// (not `--stateless`, not 2026-07-28).
+fn has_session(context: &RequestContext<RoleServer>) -> bool {
+    if is_stateless(context) {
+        return false;
+    }
+    context
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .is_none_or(|parts| parts.headers.contains_key("mcp-session-id"))
+}
+
 fn format_duration(d: Duration) -> String {
     let secs = d.as_secs_f64();
     if secs.fract() == 0.0 { format!("{secs:.0} s") } else { format!("{secs} s") }
@@ -606,6 +618,12 @@ impl ServerHandler for McpServer {
                     "`{}` cannot be subscribed to: only resources that change while the server runs can (see resources/list).",
                     request.uri
                 ),
+                None,
+            ));
+        }
+        if !has_session(&context) {
+            return Err(McpError::invalid_request(
+                "resources/subscribe needs a session to send notifications/resources/updated to: use stdio or an HTTP session; at 2026-07-28, open subscriptions/listen with resourceSubscriptions instead.",
                 None,
             ));
         }

@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use mcp_tests::{is_error, text_of};
+use mcp_tests::{http::HttpSession, is_error, text_of};
 use serde_json::{Value, json};
 
 use super::{
@@ -197,6 +197,21 @@ fn a_2026_07_28_subscription_hears_the_resources_it_named() {
             seen.push(m);
         }
     };
+    // 2026-07-28 has no resources/subscribe (rmcp answers it as an unknown method).
+    bridge
+        .send_message(&json!({"jsonrpc": "2.0", "id": 79, "method": "resources/subscribe", "params": {
+            "_meta": meta, "uri": "ide://selection"}}))
+        .unwrap();
+    let refused = loop {
+        assert!(Instant::now() < deadline, "no answer to resources/subscribe: {seen:?}");
+        if let Some(m) = bridge.try_read_message(Duration::from_millis(100)).unwrap() {
+            if m["id"] == 79 {
+                break m;
+            }
+            seen.push(m);
+        }
+    };
+    assert_eq!(refused["error"]["code"], -32601, "{refused}");
     // Only what can change is accepted.
     let accepted = ack["params"]["notifications"]["resourceSubscriptions"].clone();
     assert_eq!(accepted, json!(["ide://selection"]), "{ack}");
@@ -215,4 +230,33 @@ fn a_2026_07_28_subscription_hears_the_resources_it_named() {
     };
     assert_eq!(updated["params"]["uri"], "ide://selection", "{updated}");
     assert_eq!(updated["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 80, "{updated}");
+}
+
+#[test]
+fn a_stateless_http_request_cannot_subscribe_and_is_told_why() {
+    let env = Env::new();
+    let fake = FakeHost::start(Mode::Ide);
+    let ws = env.workspace("ws", &[]);
+    let bridge = env
+        .bridge_builder(&ws, &["--url", &fake.url(), "--token", "t", "--http", "127.0.0.1:0", "--stateless"])
+        .spawn()
+        .unwrap();
+    let log = bridge.wait_for_stderr("/mcp").unwrap();
+    let start = log.find("http://").unwrap();
+    let end = start + log[start..].find("/mcp").unwrap() + "/mcp".len();
+    let mut http = HttpSession::connect(&log[start..end], None, WAIT).unwrap();
+    let response = http
+        .post(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe", "params": {"uri": "ide://selection"}}),
+        )
+        .unwrap();
+    let answer = response.messages().into_iter().find(|m| m["id"] == 1).unwrap();
+    let message = answer["error"]["message"].as_str().unwrap_or_default().to_owned();
+    assert!(message.contains("needs a session") && message.contains("subscriptions/listen"), "{answer}");
+    // Reading the resource works without a session.
+    let read = http
+        .post(&json!({"jsonrpc": "2.0", "id": 2, "method": "resources/read", "params": {"uri": "ide://selection"}}))
+        .unwrap();
+    let answer = read.messages().into_iter().find(|m| m["id"] == 2).unwrap();
+    assert_eq!(answer["result"]["contents"][0]["mimeType"], "application/json", "{answer}");
 }
