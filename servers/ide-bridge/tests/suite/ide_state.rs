@@ -241,8 +241,8 @@ fn a_stateless_http_request_cannot_subscribe_and_is_told_why() {
         .bridge_builder(&ws, &["--url", &fake.url(), "--token", "t", "--http", "127.0.0.1:0", "--stateless"])
         .spawn()
         .unwrap();
-    let log = bridge.wait_for_stderr("/mcp").unwrap();
-    let start = log.find("http://").unwrap();
+    let log = bridge.wait_for_stderr("url=http://").unwrap();
+    let start = log.find("url=http://").unwrap() + "url=".len();
     let end = start + log[start..].find("/mcp").unwrap() + "/mcp".len();
     let mut http = HttpSession::connect(&log[start..end], None, WAIT).unwrap();
     let response = http

@@ -17,8 +17,9 @@ pub(super) fn http_server(extra: &[&str]) -> (StdioClient, String) {
     let mut args = vec!["--http", "127.0.0.1:0"];
     args.extend_from_slice(extra);
     let client = StdioClient::builder(BIN).args(&args).env("RUST_LOG", "info").spawn().unwrap();
-    let stderr = client.wait_for_stderr("/mcp").unwrap();
-    let start = stderr.find("http://").unwrap() + "http://".len();
+    // The listening line: other lines (an OAuth issuer that cannot be reached) name URLs too.
+    let stderr = client.wait_for_stderr("url=http://").unwrap();
+    let start = stderr.find("url=http://").unwrap() + "url=http://".len();
     let end = start + stderr[start..].find("/mcp").unwrap();
     let addr = stderr[start..end].to_owned();
     (client, addr)
