@@ -45,7 +45,8 @@ export interface EditorSelection {
 
 /** An open tab as the editor has it. */
 export interface EditorTab {
-  abs: string;
+  /** Undefined: not a file on this machine (an untitled or virtual document). */
+  abs: string | undefined;
   active: boolean;
   dirty: boolean;
   language?: string;
@@ -143,7 +144,7 @@ export class Ide {
     }
     const result: OpenEditorsResult = { editors: [], outside: 0 };
     for (const tab of this.state.openEditors()) {
-      const path = this.shown(tab.abs);
+      const path = tab.abs === undefined ? undefined : this.shown(tab.abs);
       if (path === undefined) {
         result.outside += 1;
         continue;

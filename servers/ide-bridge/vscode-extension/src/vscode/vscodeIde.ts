@@ -166,7 +166,7 @@ export class VscodeIde implements IdeState {
           continue;
         }
         const uri = tab.input.uri;
-        const abs = this.toCanonical(uri) ?? `\0${uri.toString()}`;
+        const abs = this.toCanonical(uri);
         const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
         tabs.push({
           abs,
