@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { test, TestContext } from 'node:test';
 
 import { Code } from '../core';
-import { FakeDocument, Range, Uri, activate, editorState, extensionContext, installFakeVscode, setDiagnostics, settings, ui, vscode } from './fakeVscode';
+import { FakeDocument, Range, TabInputText, Uri, activate, editorState, extensionContext, installFakeVscode, setDiagnostics, settings, ui, vscode } from './fakeVscode';
 import { RpcClient, tempDir, writeTree } from './helpers';
 
 installFakeVscode();
@@ -126,6 +126,14 @@ test('openFile shows the file at its lines; open editors and the selection then 
     outside: 0,
   });
   assert.equal((await client.call('ide/selection')).selection.path, 'Library/b.ts');
+  // An untitled document's tab and a file outside the folders are counted, not named.
+  editorState.tabs.push({ input: new TabInputText(Uri.from({ scheme: 'untitled', path: 'Untitled-1' })), isActive: false, isDirty: true });
+  editorState.tabs.push({ input: new TabInputText(Uri.file('/etc/hosts')), isActive: false, isDirty: false });
+  assert.deepEqual(await client.call('ide/openEditors'), {
+    editors: [{ path: 'Library/b.ts', active: true, dirty: false, language: 'typescript' }],
+    outside: 2,
+  });
+  editorState.tabs.splice(1);
   // Lines past the end are clamped; a bad range and an escape are refused.
   const clamped = await client.call('ide/openFile', { path: 'src/a.ts', line: 99 });
   assert.equal(clamped.selection.start.line, 2);
