@@ -18,6 +18,7 @@ pub mod call_log;
 pub mod client_roots;
 pub mod diff;
 pub mod error;
+pub mod extension;
 pub mod logging;
 pub mod metrics;
 pub mod output;
