@@ -266,6 +266,11 @@ impl McpServer {
 pub const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
 
 impl McpServer {
+    /// The listed descriptor of the tool called `name`, if the registry has it.
+    pub(crate) fn tool_descriptor(&self, name: &str) -> Option<&rmcp::model::Tool> {
+        self.registry.get(name).map(|tool| tool.descriptor())
+    }
+
     /// For a 2026-07-28 request, the result's `_meta` with the server's identity
     /// (`io.modelcontextprotocol/serverInfo`), which that revision's results carry.
     fn stamp(&self, meta: &mut Option<rmcp::model::MetaObject>, context: &RequestContext<RoleServer>) {

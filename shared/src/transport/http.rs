@@ -40,6 +40,7 @@ use tokio_util::sync::CancellationToken;
 use super::{
     ServeError,
     auth::{bearer_token, constant_time_eq},
+    fast_call::{self, FastCalls},
     http_gate::{self, BodyLimits, SessionGate},
     listener::{self, ListenerLimits},
     priming,
@@ -61,6 +62,8 @@ pub struct HttpOptions {
     pub insecure_no_token: bool,
     /// No session state between requests.
     pub stateless: bool,
+    /// Sessionless `tools/call` answered without rmcp's per-request service ([`fast_call`]).
+    pub direct_calls: bool,
     /// `/metrics` needs the token too.
     pub protect_metrics: bool,
     /// OAuth 2.1 resource server (`--auth-issuer`), instead of the static token.
@@ -262,26 +265,39 @@ pub fn router(
     let mut origins = allowed_origins(bound);
     origins.extend(options.allow_origins.iter().map(|o| o.trim_end_matches('/').to_owned()));
     let config = StreamableHttpServerConfig::default()
-        .with_allowed_hosts(hosts)
-        .with_allowed_origins(origins)
+        .with_allowed_hosts(hosts.clone())
+        .with_allowed_origins(origins.clone())
         .with_legacy_session_mode(!options.stateless)
         // A terminal answer as one JSON body, not an SSE stream: sessionless requests (--stateless,
         // and every 2026-07-28 request, which rmcp serves statelessly beside the sessions). An
         // answer preceded by progress notifications still streams. Sessions keep SSE.
         .with_json_response(true)
         .with_max_request_body_bytes(options.max_message_bytes)
-        .with_cancellation_token(sessions);
+        .with_cancellation_token(sessions.clone());
     let mut session_config = SessionConfig::default();
     session_config.keep_alive = Some(options.session_idle_timeout);
     let mut manager = LocalSessionManager::default();
     manager.session_config = session_config;
     let manager = Arc::new(manager);
-    let service = StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&manager), config);
+    let direct = options
+        .direct_calls
+        .then(|| Arc::new(FastCalls::new(server.clone(), options.stateless, &hosts, &origins, sessions.clone())));
+    let service = Arc::new(StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&manager), config));
+    // rmcp's service behind an `Arc`: axum clones the endpoint for every request, and the service
+    // itself is a deep copy (its configuration's host and origin lists).
+    let endpoint = axum::routing::any(move |request: Request| {
+        let service = Arc::clone(&service);
+        async move { service.handle(request).await.into_response() }
+    });
     let gate = Arc::new(SessionGate::new(manager, if options.stateless { usize::MAX } else { options.max_sessions }));
     let limits = BodyLimits { max_bytes: options.max_message_bytes };
     // route_layer: the checks wrap the MCP endpoint only, so an unknown path is a 404 without a
     // token. The endpoint is /mcp, and / as well (clients configured with the bare server URL).
-    let mut mcp = axum::Router::new().route_service("/", service.clone()).nest_service("/mcp", service);
+    let mut mcp = axum::Router::new().route_service("/", endpoint.clone()).nest_service("/mcp", endpoint);
+    if let Some(fast) = direct {
+        // Innermost: a sessionless tools/call answered without rmcp's per-request service.
+        mcp = mcp.route_layer(middleware::from_fn_with_state(fast, fast_call::answer));
+    }
     if !options.stateless {
         // Sessions stream SSE, whose priming events only 2025-11-25 clients can take.
         mcp = mcp.route_layer(middleware::from_fn(priming::by_version));
@@ -366,6 +382,7 @@ mod tests {
             allow_origins: vec![],
             insecure_no_token: false,
             stateless: false,
+            direct_calls: true,
             protect_metrics: false,
             oauth: None,
             max_sessions: 10,

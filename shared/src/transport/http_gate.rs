@@ -88,6 +88,8 @@ pub async fn check_body(State(limits): State<BodyLimits>, request: Request, next
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.split(';').next())
         .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"));
+    let mut parts = parts;
+    parts.extensions.insert(super::fast_call::BufferedBody(bytes.clone()));
     let response = next.run(Request::from_parts(parts, Body::from(bytes.clone()))).await;
     // rmcp answers 415 for a JSON body it cannot deserialize, even when the media type is right.
     if json && response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {

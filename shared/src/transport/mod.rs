@@ -8,6 +8,7 @@ use rmcp::ServiceExt;
 use crate::server::{McpServer, ServerSettings};
 
 pub mod auth;
+pub mod fast_call;
 pub mod http;
 pub mod http_gate;
 pub mod id_scan;
@@ -57,6 +58,12 @@ pub struct TransportArgs {
     /// serve one client (no server-to-client requests: no MCP roots, no progress).
     #[arg(long)]
     pub stateless: bool,
+
+    /// HTTP: serve sessionless `tools/call` requests through rmcp's per-request service, as
+    /// every other request, instead of calling the tool directly (the same answers, slower; for
+    /// comparison, and a way back should the direct path ever misbehave).
+    #[arg(long)]
+    pub no_direct_calls: bool,
 
     /// HTTP: open connections at most; past it, a connection that never sent a request gives
     /// way, else the new one gets 503. Default: the file-descriptor limit less a reserve.
@@ -134,6 +141,7 @@ impl Default for TransportArgs {
             allow_origins: Vec::new(),
             insecure_no_token: false,
             stateless: false,
+            no_direct_calls: false,
             max_connections: None,
             header_read_timeout: 10.0,
             max_sessions: DEFAULT_MAX_SESSIONS,
@@ -187,6 +195,7 @@ impl TransportArgs {
             allow_origins: self.allow_origins.clone(),
             insecure_no_token: self.insecure_no_token,
             stateless: self.stateless,
+            direct_calls: !self.no_direct_calls,
             protect_metrics: self.protect_metrics,
             oauth: self.auth_issuer.as_ref().zip(self.public_url.as_ref()).map(|(issuer, public_url)| {
                 oauth::OAuthOptions {

@@ -4,6 +4,7 @@ mod architecture;
 mod baseline;
 mod bench;
 mod client;
+mod direct_calls;
 mod escapes;
 mod protocol_fuzz;
 mod robustness;

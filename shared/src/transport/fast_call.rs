@@ -1,0 +1,419 @@
+//! The direct answer to a sessionless `tools/call` over HTTP.
+//!
+//! rmcp serves every sessionless request (`--stateless`, and every 2026-07-28 request) by
+//! building a whole service for it: a one-message transport, a serve loop spawned as a task,
+//! channels between them, and the handler spawned as one more task. For a `tools/call` that is
+//! most of the request's cost (a profile of `bench/floor.sh` put it at more than half the CPU
+//! time: allocations, moves of large futures, task wake-ups), and none of it does anything for a
+//! call whose answer is one JSON body.
+//!
+//! [`answer`] is the innermost layer in front of rmcp's service. It takes a request only when it
+//! can tell, without doubt, that rmcp would accept it and route it to that stateless path as a
+//! plain `tools/call`; then it calls the same handler (`McpServer` through rmcp's own
+//! `Service::handle_request`, so the dispatch is rmcp's) with the context rmcp would build, and
+//! answers with the JSON body and status rmcp would. Anything else goes to rmcp unchanged, so
+//! every refusal keeps rmcp's status and text. The request is taken only when:
+//!
+//! - it is a `POST` whose body the body check buffered ([`BufferedBody`]);
+//! - there is exactly one `Host` header and it is, letter for letter (case aside), one of the
+//!   allowed hosts, and no `Origin` or exactly one that is one of the allowed origins (rmcp
+//!   normalises and accepts more; those go to rmcp, which checks them);
+//! - `Accept` names `application/json` and `text/event-stream` without parameters or quotes,
+//!   `Content-Type` is `application/json` (parameters allowed, as rmcp does);
+//! - no `Mcp-Session-Id`; `MCP-Protocol-Version` is present and a version rmcp knows;
+//! - the body is a JSON-RPC request of `tools/call` for a tool the registry has, without a
+//!   progress token (progress notifications would precede the answer: rmcp streams those);
+//! - either it is of a revision before 2026-07-28 on a `--stateless` server (no per-request
+//!   version in `_meta`), or it is 2026-07-28: `_meta` has every key that revision requires and
+//!   names the header's version, and the SEP-2243 headers are plain and agree with the body
+//!   (one `Mcp-Method: tools/call`, one `Mcp-Name` equal to the tool's name, no `Mcp-Param-*`,
+//!   and the tool's schema asks for none).
+//!
+//! No check is skipped: Host/Origin (above), the token or OAuth, the body limit, the session cap
+//! and the metrics all sit outside this layer, and the call itself runs through the same
+//! `call_tool` with its timeout, call log and metrics. A client that goes away cancels the call,
+//! as with rmcp; so does the server's shutdown.
+//!
+//! The handler's `RequestContext` needs a `Peer`, which rmcp only makes inside a service: one
+//! idle service per protocol version (made on first use, a transport that never sends a message
+//! and drops whatever it is given) lends its peer, whose client information is what rmcp gives a
+//! stateless request (the header's version, default capabilities). A `tools/call` on this path
+//! never sends through the peer (no progress token; roots come with a 2026-07-28 call, and a
+//! stateless 2025 client declares none).
+
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+use axum::{
+    body::{Body, Bytes},
+    extract::{Request, State},
+    http::{HeaderMap, HeaderValue, Method, StatusCode, header, request::Parts},
+    middleware::Next,
+    response::{IntoResponse, Response},
+};
+use rmcp::{
+    RoleServer, Service as _,
+    model::{
+        CallToolRequest, ClientCapabilities, ClientRequest, ErrorCode, Extensions, GetMeta as _, Implementation,
+        InitializeRequestParams, JsonRpcVersion2_0, ProtocolVersion, RequestId, RequestParamsMeta as _,
+        ServerJsonRpcMessage,
+    },
+    service::{Peer, RequestContext, RunningService},
+};
+use tokio_util::sync::CancellationToken;
+
+use crate::server::McpServer;
+
+/// The request body as the body check read it, for this layer (the body itself is passed on too).
+#[derive(Debug, Clone)]
+pub struct BufferedBody(pub Bytes);
+
+/// What [`answer`] needs: the server, the checks it repeats, the lent peers.
+pub struct FastCalls {
+    server: McpServer,
+    /// `--stateless`: requests of the revisions before 2026-07-28 are sessionless too.
+    stateless: bool,
+    /// The accepted `Host` values, lower-cased.
+    hosts: Vec<String>,
+    /// The accepted `Origin` values.
+    origins: Vec<String>,
+    /// Cancelled when the server shuts down (rmcp's `cancellation_token`).
+    shutdown: CancellationToken,
+    /// One peer per entry of [`ProtocolVersion::KNOWN_VERSIONS`], made on first use.
+    peers: Vec<OnceLock<Peer<RoleServer>>>,
+    /// The idle services behind the peers, kept running.
+    services: Mutex<Vec<RunningService<RoleServer, McpServer>>>,
+}
+
+impl FastCalls {
+    /// For a router with these allow-lists (the same as rmcp's configuration).
+    pub fn new(
+        server: McpServer,
+        stateless: bool,
+        hosts: &[String],
+        origins: &[String],
+        shutdown: CancellationToken,
+    ) -> Self {
+        Self {
+            server,
+            stateless,
+            hosts: hosts.iter().map(|h| h.to_ascii_lowercase()).collect(),
+            origins: origins.to_vec(),
+            shutdown,
+            peers: ProtocolVersion::KNOWN_VERSIONS.iter().map(|_| OnceLock::new()).collect(),
+            services: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The peer rmcp's stateless path would give a request of `version` (index into
+    /// [`ProtocolVersion::KNOWN_VERSIONS`]).
+    fn peer(&self, index: usize) -> Option<Peer<RoleServer>> {
+        let version = ProtocolVersion::KNOWN_VERSIONS.get(index)?.clone();
+        let cell = self.peers.get(index)?;
+        let peer = cell.get_or_init(|| {
+            let info = InitializeRequestParams::new(ClientCapabilities::default(), Implementation::default())
+                .with_protocol_version(version);
+            let transport = (
+                futures::sink::drain::<rmcp::service::TxJsonRpcMessage<RoleServer>>(),
+                futures::stream::pending::<rmcp::service::RxJsonRpcMessage<RoleServer>>(),
+            );
+            let running = rmcp::service::serve_directly(self.server.clone(), transport, Some(info));
+            let peer = running.peer().clone();
+            self.services.lock().unwrap_or_else(PoisonError::into_inner).push(running);
+            peer
+        });
+        Some(peer.clone())
+    }
+
+    /// Whether the headers alone allow this path; the index of the header's version if so.
+    fn headers_qualify(&self, headers: &HeaderMap) -> Option<usize> {
+        let host = single(headers, header::HOST.as_str())?;
+        axum::http::uri::Authority::try_from(host).ok()?;
+        if !self.hosts.iter().any(|allowed| !allowed.contains('*') && allowed.eq_ignore_ascii_case(host)) {
+            return None;
+        }
+        if headers.contains_key(header::ORIGIN) {
+            let origin = single(headers, header::ORIGIN.as_str())?;
+            if !self.origins.iter().any(|allowed| !allowed.contains('*') && allowed == origin) {
+                return None;
+            }
+        }
+        if !accepts_json_and_sse(headers) || !is_json(headers) || headers.contains_key("mcp-session-id") {
+            return None;
+        }
+        let version = single(headers, "mcp-protocol-version")?;
+        ProtocolVersion::KNOWN_VERSIONS.iter().position(|known| known.as_str() == version)
+    }
+}
+
+/// The middleware: see the module docs.
+pub async fn answer(State(calls): State<Arc<FastCalls>>, request: Request, next: Next) -> Response {
+    if request.method() != Method::POST {
+        return next.run(request).await;
+    }
+    let Some(index) = calls.headers_qualify(request.headers()) else {
+        return next.run(request).await;
+    };
+    let Some(BufferedBody(bytes)) = request.extensions().get::<BufferedBody>().cloned() else {
+        return next.run(request).await;
+    };
+    let Some((id, call_request)) = parse(&bytes) else {
+        return next.run(request).await;
+    };
+    let call_request = ClientRequest::CallToolRequest(call_request);
+    if !qualifies(&calls, index, request.headers(), &call_request) {
+        return next.run(request).await;
+    }
+    let Some(peer) = calls.peer(index) else {
+        return next.run(request).await;
+    };
+    if let ClientRequest::CallToolRequest(call) = &call_request {
+        tracing::debug!(tool = %call.params.name, "tools/call answered directly");
+    }
+    let (mut parts, _) = request.into_parts();
+    parts.extensions.remove::<BufferedBody>();
+    call(&calls, id, call_request, parts, peer).await
+}
+
+/// A JSON-RPC request object with these four members and no other (so that rmcp reads it as a
+/// request too: a stray `result` or `error` makes it something else, left to rmcp).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Envelope<'a> {
+    #[allow(dead_code, reason = "checked by its type: \"2.0\" only")]
+    jsonrpc: JsonRpcVersion2_0,
+    id: RequestId,
+    #[serde(borrow)]
+    method: std::borrow::Cow<'a, str>,
+    #[serde(borrow)]
+    params: Option<&'a serde_json::value::RawValue>,
+}
+
+/// The id and the `tools/call` request of `body`, read as rmcp reads them (its `CallToolRequest`
+/// type, `_meta` taken out of the params the same way), but without its generic message
+/// parsing, which buffers the whole message three times over (a tenth of the CPU time of a
+/// call). `None` for anything else.
+fn parse(body: &[u8]) -> Option<(RequestId, CallToolRequest)> {
+    let envelope: Envelope<'_> = serde_json::from_slice(body).ok()?;
+    if envelope.method != "tools/call" {
+        return None;
+    }
+    let params = envelope.params?.get();
+    let mut request = String::with_capacity(params.len() + 32);
+    request.push_str(r#"{"method":"tools/call","params":"#);
+    request.push_str(params);
+    request.push('}');
+    let call = serde_json::from_str::<CallToolRequest>(&request).ok()?;
+    Some((envelope.id, call))
+}
+
+/// The checks that need the body (the headers passed [`FastCalls::headers_qualify`]).
+fn qualifies(calls: &FastCalls, index: usize, headers: &HeaderMap, request: &ClientRequest) -> bool {
+    let ClientRequest::CallToolRequest(call) = request else {
+        return false;
+    };
+    let name = call.params.name.as_ref();
+    let Some(tool) = calls.server.tool_descriptor(name) else {
+        return false;
+    };
+    let meta = request.get_meta();
+    if meta.get_progress_token().is_some() || call.params.progress_token().is_some() {
+        return false;
+    }
+    let header_version = &ProtocolVersion::KNOWN_VERSIONS[index];
+    let has_mcp_headers = headers.keys().any(|key| key.as_str().starts_with("mcp-param-"));
+    match meta.protocol_version() {
+        // The revisions with sessions, served statelessly by a --stateless server.
+        None => {
+            calls.stateless
+                && *header_version < ProtocolVersion::STANDARD_HEADERS
+                && !has_mcp_headers
+                && !headers.contains_key("mcp-method")
+                && !headers.contains_key("mcp-name")
+        }
+        Some(version) => {
+            version == ProtocolVersion::V_2026_07_28
+                && *header_version == version
+                && meta.missing_required_keys(&version).is_empty()
+                && !has_mcp_headers
+                && single(headers, "mcp-method") == Some("tools/call")
+                && single(headers, "mcp-name") == Some(name)
+                && is_plain_name(name)
+                && !asks_for_param_headers(&tool.input_schema)
+        }
+    }
+}
+
+/// Calls the tool as rmcp's serve loop would, and answers as its stateless JSON path does.
+async fn call(
+    calls: &FastCalls,
+    id: RequestId,
+    mut request: ClientRequest,
+    parts: Parts,
+    peer: Peer<RoleServer>,
+) -> Response {
+    let negotiated = request.get_meta().protocol_version().is_some();
+    let request_ct = CancellationToken::new();
+    let mut context = RequestContext::new(id.clone(), peer);
+    context.ct = request_ct.child_token();
+    context.meta = std::mem::take(request.get_meta_mut());
+    let mut extensions = Extensions::new();
+    extensions.insert(parts);
+    context.extensions = extensions;
+    // A client that goes away drops this future: the call is cancelled (rmcp's #857).
+    let guard = request_ct.clone().drop_guard();
+    let result = tokio::select! {
+        result = calls.server.handle_request(request, context) => result,
+        () = calls.shutdown.cancelled() => {
+            drop(guard);
+            return internal_error("no response message received from handler");
+        }
+    };
+    guard.disarm();
+    let message = match result {
+        Ok(result) => ServerJsonRpcMessage::response(result, id),
+        Err(error) => ServerJsonRpcMessage::error(error, Some(id)),
+    };
+    // rmcp: errors of the negotiated (2026-07-28) path map to HTTP statuses; legacy ones are 200.
+    let status = if negotiated { negotiated_status(&message) } else { StatusCode::OK };
+    match serde_json::to_vec(&message) {
+        Ok(body) => {
+            let mut response = (status, Body::from(body)).into_response();
+            response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            response
+        }
+        Err(error) => internal_error(&error.to_string()),
+    }
+}
+
+/// rmcp's `jsonrpc_http_status` for a request whose `_meta` was complete.
+fn negotiated_status(message: &ServerJsonRpcMessage) -> StatusCode {
+    let ServerJsonRpcMessage::Error(error) = message else {
+        return StatusCode::OK;
+    };
+    match error.error.code {
+        ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
+        | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+        | ErrorCode::HEADER_MISMATCH => StatusCode::BAD_REQUEST,
+        ErrorCode::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
+        _ => StatusCode::OK,
+    }
+}
+
+/// rmcp's 500 when the handler gave nothing (the server is shutting down).
+fn internal_error(why: &str) -> Response {
+    tracing::error!("Internal server error when empty response: {why}");
+    (StatusCode::INTERNAL_SERVER_ERROR, format!("Encounter an error when empty response: {why}")).into_response()
+}
+
+/// The header's only value, as text; `None` when absent, repeated or not text.
+fn single<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    let mut values = headers.get_all(name).iter();
+    let value = values.next()?;
+    if values.next().is_some() {
+        return None;
+    }
+    value.to_str().ok()
+}
+
+/// `Accept` lists both media types, every entry a bare type (no parameter, no quote).
+fn accepts_json_and_sse(headers: &HeaderMap) -> bool {
+    let (mut json, mut sse) = (false, false);
+    for value in headers.get_all(header::ACCEPT) {
+        let Ok(value) = value.to_str() else {
+            return false;
+        };
+        if value.contains([';', '"']) {
+            return false;
+        }
+        for entry in value.split(',') {
+            let entry = entry.trim();
+            json |= entry.eq_ignore_ascii_case("application/json");
+            sse |= entry.eq_ignore_ascii_case("text/event-stream");
+        }
+    }
+    json && sse
+}
+
+/// `Content-Type` is `application/json` (rmcp's test: the essence before any `;`).
+fn is_json(headers: &HeaderMap) -> bool {
+    single(headers, header::CONTENT_TYPE.as_str()).is_some_and(|value| {
+        let essence = value.split_once(';').map_or(value, |(essence, _)| essence);
+        essence.trim().eq_ignore_ascii_case("application/json")
+    })
+}
+
+/// A name that is its own `Mcp-Name` header value (no Base64 form, nothing to decode).
+fn is_plain_name(name: &str) -> bool {
+    !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/'))
+}
+
+/// Whether a tool's input schema names `Mcp-Param-*` headers (SEP-2243's `x-mcp-header`).
+fn asks_for_param_headers(schema: &rmcp::model::JsonObject) -> bool {
+    fn walk(value: &serde_json::Value) -> bool {
+        match value {
+            serde_json::Value::Object(map) => map.contains_key("x-mcp-header") || map.values().any(walk),
+            serde_json::Value::Array(items) => items.iter().any(walk),
+            _ => false,
+        }
+    }
+    schema.values().any(walk) || schema.contains_key("x-mcp-header")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.append(
+                axum::http::HeaderName::from_bytes(name.as_bytes()).unwrap(),
+                HeaderValue::from_str(value).unwrap(),
+            );
+        }
+        map
+    }
+
+    #[test]
+    fn accept_must_name_both_types_plainly() {
+        assert!(accepts_json_and_sse(&headers(&[("accept", "application/json, text/event-stream")])));
+        assert!(accepts_json_and_sse(&headers(&[("accept", "text/event-stream"), ("accept", "application/json")])));
+        assert!(!accepts_json_and_sse(&headers(&[("accept", "application/json")])));
+        // q=0 refuses a type: left to rmcp, which reads weights.
+        assert!(!accepts_json_and_sse(&headers(&[("accept", "application/json;q=0, text/event-stream")])));
+        assert!(!accepts_json_and_sse(&headers(&[("accept", "*/*")])));
+    }
+
+    #[test]
+    fn content_type_is_json_with_or_without_parameters() {
+        assert!(is_json(&headers(&[("content-type", "application/json")])));
+        assert!(is_json(&headers(&[("content-type", "Application/JSON; charset=utf-8")])));
+        assert!(!is_json(&headers(&[("content-type", "text/plain")])));
+        assert!(!is_json(&headers(&[("content-type", "application/json"), ("content-type", "application/json")])));
+        assert!(!is_json(&headers(&[])));
+    }
+
+    #[test]
+    fn only_plain_names_and_schemas_without_header_params() {
+        assert!(is_plain_name("hoge") && is_plain_name("str_replace-2.x"));
+        assert!(!is_plain_name("=?base64?aG9nZQ==?=") && !is_plain_name("") && !is_plain_name("a b"));
+        let plain = serde_json::json!({"type": "object", "properties": {"x": {"type": "integer"}}});
+        let with_header =
+            serde_json::json!({"type": "object", "properties": {"x": {"type": "string", "x-mcp-header": "X"}}});
+        assert!(!asks_for_param_headers(plain.as_object().unwrap()));
+        assert!(asks_for_param_headers(with_header.as_object().unwrap()));
+    }
+
+    #[test]
+    fn status_of_negotiated_errors_is_rmcps() {
+        let error = |code| {
+            ServerJsonRpcMessage::error(
+                rmcp::model::ErrorData::new(code, "x", None),
+                Some(rmcp::model::RequestId::Number(1)),
+            )
+        };
+        assert_eq!(negotiated_status(&error(ErrorCode::HEADER_MISMATCH)), StatusCode::BAD_REQUEST);
+        assert_eq!(negotiated_status(&error(ErrorCode::METHOD_NOT_FOUND)), StatusCode::NOT_FOUND);
+        assert_eq!(negotiated_status(&error(ErrorCode::INVALID_PARAMS)), StatusCode::OK);
+    }
+}
