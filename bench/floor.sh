@@ -11,11 +11,13 @@
 # Each: calls/s, p50, p99, the server's peak RSS; ratios to the floor.
 #
 # stdio: each server's cold start (spawn -> initialize answered, median of SPAWNS) and idle RSS
-# against the do-nothing mcp-baseline, alternating spawns (mcp-bench).
+# against the do-nothing mcp-baseline, alternating spawns (mcp-bench), for the binaries as they
+# ship: static executables (+crt-static, relocation-model=static, stripped: dist/build.sh's
+# flags), built in target/static; the baseline built the same way. STATIC=0 measures the dynamic release builds.
 #
 #   bash bench/floor.sh        # needs wrk (apt-get install wrk), node (for the TS peer)
 #
-# Environment: CONNECTIONS (64), DURATION (10s), THREADS (2), SPAWNS (40).
+# Environment: CONNECTIONS (64), DURATION (10s), THREADS (2), SPAWNS (40), STATIC (1).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -30,6 +32,14 @@ cd "$ROOT"
 cargo build --release --locked -q -p mcp-server-sample-tool -p mcp-server-text-editor -p mcp-server-draft-post \
   -p mcp-server-ide-bridge -p mcp-tests --bins
 REL="$ROOT/target/release"
+STDIO_BIN="$REL"
+if [[ "${STATIC:-1}" == 1 ]]; then
+  RUSTFLAGS="-C target-feature=+crt-static -C relocation-model=static --cfg getrandom_backend=\"linux_getrandom\"" \
+    CARGO_PROFILE_RELEASE_STRIP=symbols cargo build --release --locked -q --target x86_64-unknown-linux-gnu \
+    --target-dir "$ROOT/target/static" -p mcp-server-sample-tool -p mcp-server-text-editor -p mcp-server-draft-post \
+    -p mcp-server-ide-bridge -p mcp-tests --bins
+  STDIO_BIN="$ROOT/target/static/x86_64-unknown-linux-gnu/release"
+fi
 PEERS="$HERE/http-peers"
 (cd "$PEERS" && [[ -d node_modules/@modelcontextprotocol/sdk ]] || npm ci --no-audit --no-fund --loglevel=error)
 
@@ -63,16 +73,16 @@ HTTP="$(
   run ts-sdk-session "http://127.0.0.1:$TS_PORT/mcp" "$WORK/ts.lua" "$TS_PID"
 )"
 
-echo "== stdio: cold start and idle RSS against mcp-baseline ($SPAWNS spawns each)" >&2
+echo "== stdio: cold start and idle RSS against mcp-baseline ($SPAWNS spawns each, $STDIO_BIN)" >&2
 mkdir -p "$WORK/repo" "$WORK/xdg"
 STDIO=""
-for spec in "sample-tool:$REL/mcp-server-sample-tool" \
-            "text-editor:$REL/mcp-server-text-editor --root $WORK" \
-            "draft-post:$REL/mcp-server-draft-post --repo $WORK/repo" \
-            "ide-bridge:$REL/mcp-server-ide-bridge --workspace $WORK"; do
+for spec in "sample-tool:$STDIO_BIN/mcp-server-sample-tool" \
+            "text-editor:$STDIO_BIN/mcp-server-text-editor --root $WORK" \
+            "draft-post:$STDIO_BIN/mcp-server-draft-post --repo $WORK/repo" \
+            "ide-bridge:$STDIO_BIN/mcp-server-ide-bridge --workspace $WORK"; do
   name="${spec%%:*}"
   read -r -a cmd <<<"${spec#*:}"
-  "$REL/mcp-bench" --json --spawns "$SPAWNS" --calls 20 --warmup 5 --allow-errors --env "XDG_RUNTIME_DIR=$WORK/xdg" \
+  "$STDIO_BIN/mcp-bench" --json --spawns "$SPAWNS" --calls 20 --warmup 5 --allow-errors --env "XDG_RUNTIME_DIR=$WORK/xdg" \
     -- "${cmd[@]}" >"$WORK/stdio-$name.json"
   STDIO+="$name $WORK/stdio-$name.json"$'\n'
 done

@@ -37,7 +37,7 @@ case "$TARGET" in
     ENV+=(
       "CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc"
       "CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER=qemu-aarch64"
-      "CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUSTFLAGS=-C target-feature=+crt-static --cfg getrandom_backend=\"linux_getrandom\" -C link-arg=-Wl,-z,pack-relative-relocs"
+      "CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUSTFLAGS=-C target-feature=+crt-static -C relocation-model=static --cfg getrandom_backend=\"linux_getrandom\""
       "CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc"
     )
     ;;

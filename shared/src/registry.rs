@@ -6,7 +6,12 @@
 //! failure into an `INVALID_ARGS` result that names the field and what was expected, so `run`
 //! only ever sees valid parameters.
 
-use std::{borrow::Cow, collections::HashMap, future::Future, sync::Arc};
+use std::{
+    borrow::Cow,
+    collections::HashMap,
+    future::Future,
+    sync::{Arc, OnceLock},
+};
 
 use futures::future::BoxFuture;
 use rmcp::{
@@ -199,11 +204,26 @@ impl ToolContext {
 /// A tool with its parameter type erased, as the registry holds it.
 trait DynTool: Send + Sync {
     fn call(self: Arc<Self>, arguments: Option<JsonObject>, ctx: ToolContext) -> BoxFuture<'static, ToolOutput>;
+    fn descriptor(&self) -> rmcp::model::Tool;
 }
 
 struct Typed<T>(T);
 
 impl<T: Tool> DynTool for Typed<T> {
+    fn descriptor(&self) -> rmcp::model::Tool {
+        let tool = &self.0;
+        // Every schema goes through the shared rules here, whoever wrote it: a tool cannot list
+        // a `$ref`, a non-standard format, or an output schema its own error results break.
+        let input = schema::standardise(Value::Object(Arc::unwrap_or_clone(tool.input_schema())));
+        let mut descriptor = rmcp::model::Tool::new(tool.name(), tool.description(), Arc::new(input))
+            .with_annotations(tool.annotations());
+        if let Some(output) = tool.output_schema() {
+            let output = schema::with_error_branch(Arc::unwrap_or_clone(output));
+            descriptor = descriptor.with_raw_output_schema(Arc::new(output));
+        }
+        descriptor
+    }
+
     fn call(self: Arc<Self>, arguments: Option<JsonObject>, ctx: ToolContext) -> BoxFuture<'static, ToolOutput> {
         Box::pin(async move {
             match self.0.parse(arguments) {
@@ -217,19 +237,22 @@ impl<T: Tool> DynTool for Typed<T> {
 /// A registered tool: its MCP descriptor and a way to call it.
 #[derive(Clone)]
 pub struct RegisteredTool {
-    descriptor: rmcp::model::Tool,
+    name: Arc<str>,
+    /// Built on first use (`tools/list`, a call over HTTP), not at start: generating and
+    /// standardising the schemas is work a cold start does not need before its first answer.
+    descriptor: Arc<OnceLock<rmcp::model::Tool>>,
     tool: Arc<dyn DynTool>,
 }
 
 impl RegisteredTool {
     /// The tool's name.
     pub fn name(&self) -> &str {
-        &self.descriptor.name
+        &self.name
     }
 
     /// The MCP descriptor (`tools/list` entry).
     pub fn descriptor(&self) -> &rmcp::model::Tool {
-        &self.descriptor
+        self.descriptor.get_or_init(|| self.tool.descriptor())
     }
 
     /// Parses `arguments` and runs the tool. Timeouts, cancellation and panics are the caller's
@@ -275,17 +298,12 @@ impl ToolRegistry {
         if self.index.contains_key(name.as_ref()) {
             return Err(RegistryError::DuplicateName(name.into_owned()));
         }
-        // Every schema goes through the shared rules here, whoever wrote it: a tool cannot list
-        // a `$ref`, a non-standard format, or an output schema its own error results break.
-        let input = schema::standardise(Value::Object(Arc::unwrap_or_clone(tool.input_schema())));
-        let mut descriptor = rmcp::model::Tool::new(name.clone(), tool.description(), Arc::new(input))
-            .with_annotations(tool.annotations());
-        if let Some(output) = tool.output_schema() {
-            let output = schema::with_error_branch(Arc::unwrap_or_clone(output));
-            descriptor = descriptor.with_raw_output_schema(Arc::new(output));
-        }
-        self.index.insert(name.into_owned(), self.tools.len());
-        self.tools.push(RegisteredTool { descriptor, tool: Arc::new(Typed(tool)) });
+        self.index.insert(name.clone().into_owned(), self.tools.len());
+        self.tools.push(RegisteredTool {
+            name: Arc::from(name.as_ref()),
+            descriptor: Arc::new(OnceLock::new()),
+            tool: Arc::new(Typed(tool)),
+        });
         Ok(self)
     }
 
@@ -296,7 +314,7 @@ impl ToolRegistry {
 
     /// Every tool's descriptor, in registration order.
     pub fn list(&self) -> Vec<rmcp::model::Tool> {
-        self.tools.iter().map(|t| t.descriptor.clone()).collect()
+        self.tools.iter().map(|t| t.descriptor().clone()).collect()
     }
 
     /// Every tool's name, in registration order.

@@ -7,14 +7,15 @@
 //! time: allocations, moves of large futures, task wake-ups), and none of it does anything for a
 //! call whose answer is one JSON body.
 //!
-//! [`answer`] is the innermost layer in front of rmcp's service. It takes a request only when it
+//! [`try_answer`] runs in the body check ([`super::http_gate::check_body`]), the innermost of the
+//! checks in front of rmcp's service, on the body just read. It takes a request only when it
 //! can tell, without doubt, that rmcp would accept it and route it to that stateless path as a
 //! plain `tools/call`; then it calls the same handler (`McpServer` through rmcp's own
 //! `Service::handle_request`, so the dispatch is rmcp's) with the context rmcp would build, and
 //! answers with the JSON body and status rmcp would. Anything else goes to rmcp unchanged, so
 //! every refusal keeps rmcp's status and text. The request is taken only when:
 //!
-//! - it is a `POST` whose body the body check buffered ([`BufferedBody`]);
+//! - it is a `POST` (its body read whole, within `--max-message-bytes`);
 //! - there is exactly one `Host` header and it is, letter for letter (case aside), one of the
 //!   allowed hosts, and no `Origin` or exactly one that is one of the allowed origins (rmcp
 //!   normalises and accepts more; those go to rmcp, which checks them);
@@ -41,13 +42,11 @@
 //! never sends through the peer (no progress token; roots come with a 2026-07-28 call, and a
 //! stateless 2025 client declares none).
 
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 use axum::{
     body::{Body, Bytes},
-    extract::{Request, State},
     http::{HeaderMap, HeaderValue, Method, StatusCode, header, request::Parts},
-    middleware::Next,
     response::{IntoResponse, Response},
 };
 use rmcp::{
@@ -63,11 +62,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::server::McpServer;
 
-/// The request body as the body check read it, for this layer (the body itself is passed on too).
-#[derive(Debug, Clone)]
-pub struct BufferedBody(pub Bytes);
-
-/// What [`answer`] needs: the server, the checks it repeats, the lent peers.
+/// What [`try_answer`] needs: the server, the checks it repeats, the lent peers.
 pub struct FastCalls {
     server: McpServer,
     /// `--stateless`: requests of the revisions before 2026-07-28 are sessionless too.
@@ -145,33 +140,29 @@ impl FastCalls {
     }
 }
 
-/// The middleware: see the module docs.
-pub async fn answer(State(calls): State<Arc<FastCalls>>, request: Request, next: Next) -> Response {
-    if request.method() != Method::POST {
-        return next.run(request).await;
+/// Answers `request` (its head, and the body the body check read) directly when it qualifies
+/// (see the module docs); gives the head back otherwise, for rmcp.
+pub async fn try_answer(calls: &FastCalls, parts: Parts, body: &Bytes) -> Result<Response, Parts> {
+    if parts.method != Method::POST {
+        return Err(parts);
     }
-    let Some(index) = calls.headers_qualify(request.headers()) else {
-        return next.run(request).await;
+    let Some(index) = calls.headers_qualify(&parts.headers) else {
+        return Err(parts);
     };
-    let Some(BufferedBody(bytes)) = request.extensions().get::<BufferedBody>().cloned() else {
-        return next.run(request).await;
-    };
-    let Some((id, call_request)) = parse(&bytes) else {
-        return next.run(request).await;
+    let Some((id, call_request)) = parse(body) else {
+        return Err(parts);
     };
     let call_request = ClientRequest::CallToolRequest(call_request);
-    if !qualifies(&calls, index, request.headers(), &call_request) {
-        return next.run(request).await;
+    if !qualifies(calls, index, &parts.headers, &call_request) {
+        return Err(parts);
     }
     let Some(peer) = calls.peer(index) else {
-        return next.run(request).await;
+        return Err(parts);
     };
     if let ClientRequest::CallToolRequest(call) = &call_request {
         tracing::debug!(tool = %call.params.name, "tools/call answered directly");
     }
-    let (mut parts, _) = request.into_parts();
-    parts.extensions.remove::<BufferedBody>();
-    call(&calls, id, call_request, parts, peer).await
+    Ok(call(calls, id, call_request, parts, peer).await)
 }
 
 /// A JSON-RPC request object with these four members and no other (so that rmcp reads it as a

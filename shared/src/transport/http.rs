@@ -40,7 +40,7 @@ use tokio_util::sync::CancellationToken;
 use super::{
     ServeError,
     auth::{bearer_token, constant_time_eq},
-    fast_call::{self, FastCalls},
+    fast_call::FastCalls,
     http_gate::{self, BodyLimits, SessionGate},
     listener::{self, ListenerLimits},
     priming,
@@ -290,14 +290,12 @@ pub fn router(
         async move { service.handle(request).await.into_response() }
     });
     let gate = Arc::new(SessionGate::new(manager, if options.stateless { usize::MAX } else { options.max_sessions }));
-    let limits = BodyLimits { max_bytes: options.max_message_bytes };
+    // The body check also answers a sessionless tools/call directly (without rmcp's per-request
+    // service) when it can.
+    let limits = BodyLimits { max_bytes: options.max_message_bytes, direct };
     // route_layer: the checks wrap the MCP endpoint only, so an unknown path is a 404 without a
     // token. The endpoint is /mcp, and / as well (clients configured with the bare server URL).
     let mut mcp = axum::Router::new().route_service("/", endpoint.clone()).nest_service("/mcp", endpoint);
-    if let Some(fast) = direct {
-        // Innermost: a sessionless tools/call answered without rmcp's per-request service.
-        mcp = mcp.route_layer(middleware::from_fn_with_state(fast, fast_call::answer));
-    }
     if !options.stateless {
         // Sessions stream SSE, whose priming events only 2025-11-25 clients can take.
         mcp = mcp.route_layer(middleware::from_fn(priming::by_version));

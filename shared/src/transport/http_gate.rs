@@ -44,10 +44,13 @@ pub async fn one_host(request: Request, next: Next) -> Response {
 }
 
 /// What [`check_body`] needs.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone)]
 pub struct BodyLimits {
     /// `--max-message-bytes`.
     pub max_bytes: usize,
+    /// The direct answer to a sessionless `tools/call` ([`super::fast_call`]), when enabled: it
+    /// runs here, on the body just read, rather than as one more layer.
+    pub direct: Option<Arc<super::fast_call::FastCalls>>,
 }
 
 /// Reads a `POST` body whole (bounded by `--max-message-bytes`, and by the listener's deadline)
@@ -88,8 +91,13 @@ pub async fn check_body(State(limits): State<BodyLimits>, request: Request, next
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.split(';').next())
         .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"));
-    let mut parts = parts;
-    parts.extensions.insert(super::fast_call::BufferedBody(bytes.clone()));
+    let parts = match &limits.direct {
+        Some(direct) => match super::fast_call::try_answer(direct, parts, &bytes).await {
+            Ok(response) => return response,
+            Err(parts) => parts,
+        },
+        None => parts,
+    };
     let response = next.run(Request::from_parts(parts, Body::from(bytes.clone()))).await;
     // rmcp answers 415 for a JSON body it cannot deserialize, even when the media type is right.
     if json && response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
