@@ -30,8 +30,8 @@
 //!   (one `Mcp-Method: tools/call`, one `Mcp-Name` equal to the tool's name, no `Mcp-Param-*`,
 //!   and the tool's schema asks for none).
 //!
-//! No check is skipped: Host/Origin (above), the token or OAuth, the body limit, the session cap
-//! and the metrics all sit outside this layer, and the call itself runs through the same
+//! No check is skipped: Host/Origin (above), the token or OAuth, the session cap and the body
+//! limit all run before it, and the call itself runs through the same
 //! `call_tool` with its timeout, call log and metrics. A client that goes away cancels the call,
 //! as with rmcp; so does the server's shutdown.
 //!
