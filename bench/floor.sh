@@ -12,10 +12,10 @@
 #
 # stdio: each server's cold start (spawn -> initialize answered, median of SPAWNS) and idle RSS
 # against the do-nothing mcp-baseline, alternating spawns (mcp-bench), for the binaries as they
-# ship: static executables (+crt-static, relocation-model=static, stripped: dist/build.sh's
-# flags), built in target/static; the baseline built the same way. STATIC=0 measures the dynamic release builds.
+# ship: static executables, start-ordered and stripped (dist/static.sh, as dist/build.sh), built in
+# target/static; the baseline built the same way. STATIC=0 measures the dynamic release builds.
 #
-#   bash bench/floor.sh        # needs wrk (apt-get install wrk), node (for the TS peer)
+#   bash bench/floor.sh        # needs wrk (apt-get install wrk), node (for the TS peer), valgrind
 #
 # Environment: CONNECTIONS (64), DURATION (10s), THREADS (2), SPAWNS (40), STATIC (1).
 set -euo pipefail
@@ -34,11 +34,9 @@ cargo build --release --locked -q -p mcp-server-sample-tool -p mcp-server-text-e
 REL="$ROOT/target/release"
 STDIO_BIN="$REL"
 if [[ "${STATIC:-1}" == 1 ]]; then
-  RUSTFLAGS="-C target-feature=+crt-static -C relocation-model=static --cfg getrandom_backend=\"linux_getrandom\"" \
-    CARGO_PROFILE_RELEASE_STRIP=symbols cargo build --release --locked -q --target x86_64-unknown-linux-gnu \
-    --target-dir "$ROOT/target/static" -p mcp-server-sample-tool -p mcp-server-text-editor -p mcp-server-draft-post \
-    -p mcp-server-ide-bridge -p mcp-tests --bins
-  STDIO_BIN="$ROOT/target/static/x86_64-unknown-linux-gnu/release"
+  bash "$ROOT/dist/static.sh" "$ROOT/target/static" -p mcp-server-sample-tool -p mcp-server-text-editor \
+    -p mcp-server-draft-post -p mcp-server-ide-bridge -p mcp-tests
+  STDIO_BIN="$ROOT/target/static/x86_64-unknown-linux-gnu/shipped"
 fi
 PEERS="$HERE/http-peers"
 (cd "$PEERS" && [[ -d node_modules/@modelcontextprotocol/sdk ]] || npm ci --no-audit --no-fund --loglevel=error)

@@ -26,8 +26,8 @@
 # target/dist: the flags differ from a normal build, which must not be rebuilt because of them),
 # and every package wraps those same files. dist/test.sh then tests each artifact.
 #
-# Needs: cargo (the x86_64-unknown-linux-gnu target), python3, npm, podman (DIST_NO_IMAGE=1 skips
-# the image); root for the cross targets (debootstrap and chroot, see dist/toolchain.sh).
+# Needs: cargo (the x86_64-unknown-linux-gnu target), python3, valgrind and binutils (dist/static.sh),
+# npm, podman (DIST_NO_IMAGE=1 skips the image); root for the cross targets (debootstrap and chroot, see dist/toolchain.sh).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -70,24 +70,18 @@ for target in $TARGETS; do
   ext=""
   case "$target" in
     x86_64-unknown-linux-gnu)
-      say "static release binaries ($target, +crt-static, stripped) in $TARGET_DIR"
-      # --target keeps build scripts and proc-macros dynamic (they run on this machine); only the
-      # shipped binaries are static. Strip through the environment: the workspace's release
-      # profile (used by the benchmarks) stays as it is.
-      # getrandom (the WebSocket keys of the ide-bridge, tokens) finds glibc's getrandom() with
-      # dlsym, which a static binary does not have, and then falls back to /dev/urandom: absent in
-      # an empty root, so the bridge panicked there. linux_getrandom calls the function directly
-      # (Linux 3.17+). relocation-model=static: a static executable at a fixed address, not a
-      # static-pie. A static-pie applies ~21,000 relocations to itself at every start, which
-      # writes every page of its 400 KB of relocated read-only data (vtables, string tables):
-      # ~100 copy-on-write page faults and 0.4 MiB of private memory before main. Measured
-      # (bench/floor.sh, the same run): cold start 1.8x the do-nothing server instead of 2.3x,
-      # idle RSS 6.0 MiB instead of 6.7. The price is that the executable's own image is not
-      # randomised (ASLR still places the stack, the heap, every mapping and thread stacks), as
-      # for Go's static binaries; the README says so.
-      RUSTFLAGS="-C target-feature=+crt-static -C relocation-model=static --cfg getrandom_backend=\"linux_getrandom\"" CARGO_PROFILE_RELEASE_STRIP=symbols \
-        cargo build --release --locked --target "$target" --target-dir "$TARGET_DIR" "${PACKAGES[@]}" --bins
-      built="$TARGET_DIR/$target/release"
+      say "static release binaries ($target, +crt-static, start-ordered, stripped) in $TARGET_DIR (dist/static.sh)"
+      # relocation-model=static: a static executable at a fixed address, not a static-pie. A
+      # static-pie applies ~21,000 relocations to itself at every start, which writes every page
+      # of its 400 KB of relocated read-only data (vtables, string tables): ~100 copy-on-write
+      # page faults and 0.4 MiB of private memory before main. Measured (bench/floor.sh, the same
+      # run): cold start 1.8x the do-nothing server instead of 2.3x, idle RSS 6.0 MiB instead of
+      # 6.7. The price is that the executable's own image is not randomised (ASLR still places
+      # the stack, the heap, every mapping and thread stacks), as for Go's static binaries; the
+      # README says so. dist/static.sh also links each stdio server's code in the order its
+      # start runs it (dist/startup_order.py).
+      bash "$ROOT/dist/static.sh" "$TARGET_DIR" "${PACKAGES[@]}"
+      built="$TARGET_DIR/$target/shipped"
       ;;
     aarch64-unknown-linux-gnu | x86_64-pc-windows-gnu | aarch64-apple-darwin | x86_64-apple-darwin)
       say "release binaries ($target, stripped) in $TARGET_DIR-cross, by dist/cross.sh"
