@@ -9,10 +9,10 @@
 #   - static executables: +crt-static, relocation-model=static (not a static-pie; see
 #     dist/build.sh for why), getrandom's linux_getrandom backend;
 #   - each stdio server's code in the order its start runs it: dist/startup_order.py records the
-#     functions a first session runs (under valgrind), then the binary is linked again (only the
-#     link: the binary's outputs are removed, so that cargo relinks them with the same flags and
-#     symbol names) through dist/ordering-gcc, which hands the order to lld (--symbol-ordering-file);
-#     checked here on the linked binary's symbols;
+#     functions a first session runs (under valgrind); then the binary is built again: its
+#     output is removed, so that cargo compiles and links that one crate again with the same flags
+#     (its dependencies stay, the symbol names are the same), through dist/ordering-gcc, which
+#     hands the order to lld (--symbol-ordering-file); checked here on the linked binary's symbols;
 #   - stripped (binutils' strip --strip-all, after the check).
 # A binary with no recorded session (ide-bridge-host, not a stdio server; the test tools) is
 # only stripped.
@@ -51,7 +51,7 @@ for p in json.load(sys.stdin)["packages"]:
             if "bin" in t["kind"]:
                 print(t["name"])' "$@")"
 
-# Record each server's start; where the order is new (or the binary was linked without it),
+# Record each server's start; where the binary was linked without an order that covers it,
 # remove the binary so that the second build links it again, with the order.
 mkdir -p "$STARTUP_ORDER_DIR" "$SHIPPED"
 relink=0
@@ -60,7 +60,8 @@ for binary in $BINARIES; do
   order="$STARTUP_ORDER_DIR/$binary.txt"
   if python3 dist/startup_order.py "$OUT/$binary" "$order.new"; then
     ORDERED+=("$binary")
-    if [[ -f "$order" ]] && cmp -s "$order" "$order.new" && python3 dist/startup_order.py --check "$OUT/$binary" "$order" 2>/dev/null; then
+    # Already linked with an order that covers this start: the functions it ran lie together.
+    if [[ -f "$order" ]] && python3 dist/startup_order.py --check "$OUT/$binary" "$order.new" 2>/dev/null; then
       rm -f "$order.new"
       continue
     fi
