@@ -30,6 +30,7 @@ from __future__ import annotations
 import bisect
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -145,9 +146,22 @@ def function_symbols(binary: Path) -> list[tuple[int, int, str]]:
     return symbols
 
 
+# glibc picks its string functions at start by the CPU (ifuncs: __memmove_avx512_unaligned_erms,
+# __strlen_evex, ...), and valgrind's virtual CPU has no AVX-512: the trace names the AVX2
+# variants where this machine, or the user's, runs others. Each traced variant brings its
+# siblings along, right after it.
+IFUNC_VARIANT = re.compile(r"^(__[a-z0-9]+)_(?:sse2|ssse3|sse4_1|sse4_2|avx|avx2|avx512|evex|erms)")
+
+
 def order(symbols: list[tuple[int, int, str]], trace: Path) -> tuple[list[str], int]:
-    """The functions the trace ran, first run first, and their total size in bytes."""
+    """The functions the trace ran, first run first (each glibc ifunc variant followed by its
+    siblings), and their total size in bytes."""
     starts = [s[0] for s in symbols]
+    siblings: dict[str, list[tuple[int, int, str]]] = {}
+    for symbol in symbols:
+        family = IFUNC_VARIANT.match(symbol[2])
+        if family:
+            siblings.setdefault(family.group(1), []).append(symbol)
     seen: set[str] = set()
     names: list[str] = []
     size = 0
@@ -160,10 +174,14 @@ def order(symbols: list[tuple[int, int, str]], trace: Path) -> tuple[list[str], 
             if i < 0 or address >= symbols[i][0] + max(symbols[i][1], 1):
                 continue  # not in a sized function symbol (valgrind's own code, the vDSO)
             name = symbols[i][2]
-            if name not in seen:
-                seen.add(name)
-                names.append(name)
-                size += symbols[i][1]
+            if name in seen:
+                continue
+            family = IFUNC_VARIANT.match(name)
+            for address, length, member in [symbols[i]] + (siblings.get(family.group(1), []) if family else []):
+                if member not in seen:
+                    seen.add(member)
+                    names.append(member)
+                    size += length
     return names, size
 
 
