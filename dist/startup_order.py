@@ -34,6 +34,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 INIT = {
@@ -98,6 +99,10 @@ def run_session(binary: Path, args: list[str], calls: list[dict], trace: Path, e
     with stderr.open("wb") as log:
         proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=env)
     assert proc.stdin is not None and proc.stdout is not None
+    # A server that stops answering must fail the build, not hang it: killed after 5 minutes
+    # (the session takes seconds under valgrind), its stdout then ends.
+    watchdog = threading.Timer(300, proc.kill)
+    watchdog.start()
     messages: list[dict] = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT},
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
@@ -128,6 +133,7 @@ def run_session(binary: Path, args: list[str], calls: list[dict], trace: Path, e
         sys.stderr.write(stderr.read_text(errors="replace"))
         raise
     finally:
+        watchdog.cancel()
         if proc.poll() is None:
             proc.kill()
             proc.wait()
@@ -177,7 +183,7 @@ def order(symbols: list[tuple[int, int, str]], trace: Path) -> tuple[list[str], 
             if name in seen:
                 continue
             family = IFUNC_VARIANT.match(name)
-            for address, length, member in [symbols[i]] + (siblings.get(family.group(1), []) if family else []):
+            for _, length, member in [symbols[i]] + (siblings.get(family.group(1), []) if family else []):
                 if member not in seen:
                     seen.add(member)
                     names.append(member)
