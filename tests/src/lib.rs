@@ -20,6 +20,7 @@
 //! The client is synchronous (std threads, no runtime), so that its own overhead is small and
 //! the same for every server the benchmark measures.
 
+pub mod baseline;
 pub mod client;
 pub mod http;
 pub mod locate;

@@ -252,7 +252,9 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, ServeError> {
 /// [`serve`] on a [`runtime`]: what a server's `main` calls once its flags are parsed.
 pub fn serve_blocking(server: McpServer, args: &TransportArgs) -> Result<(), ServeError> {
     let runtime = if args.http.is_some() { http_runtime()? } else { runtime()? };
-    runtime.block_on(serve(server, args))
+    // Boxed: `block_on` and the scheduler's frames below it would otherwise each hold a copy of
+    // this large future on the main thread's stack, pages that a start faults in one by one.
+    runtime.block_on(Box::pin(serve(server, args)))
 }
 
 /// The runtime of `--http`: one worker per core, since many clients call at once (a cold start

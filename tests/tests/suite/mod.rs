@@ -13,3 +13,5 @@ mod tour;
 
 /// The `mcp-baseline` binary cargo built for these tests.
 pub const BASELINE: &str = env!("CARGO_BIN_EXE_mcp-baseline");
+/// The `mcp-baseline-tokio` binary: the same answers on the servers' async stack.
+pub const BASELINE_TOKIO: &str = env!("CARGO_BIN_EXE_mcp-baseline-tokio");

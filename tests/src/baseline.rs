@@ -1,0 +1,59 @@
+//! What the do-nothing servers answer: `mcp-baseline` (std only) and `mcp-baseline-tokio` (the
+//! same answers on the async stack a real server starts). Both are what the benchmark divides by.
+//!
+//! - `initialize`: echoes the client's `protocolVersion`, `serverInfo.name` is `mcp-baseline`,
+//!   capabilities `{tools: {}}`;
+//! - `tools/list`: one tool, `echo`, taking any object;
+//! - `tools/call` of `echo`: `{content: [{type: "text", text: "ok"}], structuredContent: <the
+//!   arguments>}`;
+//! - `ping`: `{}`;
+//! - notifications are ignored; any other method gets -32601, a line that is not JSON -32700.
+
+use serde_json::{Value, json};
+
+/// The reply to one line, or `None` for a notification.
+pub fn handle(line: &[u8]) -> Option<Value> {
+    let msg: Value = match serde_json::from_slice(line) {
+        Ok(v) => v,
+        Err(e) => return Some(error(Value::Null, -32700, &format!("parse error: {e}"))),
+    };
+    let Some(method) = msg.get("method").and_then(Value::as_str) else {
+        let id = msg.get("id").cloned().unwrap_or(Value::Null);
+        return Some(error(id, -32600, "invalid request: no method"));
+    };
+    // A notification (no id) gets no reply, whatever it is.
+    let id = msg.get("id")?.clone();
+    let params = msg.get("params").cloned().unwrap_or(Value::Null);
+    let result = match method {
+        "initialize" => {
+            let version = params.get("protocolVersion").cloned().unwrap_or(json!("2025-06-18"));
+            json!({
+                "protocolVersion": version,
+                "capabilities": { "tools": {} },
+                "serverInfo": { "name": "mcp-baseline", "version": env!("CARGO_PKG_VERSION") },
+            })
+        }
+        "ping" => json!({}),
+        "tools/list" => json!({
+            "tools": [{
+                "name": "echo",
+                "description": "Returns `ok` and its arguments as structured content.",
+                "inputSchema": { "type": "object" },
+            }]
+        }),
+        "tools/call" => {
+            let name = params.get("name").and_then(Value::as_str).unwrap_or_default();
+            if name != "echo" {
+                return Some(error(id, -32602, &format!("unknown tool: {name:?} (the only tool is `echo`)")));
+            }
+            let args = params.get("arguments").cloned().unwrap_or_else(|| json!({}));
+            json!({ "content": [{ "type": "text", "text": "ok" }], "structuredContent": args })
+        }
+        other => return Some(error(id, -32601, &format!("method not found: {other}"))),
+    };
+    Some(json!({ "jsonrpc": "2.0", "id": id, "result": result }))
+}
+
+fn error(id: Value, code: i64, message: &str) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } })
+}
