@@ -41,9 +41,8 @@ use super::{
     ServeError,
     auth::{bearer_token, constant_time_eq},
     fast_call::FastCalls,
-    http_gate::{self, BodyLimits, SessionGate},
+    http_gate::{self, Auth, BodyLimits, McpGate, Onward, SessionGate},
     listener::{self, ListenerLimits},
-    priming,
 };
 use crate::server::{Caller, McpServer};
 
@@ -121,10 +120,16 @@ pub fn public_without_token(addr: SocketAddr, options: &HttpOptions) -> Option<S
     ))
 }
 
-async fn require_token(State(token): State<Arc<Option<String>>>, mut request: Request, next: Next) -> Response {
+/// [`require_token`] as a layer of its own (`/metrics` with `--protect-metrics`).
+async fn token_layer(State(token): State<Arc<Option<String>>>, request: Request, next: Next) -> Response {
+    require_token(&token, request, |request| next.run(request)).await
+}
+
+/// The `--http-token` check (see the module docs); every caller is `anonymous` without a token.
+pub(super) async fn require_token<F: Onward>(token: &Option<String>, mut request: Request, next: F) -> Response {
     let Some(expected) = token.as_deref() else {
         request.extensions_mut().insert(Caller("anonymous".to_owned()));
-        return next.run(request).await;
+        return next(request).await;
     };
     let presented = request.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(bearer_token);
     if presented.is_none_or(|p| !constant_time_eq(p.as_bytes(), expected.as_bytes()))
@@ -135,7 +140,7 @@ async fn require_token(State(token): State<Arc<Option<String>>>, mut request: Re
     match presented {
         Some(p) if constant_time_eq(p.as_bytes(), expected.as_bytes()) => {
             request.extensions_mut().insert(Caller("bearer-token".to_owned()));
-            next.run(request).await
+            next(request).await
         }
         None => unauthorized(
             "Bearer",
@@ -295,42 +300,35 @@ pub fn router(
     let limits = BodyLimits { max_bytes: options.max_message_bytes, direct };
     // route_layer: the checks wrap the MCP endpoint only, so an unknown path is a 404 without a
     // token. The endpoint is /mcp, and / as well (clients configured with the bare server URL).
-    let mut mcp = axum::Router::new().route_service("/", endpoint.clone()).nest_service("/mcp", endpoint);
-    if !options.stateless {
-        // Sessions stream SSE, whose priming events only 2025-11-25 clients can take.
-        mcp = mcp.route_layer(middleware::from_fn(priming::by_version));
-    }
-    let mut mcp = mcp
-        .route_layer(middleware::from_fn_with_state(limits, http_gate::check_body))
-        .route_layer(middleware::from_fn_with_state(Arc::clone(&gate), http_gate::sessions));
-    let mut metrics = axum::Router::new().route("/metrics", get(metrics)).with_state(gate);
+    let mut metrics = axum::Router::new().route("/metrics", get(metrics)).with_state(Arc::clone(&gate));
     let mut outer = axum::Router::new();
     let oauth = resource_server.is_some();
-    match resource_server {
+    let auth = match resource_server {
         Some(rs) => {
-            mcp = mcp.route_layer(middleware::from_fn_with_state(Arc::clone(&rs), super::oauth::gate));
             if options.protect_metrics {
-                metrics = metrics.route_layer(middleware::from_fn_with_state(Arc::clone(&rs), super::oauth::gate));
+                metrics =
+                    metrics.route_layer(middleware::from_fn_with_state(Arc::clone(&rs), super::oauth::gate_layer));
             }
             for path in rs.metadata_paths() {
                 outer = outer.route(path, get(super::oauth::metadata).with_state((Arc::clone(&rs), Arc::clone(&name))));
             }
+            Auth::OAuth(rs)
         }
         None => {
             let token = Arc::new(options.token.clone());
-            mcp = mcp.route_layer(middleware::from_fn_with_state(Arc::clone(&token), require_token));
             if options.protect_metrics {
-                metrics = metrics.route_layer(middleware::from_fn_with_state(token, require_token));
+                metrics = metrics.route_layer(middleware::from_fn_with_state(Arc::clone(&token), token_layer));
             }
+            Auth::Token(token)
         }
-    }
-    outer
-        .route("/healthz", get(healthz))
-        .merge(metrics)
-        .merge(mcp)
-        .fallback(not_found)
-        .with_state(oauth)
-        .layer(middleware::from_fn(http_gate::one_host))
+    };
+    // Sessions stream SSE, whose priming events only 2025-11-25 clients can take.
+    let checks = Arc::new(McpGate { auth, sessions: gate, limits, priming: !options.stateless });
+    let mcp = axum::Router::new()
+        .route_service("/", endpoint.clone())
+        .nest_service("/mcp", endpoint)
+        .route_layer(middleware::from_fn_with_state(checks, http_gate::mcp_gate));
+    outer.route("/healthz", get(healthz)).merge(metrics).merge(mcp).fallback(not_found).with_state(oauth)
 }
 
 async fn healthz() -> &'static str {

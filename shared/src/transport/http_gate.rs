@@ -35,12 +35,74 @@ use super::{
     listener::{BodyTimedOut, HoldingBody},
 };
 
-/// `400` for a request with more than one `Host` header.
-pub async fn one_host(request: Request, next: Next) -> Response {
-    if request.headers().get_all(header::HOST).iter().count() > 1 {
-        return (StatusCode::BAD_REQUEST, "Bad Request: more than one Host header.\n").into_response();
+/// `400` for a request with more than one `Host` header, `None` for one that has at most one.
+/// The listener asks before the router sees the request, for every path.
+pub fn two_hosts<B>(request: &axum::http::Request<B>) -> Option<Response> {
+    let mut hosts = request.headers().get_all(header::HOST).iter();
+    hosts.next()?;
+    hosts.next()?;
+    Some((StatusCode::BAD_REQUEST, "Bad Request: more than one Host header.\n").into_response())
+}
+
+/// Where a check hands a request on: the next check, or the endpoint. Each check is a plain
+/// function that takes its continuation, so that [`McpGate`] runs them all as one layer: axum
+/// clones a route's whole stack of layers for every request, and each `from_fn` layer clones
+/// everything below it once more.
+pub trait Onward: FnOnce(Request) -> Self::Answer + Send {
+    /// The answer's future.
+    type Answer: Future<Output = Response> + Send;
+}
+
+impl<F, Fut> Onward for F
+where
+    F: FnOnce(Request) -> Fut + Send,
+    Fut: Future<Output = Response> + Send,
+{
+    type Answer = Fut;
+}
+
+/// Who may use the MCP endpoint.
+pub enum Auth {
+    /// `--http-token` (none: anyone, as `anonymous`).
+    Token(Arc<Option<String>>),
+    /// OAuth access tokens (`--auth-issuer`), checked by the resource server.
+    OAuth(Arc<super::oauth::ResourceServer>),
+}
+
+/// Every check in front of the MCP endpoint, run by [`mcp_gate`] as one layer.
+pub struct McpGate {
+    /// The caller: [`super::http::require_token`] or [`super::oauth::gate`].
+    pub auth: Auth,
+    /// The session bookkeeping and cap: [`sessions`].
+    pub sessions: Arc<SessionGate>,
+    /// The body: [`check_body`], which also answers a sessionless call directly.
+    pub limits: BodyLimits,
+    /// SSE priming events by revision ([`super::priming::by_version`]): with sessions, whose
+    /// answers stream SSE.
+    pub priming: bool,
+}
+
+/// The checks of [`McpGate`] in their order: the caller, then the sessions, then the body, then
+/// (with sessions) the priming events, then the endpoint. The first that refuses answers.
+pub async fn mcp_gate(State(checks): State<Arc<McpGate>>, request: Request, next: Next) -> Response {
+    let checks = &*checks;
+    let after_auth = move |request: Request| async move {
+        sessions(&checks.sessions, request, move |request: Request| async move {
+            check_body(&checks.limits, request, move |request: Request| async move {
+                if checks.priming {
+                    super::priming::by_version(request, |request| next.run(request)).await
+                } else {
+                    next.run(request).await
+                }
+            })
+            .await
+        })
+        .await
+    };
+    match &checks.auth {
+        Auth::Token(token) => super::http::require_token(token, request, after_auth).await,
+        Auth::OAuth(rs) => super::oauth::gate(rs, request, after_auth).await,
     }
-    next.run(request).await
 }
 
 /// What [`check_body`] needs.
@@ -56,9 +118,9 @@ pub struct BodyLimits {
 /// Reads a `POST` body whole (bounded by `--max-message-bytes`, and by the listener's deadline)
 /// before rmcp does, so that a late body is `408` and a body rmcp cannot parse is `400` with a
 /// JSON-RPC error.
-pub async fn check_body(State(limits): State<BodyLimits>, request: Request, next: Next) -> Response {
+pub async fn check_body<F: Onward>(limits: &BodyLimits, request: Request, next: F) -> Response {
     if request.method() != Method::POST {
-        return next.run(request).await;
+        return next(request).await;
     }
     let (parts, body) = request.into_parts();
     let bytes = match collect(body, limits.max_bytes).await {
@@ -98,7 +160,7 @@ pub async fn check_body(State(limits): State<BodyLimits>, request: Request, next
         },
         None => parts,
     };
-    let response = next.run(Request::from_parts(parts, Body::from(bytes.clone()))).await;
+    let response = next(Request::from_parts(parts, Body::from(bytes.clone()))).await;
     // rmcp answers 415 for a JSON body it cannot deserialize, even when the media type is right.
     if json && response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
         let error = serde_json::from_slice::<rmcp::model::ClientJsonRpcMessage>(&bytes).err();
@@ -217,7 +279,7 @@ impl Drop for InFlight {
 }
 
 /// The session bookkeeping and the cap (see the module docs).
-pub async fn sessions(State(gate): State<Arc<SessionGate>>, request: Request, next: Next) -> Response {
+pub async fn sessions<F: Onward>(gate: &Arc<SessionGate>, request: Request, next: F) -> Response {
     let session: Option<Arc<str>> =
         request.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()).map(Arc::from);
     let method = request.method().clone();
@@ -228,7 +290,7 @@ pub async fn sessions(State(gate): State<Arc<SessionGate>>, request: Request, ne
                     .into_response();
             }
             gate.tracks().remove(&id);
-            let mut response = next.run(request).await;
+            let mut response = next(request).await;
             if response.status() == StatusCode::ACCEPTED {
                 *response.status_mut() = StatusCode::NO_CONTENT;
                 *response.body_mut() = Body::empty();
@@ -243,10 +305,10 @@ pub async fn sessions(State(gate): State<Arc<SessionGate>>, request: Request, ne
                 track.established = true;
                 track.last = Instant::now();
             });
-            let response = next.run(request).await;
+            let response = next(request).await;
             match in_flight {
                 Some(()) => {
-                    response.map(|inner| Body::new(HoldingBody::new(inner, InFlight { gate: Arc::clone(&gate), id })))
+                    response.map(|inner| Body::new(HoldingBody::new(inner, InFlight { gate: Arc::clone(gate), id })))
                 }
                 None => response,
             }
@@ -267,7 +329,7 @@ pub async fn sessions(State(gate): State<Arc<SessionGate>>, request: Request, ne
                 response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("10"));
                 return response;
             }
-            let response = next.run(request).await;
+            let response = next(request).await;
             if let Some(id) = response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()) {
                 gate.tracks().insert(Arc::from(id), Track { last: Instant::now(), in_flight: 0, established: false });
             }
@@ -278,8 +340,8 @@ pub async fn sessions(State(gate): State<Arc<SessionGate>>, request: Request, ne
                 track.last = Instant::now();
                 track.established = true;
             }
-            next.run(request).await
+            next(request).await
         }
-        (_, None) => next.run(request).await,
+        (_, None) => next(request).await,
     }
 }

@@ -323,10 +323,21 @@ pub async fn serve(
         let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
             requested.store(true, Ordering::Relaxed);
             request.extensions_mut().insert(crate::server::PeerAddr(peer));
-            let guard = (request.method() == hyper::Method::POST).then(|| InFlightGuard::enter(&inflight));
-            let request = request.map(|body| Body::new(DeadlineBody::new(body, body_timeout)));
-            let response = router.call(request);
+            // Refused here, for every path, rather than by one more layer of the router, which
+            // axum would clone for every request.
+            let pending = match super::http_gate::two_hosts(&request) {
+                Some(refused) => Err(refused),
+                None => {
+                    let guard = (request.method() == hyper::Method::POST).then(|| InFlightGuard::enter(&inflight));
+                    let request = request.map(|body| Body::new(DeadlineBody::new(body, body_timeout)));
+                    Ok((guard, router.call(request)))
+                }
+            };
             async move {
+                let (guard, response) = match pending {
+                    Ok(pending) => pending,
+                    Err(refused) => return Ok(refused),
+                };
                 let response = response.await?;
                 Ok::<_, Infallible>(match guard {
                     Some(guard) => response.map(|inner| Body::new(HoldingBody::new(inner, guard))),

@@ -476,8 +476,13 @@ fn check_public_url(url: &str) -> Result<Uri, OAuthSetupError> {
     }
 }
 
-/// The middleware in front of the MCP endpoint.
-pub async fn gate(State(rs): State<Arc<ResourceServer>>, request: Request, next: Next) -> Response {
+/// [`gate`] as a layer of its own (`/metrics` with `--protect-metrics`).
+pub async fn gate_layer(State(rs): State<Arc<ResourceServer>>, request: Request, next: Next) -> Response {
+    gate(&rs, request, |request| next.run(request)).await
+}
+
+/// The check in front of the MCP endpoint (one of [`super::http_gate::McpGate`]'s).
+pub async fn gate<F: super::http_gate::Onward>(rs: &ResourceServer, request: Request, next: F) -> Response {
     let read = rs.options.read_scope.clone();
     let both = format!("{} {}", rs.options.read_scope, rs.options.write_scope);
     if request.uri().query().is_some_and(|q| q.split('&').any(|p| p.starts_with("access_token="))) {
@@ -517,7 +522,7 @@ pub async fn gate(State(rs): State<Arc<ResourceServer>>, request: Request, next:
     let (mut parts, body) = request.into_parts();
     parts.extensions.insert(Caller(principal.subject.clone()));
     if parts.method != Method::POST || principal.scopes.contains(&rs.options.write_scope) {
-        return next.run(Request::from_parts(parts, body)).await;
+        return next(Request::from_parts(parts, body)).await;
     }
     // A call that may change something needs the write scope: read the body to see.
     let bytes = match axum::body::to_bytes(body, rs.max_body).await {
@@ -539,7 +544,7 @@ pub async fn gate(State(rs): State<Arc<ResourceServer>>, request: Request, next:
             &both,
         );
     }
-    next.run(Request::from_parts(parts, Body::from(bytes))).await
+    next(Request::from_parts(parts, Body::from(bytes))).await
 }
 
 /// `GET` of the Protected Resource Metadata.

@@ -19,7 +19,6 @@ use axum::{
     body::{Body, Bytes},
     extract::Request,
     http::{HeaderMap, Method, header},
-    middleware::Next,
     response::Response,
 };
 use http_body::Frame;
@@ -29,7 +28,7 @@ use http_body::Frame;
 const WITHOUT_PRIMING: &[&str] = &["2024-11-05", "2025-03-26", "2025-06-18"];
 
 /// The middleware: see the module docs.
-pub async fn by_version(request: Request, next: Next) -> Response {
+pub async fn by_version<F: super::http_gate::Onward>(request: Request, next: F) -> Response {
     let (parts, body) = request.into_parts();
     let (version, body) = match header_version(&parts.headers) {
         Some(version) => (version, body),
@@ -40,7 +39,7 @@ pub async fn by_version(request: Request, next: Next) -> Response {
         }
         None => ("2025-03-26".to_owned(), body),
     };
-    let response = next.run(Request::from_parts(parts, body)).await;
+    let response = next(Request::from_parts(parts, body)).await;
     if !WITHOUT_PRIMING.contains(&version.as_str()) || !is_event_stream(response.headers()) {
         return response;
     }
