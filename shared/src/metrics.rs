@@ -12,7 +12,10 @@
 //! A tool name that is not one of the server's is counted as `_unknown`, so a client cannot make
 //! the label set grow.
 
-use std::sync::OnceLock;
+use std::sync::{
+    OnceLock,
+    atomic::{AtomicBool, Ordering},
+};
 
 use prometheus::{
     Encoder as _, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, Opts, Registry, TextEncoder,
@@ -44,10 +47,24 @@ impl std::fmt::Debug for Metrics {
     }
 }
 
-/// The process's metrics (one server per process); `None` only if they could not be set up,
-/// which the fixed names and labels here rule out (then nothing is counted, and it is logged).
+/// Whether anything serves the metrics: [`enable`] was called.
+static ENABLED: AtomicBool = AtomicBool::new(false);
+
+/// Keeps the process's metrics from now on: called when an HTTP router, which serves
+/// `/metrics`, is built. Over stdio nothing could read them, so none are kept (nor set up, at a
+/// first tool call).
+pub fn enable() {
+    ENABLED.store(true, Ordering::Relaxed);
+}
+
+/// The process's metrics (one server per process), once [`enable`]d; `None` before, or if they
+/// could not be set up, which the fixed names and labels here rule out (then nothing is counted,
+/// and it is logged).
 pub fn global() -> Option<&'static Metrics> {
     static METRICS: OnceLock<Option<Metrics>> = OnceLock::new();
+    if !ENABLED.load(Ordering::Relaxed) {
+        return None;
+    }
     METRICS
         .get_or_init(|| {
             Metrics::new()

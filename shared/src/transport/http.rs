@@ -254,6 +254,7 @@ pub fn router(
     resource_server: Option<Arc<super::oauth::ResourceServer>>,
     sessions: CancellationToken,
 ) -> axum::Router {
+    crate::metrics::enable();
     let name: Arc<str> = Arc::from(server.identity().name.as_str());
     let mut hosts = allowed_hosts(bound);
     hosts.extend(options.allow_hosts.iter().cloned());
