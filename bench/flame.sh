@@ -3,14 +3,16 @@
 # load of bench/floor.sh's `ours-stateless` row (wrk, the same `hoge` call, unique ids).
 #
 #   bash bench/flame.sh bench/flame-after.svg           # builds a profiling build first
-#   FLAME_ARGS="--http" MODE=2026 bash bench/flame.sh x.svg   # the 2026-07-28 sessionless call
+#   MODE=2026 bash bench/flame.sh x.svg      # the 2026-07-28 sessionless call
+#   MODE=session bash bench/flame.sh x.svg   # one 2025-11-25 session (SSE answers)
 #
 # The profiling build: release with frame pointers and line tables, in $PROFILE_TARGET
 # (/tmp/mcp-prof), so perf can walk the stacks (`perf record -e cpu-clock --call-graph fp`: a
 # software clock, which also works where the hardware counters are not exposed, as in VMs).
 # Needs: perf (apt-get install linux-perf), wrk, inferno (cargo install inferno).
-# Environment: CONNECTIONS (64), THREADS (2), SECONDS_RECORDED (8), MODE (stateless | 2026),
-# FOLDED (also keep the folded stacks there, for inferno or a script).
+# Environment: CONNECTIONS (64), THREADS (2), SECONDS_RECORDED (8),
+# MODE (stateless | 2026 | session), FOLDED (also keep the folded stacks there, for inferno or a
+# script).
 set -euo pipefail
 
 OUT="${1:?usage: bench/flame.sh OUT.svg}"
@@ -35,7 +37,12 @@ DURATION="$((SECONDS_RECORDED + 4))s"
 source "$HERE/http-peers/lib.sh"
 PORT="$(free_port)"
 ARGS='{"action":"calc","args":{"x":1,"y":2}}'
-if [[ "$MODE" == 2026 ]]; then
+if [[ "$MODE" == session ]]; then
+  start "$PROFILE_TARGET/release/mcp-server-sample-tool" --http "127.0.0.1:$PORT"
+  wait_port "$PORT"
+  script "$WORK/load.lua" "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"hoge\",\"arguments\":$ARGS}}" \
+    "MCP-Protocol-Version=2025-11-25" "Mcp-Session-Id=$(open_session "http://127.0.0.1:$PORT/mcp")"
+elif [[ "$MODE" == 2026 ]]; then
   start "$PROFILE_TARGET/release/mcp-server-sample-tool" --http "127.0.0.1:$PORT"
   META='{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"wrk","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}'
   script "$WORK/load.lua" "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"_meta\":$META,\"name\":\"hoge\",\"arguments\":$ARGS}}" \

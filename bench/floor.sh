@@ -11,7 +11,9 @@
 # Each: calls/s, p50, p99, the server's peak RSS; ratios to the floor.
 #
 # stdio: each server's cold start (spawn -> initialize answered, median of SPAWNS) and idle RSS
-# against the do-nothing mcp-baseline, alternating spawns (mcp-bench), for the binaries as they
+# against the do-nothing mcp-baseline, alternating spawns (mcp-bench); and mcp-baseline-tokio
+# against it too (the same answers on a tokio runtime and rmcp's stdio pipes: what the async
+# stack alone costs before any server code), for the binaries as they
 # ship: static executables, start-ordered and stripped (dist/static.sh, as dist/build.sh), built in
 # target/static; the baseline built the same way. STATIC=0 measures the dynamic release builds.
 #
@@ -34,8 +36,11 @@ cargo build --release --locked -q -p mcp-server-sample-tool -p mcp-server-text-e
 REL="$ROOT/target/release"
 STDIO_BIN="$REL"
 if [[ "${STATIC:-1}" == 1 ]]; then
+  # The four servers in one build, as dist/build.sh builds them: a build that also had the test
+  # tools in it would unify other features into the servers' dependencies (a different binary).
   bash "$ROOT/dist/static.sh" "$ROOT/target/static" -p mcp-server-sample-tool -p mcp-server-text-editor \
-    -p mcp-server-draft-post -p mcp-server-ide-bridge -p mcp-tests
+    -p mcp-server-draft-post -p mcp-server-ide-bridge
+  bash "$ROOT/dist/static.sh" "$ROOT/target/static" -p mcp-tests
   STDIO_BIN="$ROOT/target/static/x86_64-unknown-linux-gnu/shipped"
 fi
 PEERS="$HERE/http-peers"
@@ -77,7 +82,8 @@ STDIO=""
 for spec in "sample-tool:$STDIO_BIN/mcp-server-sample-tool" \
             "text-editor:$STDIO_BIN/mcp-server-text-editor --root $WORK" \
             "draft-post:$STDIO_BIN/mcp-server-draft-post --repo $WORK/repo" \
-            "ide-bridge:$STDIO_BIN/mcp-server-ide-bridge --workspace $WORK"; do
+            "ide-bridge:$STDIO_BIN/mcp-server-ide-bridge --workspace $WORK" \
+            "baseline-tokio:$STDIO_BIN/mcp-baseline-tokio"; do
   name="${spec%%:*}"
   read -r -a cmd <<<"${spec#*:}"
   "$STDIO_BIN/mcp-bench" --json --spawns "$SPAWNS" --calls 20 --warmup 5 --allow-errors --env "XDG_RUNTIME_DIR=$WORK/xdg" \
