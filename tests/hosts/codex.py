@@ -13,6 +13,7 @@ Prints one line per check on stderr; exits 1 if any failed.
 import json
 import os
 import queue
+import signal
 import subprocess
 import sys
 import threading
@@ -62,8 +63,17 @@ def main() -> None:
         f.write("hello from the project\n")
     env = dict(os.environ, CODEX_HOME=home, HOME=home, MCP_SUITE_TEST_TOKEN=TOKEN)
     log = open(os.path.join(SCRATCH, "codex.log"), "w", encoding="utf-8")
+    # Its own process group: the npm `codex` is a Node launcher that runs the native app-server
+    # as a child, which must end with it (see `stop`).
     process = subprocess.Popen(
-        [CODEX, "app-server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=env, cwd=PROJECT, text=True
+        [CODEX, "app-server"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=log,
+        env=env,
+        cwd=PROJECT,
+        text=True,
+        start_new_session=True,
     )
     lines: "queue.Queue[str]" = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True).start()
@@ -132,9 +142,27 @@ def main() -> None:
             ok = entry.get("runtimeStatus") == "connected" and (entry.get("serverInfo") or {}).get("name") == binary
             report(ok, f"{name}: connected as {binary}", json.dumps(entry)[:300])
     finally:
-        process.kill()
-        process.wait()
+        stop(process)
         log.close()
+
+
+def stop(process: subprocess.Popen) -> None:
+    """Ends Codex and its native child: stdin closed (it exits on end of input), then, after
+    10 s, the whole process group killed. Killing only the launcher left the child running, still
+    writing its lock files into CODEX_HOME while run.sh removed it."""
+    try:
+        process.stdin.close()
+    except OSError:
+        pass
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait()
 
 
 if __name__ == "__main__":

@@ -22,6 +22,11 @@ H="$(mktemp -d "${TMPDIR:-/tmp}/mcp-suite-hosts.XXXXXX")"
 PIDS=()
 cleanup() {
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  # A process that is still exiting may create a file in there while it is being removed.
+  for _ in 1 2 3 4 5; do
+    rm -rf "$H" 2>/dev/null && return 0
+    sleep 1
+  done
   rm -rf "$H"
 }
 trap cleanup EXIT
