@@ -11,8 +11,13 @@
 
 use serde_json::{Value, json};
 
-/// The reply to one line, or `None` for a notification.
+/// The reply to one line as read (its newline included), or `None` for a notification or a
+/// blank line.
 pub fn handle(line: &[u8]) -> Option<Value> {
+    let line = line.trim_ascii();
+    if line.is_empty() {
+        return None;
+    }
     let msg: Value = match serde_json::from_slice(line) {
         Ok(v) => v,
         Err(e) => return Some(error(Value::Null, -32700, &format!("parse error: {e}"))),

@@ -23,11 +23,7 @@ fn main() -> std::io::Result<()> {
                 Ok(0) | Err(_) => return Ok(()),
                 Ok(_) => {}
             }
-            let trimmed = line.trim_ascii();
-            if trimmed.is_empty() {
-                continue;
-            }
-            let Some(reply) = handle(trimmed) else {
+            let Some(reply) = handle(&line) else {
                 continue;
             };
             let mut bytes = serde_json::to_vec(&reply)?;

@@ -24,11 +24,7 @@ fn main() {
             Ok(0) | Err(_) => return,
             Ok(_) => {}
         }
-        let trimmed = line.trim_ascii();
-        if trimmed.is_empty() {
-            continue;
-        }
-        let Some(reply) = handle(trimmed) else {
+        let Some(reply) = handle(&line) else {
             continue;
         };
         let written = serde_json::to_writer(&mut out, &reply)
