@@ -222,10 +222,13 @@ mod tests {
         for t in threads {
             t.join().unwrap();
         }
+        // A failed write (a full disk) is told apart from a torn or lost line.
+        assert!(!log.failed.load(Ordering::Relaxed), "a write to the call log failed (is the disk full?)");
         let text = std::fs::read_to_string(&path).unwrap();
-        assert_eq!(text.lines().count(), 1600);
+        assert_eq!(text.lines().count(), 1600, "lines in the log");
         for line in text.lines() {
-            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            let v: serde_json::Value =
+                serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: a torn line: {line:.80}"));
             assert!(v["tool"].as_str().unwrap().starts_with("tool-"));
         }
     }
