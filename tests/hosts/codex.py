@@ -147,9 +147,10 @@ def main() -> None:
 
 
 def stop(process: subprocess.Popen) -> None:
-    """Ends Codex and its native child: stdin closed (it exits on end of input), then, after
-    10 s, the whole process group killed. Killing only the launcher left the child running, still
-    writing its lock files into CODEX_HOME while run.sh removed it."""
+    """Ends Codex and its native child: stdin closed (it exits on end of input), then, once the
+    launcher has exited (or after 10 s), the whole process group killed. Killing only the
+    launcher left the child running, still writing its lock files into CODEX_HOME while run.sh
+    removed it."""
     try:
         process.stdin.close()
     except OSError:
