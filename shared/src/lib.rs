@@ -15,6 +15,7 @@
 //! - [`workspace`]: the default workspace when a server's directory flag is absent.
 
 pub mod call_log;
+pub mod cli;
 pub mod client_roots;
 pub mod diff;
 pub mod error;
@@ -36,7 +37,7 @@ pub use error::ErrorCode;
 pub use output::{ContentItem, OkResult, ToolError, ToolOutput, adapt_content_to_ok_result};
 pub use registry::{RegisteredTool, RegistryError, Tool, ToolContext, ToolRegistry};
 pub use server::{McpServer, NoExtension, ServerExtension, ServerIdentity, ServerSettings};
-pub use transport::{TransportArgs, serve, serve_blocking};
+pub use transport::{TransportArgs, serve, serve_blocking, serve_blocking_with};
 
 /// Re-exports of the crates a tool implementation needs, so servers use the same versions.
 pub mod reexports {

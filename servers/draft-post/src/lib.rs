@@ -88,9 +88,11 @@ impl ServerExtension for UsesRoots {
     }
 }
 
-/// The whole server for `settings`.
-pub fn server(settings: Settings) -> Result<McpServer, BuildError> {
+/// The whole server for `settings`, and its workspace (the caller runs its
+/// [`Places::log_startup`] once serving starts).
+pub fn server(settings: Settings) -> Result<(McpServer, Arc<Places>), BuildError> {
     let workspace = Arc::new(Places::new(settings)?);
     let registry = registry(&workspace)?;
-    Ok(McpServer::new(identity(&workspace), registry).with_extension(Arc::new(UsesRoots)))
+    let server = McpServer::new(identity(&workspace), registry).with_extension(Arc::new(UsesRoots));
+    Ok((server, workspace))
 }

@@ -2,14 +2,13 @@
 
 use std::path::PathBuf;
 
-use clap::Parser;
 use mcp_server_draft_post::Settings;
 use mcp_shared::{TransportArgs, logging};
 
 /// MCP server that files Markdown manuscripts into projects/<project>/NN-slug/article.md,
 /// idempotently: the manuscript's path is its identity, so a re-submitted manuscript updates
 /// its article instead of creating a new numbered directory.
-#[derive(Debug, Parser)]
+#[derive(Debug, clap::Parser)]
 #[command(name = "mcp-server-draft-post", version, about)]
 struct Cli {
     /// The repository; articles live in DIR/projects/<project>/NN-slug/article.md. Default: the
@@ -38,8 +37,23 @@ struct Cli {
     transport: TransportArgs,
 }
 
+impl Default for Cli {
+    fn default() -> Self {
+        Cli {
+            repo: None,
+            source_roots: Vec::new(),
+            max_manuscript_size: mcp_server_draft_post::source::DEFAULT_MAX_MANUSCRIPT_BYTES,
+            no_fsync: false,
+            transport: TransportArgs::default(),
+        }
+    }
+}
+
+/// The environment variables the flags read.
+const ENV: &[&str] = &["MCP_HTTP_TOKEN"];
+
 fn main() -> anyhow::Result<()> {
-    let cli = Cli::parse();
+    let cli: Cli = mcp_shared::cli::parse(ENV);
     logging::start(&logging::Banner {
         name: mcp_server_draft_post::NAME,
         version: env!("CARGO_PKG_VERSION"),
@@ -54,7 +68,18 @@ fn main() -> anyhow::Result<()> {
         max_manuscript_bytes: cli.max_manuscript_size,
         fsync: !cli.no_fsync,
     };
-    let server = mcp_server_draft_post::server(settings)?;
-    mcp_shared::serve_blocking(server, &cli.transport)?;
+    let (server, places) = mcp_server_draft_post::server(settings)?;
+    // Logged once the runtime runs: over stdio, after `initialize` is answered.
+    mcp_shared::serve_blocking_with(server, &cli.transport, || places.log_startup(), || ())?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_start_without_flags_takes_clap_s_defaults() {
+        mcp_shared::cli::check_defaults::<Cli>(ENV).unwrap();
+    }
 }

@@ -107,6 +107,8 @@ pub struct Places {
     explicit_sources: Option<Option<Sandbox>>,
     /// Repositories opened from client roots.
     opened: Mutex<Vec<Place>>,
+    /// The start-up decision, for [`Places::log_startup`].
+    startup: Startup,
 }
 
 impl std::fmt::Debug for Places {
@@ -176,7 +178,9 @@ pub fn no_repository_message(client_roots: Option<usize>) -> String {
 
 impl Places {
     /// The workspace of `settings`: `--repo` and `--source-root` are opened now (a missing one
-    /// is an error), the working directory if it is a plausible project.
+    /// is an error), the working directory if it is a plausible project. What was decided is
+    /// logged by [`Places::log_startup`] (here only when opening fails), so that a stdio start
+    /// answers `initialize` before it pays for its first log line.
     pub fn new(settings: Settings) -> Result<Places, SetupError> {
         let explicit_sources = if settings.source_roots.is_empty() {
             None
@@ -192,20 +196,30 @@ impl Places {
             Ok(settings.cwd.clone()),
             settings.home.as_deref(),
         );
-        startup.log(&REPO_FLAG, settings.home.as_deref());
         let (fixed, cwd_place) = match &startup {
-            Startup::Explicit(dirs) => (dirs.first().map(|repo| Self::place(&settings, repo)).transpose()?, None),
+            Startup::Explicit(dirs) => match dirs.first().map(|repo| Self::place(&settings, repo)).transpose() {
+                Ok(fixed) => (fixed, None),
+                Err(error) => {
+                    startup.log(&REPO_FLAG, settings.home.as_deref());
+                    return Err(error);
+                }
+            },
             Startup::WorkingDirectory(cwd) => (None, Self::place(&settings, cwd).ok()),
             Startup::None { .. } => (None, None),
         };
-        if let Some(Some(sources)) = &explicit_sources {
+        Ok(Places { settings, fixed, cwd_place, explicit_sources, opened: Mutex::new(Vec::new()), startup })
+    }
+
+    /// Logs the start-up decision: where the repository is, and a warning for `--source-root /`.
+    pub fn log_startup(&self) {
+        self.startup.log(&REPO_FLAG, self.settings.home.as_deref());
+        if let Some(Some(sources)) = &self.explicit_sources {
             for root in sources.roots() {
                 if root.parent().is_none() {
                     tracing::warn!("--source-root / lets any Markdown file of the machine be filed: explicit choice");
                 }
             }
         }
-        Ok(Places { settings, fixed, cwd_place, explicit_sources, opened: Mutex::new(Vec::new()) })
     }
 
     /// Whether a repository is known without asking the client (`--repo`, or the working

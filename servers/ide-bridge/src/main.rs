@@ -4,7 +4,6 @@
 use std::{path::PathBuf, time::Duration};
 
 use anyhow::bail;
-use clap::Parser;
 use mcp_server_ide_bridge::{
     bridge::{Bridge, BridgeConfig, Target},
     discovery,
@@ -16,7 +15,7 @@ use tokio_tungstenite::tungstenite::http::Uri;
 /// An MCP server for the workspace open in your IDE: list_files, read_file, write_file and
 /// file:/// resources, forwarded over an authenticated WebSocket to the IDE's ide-bridge extension
 /// (or to ide-bridge-host).
-#[derive(Debug, Parser)]
+#[derive(Debug, clap::Parser)]
 #[command(name = "mcp-server-ide-bridge", version, about)]
 struct Cli {
     /// The host's WebSocket URL, e.g. ws://127.0.0.1:8888. Without it, the host is found through
@@ -40,8 +39,17 @@ struct Cli {
     transport: TransportArgs,
 }
 
+impl Default for Cli {
+    fn default() -> Self {
+        Cli { url: None, token: None, workspace: None, request_timeout: 20.0, transport: TransportArgs::default() }
+    }
+}
+
+/// The environment variables the flags read.
+const ENV: &[&str] = &[TOKEN_ENV, "MCP_HTTP_TOKEN"];
+
 fn main() -> anyhow::Result<()> {
-    let cli = Cli::parse();
+    let cli: Cli = mcp_shared::cli::parse(ENV);
     logging::start(&logging::Banner {
         name: mcp_server_ide_bridge::NAME,
         version: env!("CARGO_PKG_VERSION"),
@@ -83,11 +91,20 @@ fn main() -> anyhow::Result<()> {
         discovery_dirs: discovery::bridge_dirs(),
         request_timeout: Duration::from_secs_f64(cli.request_timeout),
     };
-    mcp_shared::transport::runtime()?.block_on(async {
-        let bridge = Bridge::start(config);
-        let server = mcp_server_ide_bridge::server(bridge.clone())?;
-        let served = mcp_shared::serve(server, &cli.transport).await;
-        bridge.shutdown();
-        served.map_err(anyhow::Error::from)
-    })
+    let bridge = Bridge::new(config);
+    let server = mcp_server_ide_bridge::server(bridge.clone())?;
+    // Over stdio, `initialize` is answered before the runtime starts; the link to the host starts
+    // with the runtime.
+    mcp_shared::serve_blocking_with(server, &cli.transport, || bridge.connect(), || bridge.shutdown())?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_start_without_flags_takes_clap_s_defaults() {
+        mcp_shared::cli::check_defaults::<Cli>(ENV).unwrap();
+    }
 }

@@ -1,19 +1,21 @@
 //! `mcp-server-sample-tool`: parses flags and serves the sample registry.
 
-use clap::Parser;
 use mcp_shared::{McpServer, TransportArgs, logging};
 
 /// The mcp-suite template MCP server: the `hoge` calculator and a `countdown` that shows
 /// progress, cancellation and timeouts.
-#[derive(Debug, Parser)]
+#[derive(Debug, Default, clap::Parser)]
 #[command(name = "mcp-server-sample-tool", version, about)]
 struct Cli {
     #[command(flatten)]
     transport: TransportArgs,
 }
 
+/// The environment variables the flags read.
+const ENV: &[&str] = &["MCP_HTTP_TOKEN"];
+
 fn main() -> anyhow::Result<()> {
-    let cli = Cli::parse();
+    let cli: Cli = mcp_shared::cli::parse(ENV);
     logging::start(&logging::Banner {
         name: mcp_server_sample_tool::NAME,
         version: env!("CARGO_PKG_VERSION"),
@@ -23,4 +25,14 @@ fn main() -> anyhow::Result<()> {
     let server = McpServer::new(mcp_server_sample_tool::identity(), mcp_server_sample_tool::registry()?);
     mcp_shared::serve_blocking(server, &cli.transport)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_start_without_flags_takes_clap_s_defaults() {
+        mcp_shared::cli::check_defaults::<Cli>(ENV).unwrap();
+    }
 }

@@ -2,13 +2,12 @@
 
 use std::path::PathBuf;
 
-use clap::Parser;
 use mcp_server_text_editor::{Config, DEFAULT_TOOL_NAME, Limits, NAME, ROOT_FLAG};
 use mcp_shared::{TransportArgs, logging, workspace};
 
 /// Claude's text editor tool (view, create, str_replace, insert, undo_edit) as an MCP server,
 /// confined to its root directories.
-#[derive(Debug, Parser)]
+#[derive(Debug, clap::Parser)]
 #[command(name = "mcp-server-text-editor", version, about)]
 struct Cli {
     /// A directory the editor may work in; repeat for several. Every path must stay inside one.
@@ -47,8 +46,28 @@ struct Cli {
     transport: TransportArgs,
 }
 
+impl Default for Cli {
+    fn default() -> Self {
+        Cli {
+            roots: Vec::new(),
+            tools: mcp_server_text_editor::ToolChoice(
+                mcp_server_text_editor::TOOLS.iter().map(|t| (*t).to_owned()).collect(),
+            ),
+            tool_name: DEFAULT_TOOL_NAME.to_owned(),
+            max_output_chars: 16_000,
+            max_file_size: 64 * 1024 * 1024,
+            undo_depth: 32,
+            no_fsync: false,
+            transport: TransportArgs::default(),
+        }
+    }
+}
+
+/// The environment variables the flags read.
+const ENV: &[&str] = &["MCP_HTTP_TOKEN"];
+
 fn main() -> anyhow::Result<()> {
-    let cli = Cli::parse();
+    let cli: Cli = mcp_shared::cli::parse(ENV);
     logging::start(&logging::Banner {
         name: NAME,
         version: env!("CARGO_PKG_VERSION"),
@@ -57,7 +76,12 @@ fn main() -> anyhow::Result<()> {
     });
     let home = workspace::home_dir();
     let startup = workspace::decide(cli.roots, std::env::current_dir(), home.as_deref());
-    startup.log(&ROOT_FLAG, home.as_deref());
+    // Logged once the runtime runs (over stdio, after `initialize` is answered), or now if the
+    // server cannot be built.
+    let log_startup = {
+        let startup = startup.clone();
+        move || startup.log(&ROOT_FLAG, home.as_deref())
+    };
     let config = Config {
         tools: cli.tools.0,
         workspace: startup,
@@ -69,7 +93,23 @@ fn main() -> anyhow::Result<()> {
             fsync: !cli.no_fsync,
         },
     };
-    let server = mcp_server_text_editor::server(&config)?;
-    mcp_shared::serve_blocking(server, &cli.transport)?;
+    let server = match mcp_server_text_editor::server(&config) {
+        Ok(server) => server,
+        Err(error) => {
+            log_startup();
+            return Err(error.into());
+        }
+    };
+    mcp_shared::serve_blocking_with(server, &cli.transport, log_startup, || ())?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_start_without_flags_takes_clap_s_defaults() {
+        mcp_shared::cli::check_defaults::<Cli>(ENV).unwrap();
+    }
 }

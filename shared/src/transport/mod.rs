@@ -65,6 +65,12 @@ pub struct TransportArgs {
     #[arg(long)]
     pub no_direct_calls: bool,
 
+    /// stdio: answer `initialize` once the async runtime runs, as every other message, instead
+    /// of before it starts (the same answer, later; for comparison, and a way back should the
+    /// early answer ever misbehave).
+    #[arg(long)]
+    pub no_early_initialize: bool,
+
     /// HTTP: open connections at most; past it, a connection that never sent a request gives
     /// way, else the new one gets 503. Default: the file-descriptor limit less a reserve.
     #[arg(long, value_name = "N")]
@@ -142,6 +148,7 @@ impl Default for TransportArgs {
             insecure_no_token: false,
             stateless: false,
             no_direct_calls: false,
+            no_early_initialize: false,
             max_connections: None,
             header_read_timeout: 10.0,
             max_sessions: DEFAULT_MAX_SESSIONS,
@@ -250,11 +257,48 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, ServeError> {
 }
 
 /// [`serve`] on a [`runtime`]: what a server's `main` calls once its flags are parsed.
+///
+/// Over stdio the client's `initialize` is answered before the runtime is built
+/// ([`stdio::early_initialize`]; not with `--no-early-initialize`).
 pub fn serve_blocking(server: McpServer, args: &TransportArgs) -> Result<(), ServeError> {
-    let runtime = if args.http.is_some() { http_runtime()? } else { runtime()? };
-    // Boxed: `block_on` and the scheduler's frames below it would otherwise each hold a copy of
-    // this large future on the main thread's stack, pages that a start faults in one by one.
-    runtime.block_on(Box::pin(serve(server, args)))
+    serve_blocking_with(server, args, || (), || ())
+}
+
+/// [`serve_blocking`] for a server with work of its own on the runtime: `start` runs on it
+/// before serving (it may spawn tasks; over stdio, after `initialize` is answered, so it is
+/// also where start-up log lines go: the first line of a process's log costs ~30 µs), `stop`
+/// after.
+pub fn serve_blocking_with(
+    server: McpServer,
+    args: &TransportArgs,
+    start: impl FnOnce(),
+    stop: impl FnOnce(),
+) -> Result<(), ServeError> {
+    if args.http.is_some() {
+        // Boxed: `block_on` and the scheduler's frames below it would otherwise each hold a copy
+        // of this large future on the main thread's stack, pages that a start faults in one by one.
+        return http_runtime()?.block_on(Box::pin(async {
+            start();
+            let served = serve(server, args).await;
+            stop();
+            served
+        }));
+    }
+    let settings = args.settings(&server.identity().name)?;
+    let server = server.with_settings(settings);
+    // A person typing on a terminal gains nothing from it, and would see the log lines of
+    // `start` only after their first line.
+    let early = if args.no_early_initialize || std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        stdio::EarlyStart::default()
+    } else {
+        stdio::early_initialize(&server, args.max_message_bytes, &mut std::io::stdin(), &mut std::io::stdout())
+    };
+    runtime()?.block_on(Box::pin(async {
+        start();
+        let served = serve_stdio_after(server, args.max_message_bytes, early).await;
+        stop();
+        served
+    }))
 }
 
 /// The runtime of `--http`: one worker per core, since many clients call at once (a cold start
@@ -280,10 +324,19 @@ pub async fn serve(server: McpServer, args: &TransportArgs) -> Result<(), ServeE
 
 /// Serves over stdin/stdout until stdin closes.
 pub async fn serve_stdio(server: McpServer, max_message_bytes: usize) -> Result<(), ServeError> {
+    serve_stdio_after(server, max_message_bytes, stdio::EarlyStart::default()).await
+}
+
+/// [`serve_stdio`], going on from what [`stdio::early_initialize`] read and answered.
+pub async fn serve_stdio_after(
+    server: McpServer,
+    max_message_bytes: usize,
+    early: stdio::EarlyStart,
+) -> Result<(), ServeError> {
     // Non-blocking pipes on Linux when the client launched us with pipes (no thread hand-off per
     // message); the blocking std handles otherwise (e.g. a terminal).
     let (reader, writer) = rmcp::transport::io::stdio_pipes();
-    let transport = stdio::StdioTransport::new(reader, writer, max_message_bytes);
+    let transport = stdio::after_early_start(reader, writer, max_message_bytes, early);
     let running = match server.serve(transport).await {
         Ok(running) => running,
         Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {

@@ -157,6 +157,14 @@ pub struct Bridge {
 impl Bridge {
     /// Starts connecting to the host in the background (needs a tokio runtime).
     pub fn start(config: BridgeConfig) -> Bridge {
+        let bridge = Bridge::new(config);
+        bridge.connect();
+        bridge
+    }
+
+    /// A bridge that does not connect yet ([`Bridge::connect`] starts it): what a stdio start
+    /// builds before the runtime exists, to answer `initialize` first.
+    pub fn new(config: BridgeConfig) -> Bridge {
         let (state, _) = watch::channel(LinkState::Starting);
         let inner = Arc::new(Inner {
             config,
@@ -166,8 +174,12 @@ impl Bridge {
             shutdown: CancellationToken::new(),
             events: broadcast::channel(64).0,
         });
-        tokio::spawn(supervise(Arc::clone(&inner)));
         Bridge { inner }
+    }
+
+    /// Starts connecting to the host in the background (needs a tokio runtime).
+    pub fn connect(&self) {
+        tokio::spawn(supervise(Arc::clone(&self.inner)));
     }
 
     /// Stops the supervisor and closes the link.
