@@ -10,7 +10,8 @@
 #   - the TypeScript SDK 1.x server in one session (the peer).
 # Each: calls/s, p50, p99, the server's peak RSS; ratios to the floor.
 #
-# stdio: each server's cold start (spawn -> initialize answered, median of SPAWNS) and idle RSS
+# stdio: each server's cold start (spawn -> initialize answered, median of SPAWNS), spawn -> the
+# first tools/list answered (when the client can first use it), and idle RSS
 # against the do-nothing mcp-baseline, alternating spawns (mcp-bench); and mcp-baseline-tokio
 # against it too (the same answers on a tokio runtime and rmcp's stdio pipes: what the async
 # stack alone costs before any server code), for the binaries as they
@@ -105,12 +106,12 @@ ts = rows["ts-sdk-session"]
 for label in ("ours-stateless", "ours-session", "ours-2026-07-28"):
     print(f"{label} / TS SDK: {rows[label]['rate'] / ts['rate']:.1f}x the calls/s")
 print()
-print(f"stdio (mcp-bench)          cold start ms   vs baseline   idle RSS MiB   vs baseline")
+print(f"stdio (mcp-bench)          cold start ms   vs baseline   to tools/list ms   vs baseline   idle RSS MiB   vs baseline")
 for line in sys.argv[2].splitlines():
     name, path = line.split(" ", 1)
     report = json.load(open(path))
     server, ratio = report["server"], report.get("ratio") or {}
     rss = (server.get("idle_rss_kib") or 0) / 1024
-    print(f"{name:20} {server['cold_start_median_ms']:14.2f} {ratio.get('cold_start_median_ms') or 0:12.2f}x {rss:14.1f} {ratio.get('idle_rss_kib') or 0:12.2f}x")
+    print(f"{name:20} {server['cold_start_median_ms']:14.2f} {ratio.get('cold_start_median_ms') or 0:12.2f}x {server['ready_median_ms']:18.2f} {ratio.get('ready_median_ms') or 0:12.2f}x {rss:14.1f} {ratio.get('idle_rss_kib') or 0:12.2f}x")
 sys.exit(1 if any(r["bad"] for r in rows.values()) else 0)
 PY

@@ -191,10 +191,10 @@ fn classify(dir: &Path, homes: &[&Path], windows: bool) -> Option<NotAProject> {
     }
     let (containers, systems) =
         if windows { (WINDOWS_CONTAINER_DIRS, WINDOWS_SYSTEM_TREES) } else { (CONTAINER_DIRS, SYSTEM_TREES) };
-    if systems
-        .iter()
-        .any(|s| dir == normalize(Path::new(s), windows) || is_below(&dir, &normalize(Path::new(s), windows)))
-    {
+    if systems.iter().any(|s| {
+        let system = normalize(Path::new(s), windows);
+        dir == system || is_below(&dir, &system)
+    }) {
         return Some(NotAProject::System);
     }
     if containers.iter().any(|c| dir == normalize(Path::new(c), windows)) {

@@ -135,6 +135,9 @@ impl Target {
 struct Figures {
     tool: String,
     cold_starts: Vec<Duration>,
+    /// Spawn → `tools/list` answered (after `initialize` and `notifications/initialized`): when a
+    /// client can first use the server, whatever the server did after its `initialize` answer.
+    ready: Vec<Duration>,
     calls: Vec<Duration>,
     calls_per_sec: f64,
     idle: Option<Memory>,
@@ -208,7 +211,9 @@ fn run(cli: &Cli) -> Result<()> {
     }
     for _ in 0..cli.spawns {
         for (t, f) in targets.iter().zip(figures.iter_mut()) {
-            f.cold_starts.push(cold_start(t, timeout).with_context(|| format!("cold start of the {}", t.role))?);
+            let (cold, ready) = cold_start(t, timeout).with_context(|| format!("cold start of the {}", t.role))?;
+            f.cold_starts.push(cold);
+            f.ready.push(ready);
         }
     }
     for (t, f) in targets.iter().zip(figures.iter_mut()) {
@@ -278,8 +283,9 @@ fn baseline_target(cli: &Cli, arg_sets: Vec<Value>) -> Result<Target> {
     })
 }
 
-/// Spawn → `initialize` response; then the server is asked to exit (stdin closed) and reaped.
-fn cold_start(t: &Target, timeout: Duration) -> Result<Duration> {
+/// Spawn → `initialize` response, and spawn → the first `tools/list` answered; then the server is
+/// asked to exit (stdin closed) and reaped.
+fn cold_start(t: &Target, timeout: Duration) -> Result<(Duration, Duration)> {
     let start = Instant::now();
     let mut c = t.builder(timeout).spawn()?;
     let response = c.request("initialize", StdioClient::default_initialize_params())?;
@@ -288,10 +294,15 @@ fn cold_start(t: &Target, timeout: Duration) -> Result<Duration> {
         bail!("initialize failed: {e}");
     }
     c.notify("notifications/initialized", Value::Null)?;
+    let listed = c.request("tools/list", Value::Null)?;
+    let ready = start.elapsed();
+    if let Some(e) = listed.get("error") {
+        bail!("tools/list failed: {e}");
+    }
     // A server that does not exit on end of input is killed (when `c` drops); not our figure.
     c.set_timeout(Duration::from_secs(5));
     let _ = c.wait();
-    Ok(elapsed)
+    Ok((elapsed, ready))
 }
 
 /// One session: idle memory after `initialize`, the setup call, warm-up, timed calls, the
@@ -425,6 +436,7 @@ fn rows(f: &Figures) -> Vec<(&'static str, &'static str, Option<f64>, Unit)> {
     vec![
         ("cold_start_median_ms", "cold start median", Some(quantile_ms(&f.cold_starts, 0.5)), Unit::Ms),
         ("cold_start_p99_ms", "cold start p99", Some(quantile_ms(&f.cold_starts, 0.99)), Unit::Ms),
+        ("ready_median_ms", "spawn to tools/list median", Some(quantile_ms(&f.ready, 0.5)), Unit::Ms),
         ("call_median_ms", "call latency median", Some(quantile_ms(&f.calls, 0.5)), Unit::Ms),
         ("call_p99_ms", "call latency p99", Some(quantile_ms(&f.calls, 0.99)), Unit::Ms),
         ("call_mean_ms", "call latency mean", Some(mean_ms(&f.calls)), Unit::Ms),

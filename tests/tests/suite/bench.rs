@@ -16,6 +16,7 @@ fn bench(args: &[&str]) -> std::process::Output {
 const FIELDS: &[&str] = &[
     "cold_start_median_ms",
     "cold_start_p99_ms",
+    "ready_median_ms",
     "call_median_ms",
     "call_p99_ms",
     "call_mean_ms",
