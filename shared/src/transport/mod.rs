@@ -246,8 +246,8 @@ pub enum ServeError {
     Join(String),
 }
 
-/// The runtime of stdio (and of the IDE bridge): one thread for the protocol (a cold start spawns no worker
-/// thread) and at most 64 for blocking file work.
+/// The runtime of stdio: one thread for the protocol (a cold start spawns no worker thread) and
+/// at most 64 for blocking file work.
 pub fn runtime() -> Result<tokio::runtime::Runtime, ServeError> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()

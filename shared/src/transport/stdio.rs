@@ -27,14 +27,14 @@ use std::{
 };
 
 use rmcp::{
-    RoleServer,
+    RoleServer, ServerHandler,
     model::{
-        ClientNotification, ClientRequest, GetMeta, JsonRpcMessage, NumberOrString, ProtocolVersion, ServerResult,
+        ClientNotification, ClientRequest, GetMeta, JsonRpcMessage, NumberOrString, ProtocolVersion,
+        ServerJsonRpcMessage, ServerResult,
     },
     service::{RxJsonRpcMessage, TxJsonRpcMessage},
     transport::Transport,
 };
-use rmcp::{ServerHandler, model::ServerJsonRpcMessage};
 use serde_json::value::RawValue;
 use tokio::{
     io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, Chain},
