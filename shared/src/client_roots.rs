@@ -112,6 +112,16 @@ impl ClientRoots {
         roots
     }
 
+    /// Whether [`Self::get`] answers `peer` without asking its client: it declares no roots, or
+    /// they are known (asked for since the last `roots/list_changed`).
+    pub fn known(&self, peer: &Peer<RoleServer>) -> bool {
+        let Some(client) = peer.peer_info() else {
+            return true;
+        };
+        client.capabilities.roots.is_none()
+            || self.lock().iter().any(|s| Arc::ptr_eq(&s.client, &client) && s.roots.is_some())
+    }
+
     /// `peer`'s client said its roots changed: ask again on its next call.
     pub fn invalidate(&self, peer: &Peer<RoleServer>) {
         let Some(client) = peer.peer_info() else {

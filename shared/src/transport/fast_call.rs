@@ -42,7 +42,7 @@
 //! never sends through the peer (no progress token; roots come with a 2026-07-28 call, and a
 //! stateless 2025 client declares none).
 
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use axum::{
     body::{Body, Bytes},
@@ -60,11 +60,14 @@ use rmcp::{
 };
 use tokio_util::sync::CancellationToken;
 
+use super::sessions::Sessions;
 use crate::server::McpServer;
 
 /// What [`try_answer`] needs: the server, the checks it repeats, the lent peers.
 pub struct FastCalls {
     server: McpServer,
+    /// The sessions, whose `tools/call` [`super::session_call`] answers (not `--stateless`).
+    pub(super) sessions: Option<Arc<Sessions>>,
     /// `--stateless`: requests of the revisions before 2026-07-28 are sessionless too.
     stateless: bool,
     /// The accepted `Host` values, lower-cased.
@@ -83,6 +86,7 @@ impl FastCalls {
     /// For a router with these allow-lists (the same as rmcp's configuration).
     pub fn new(
         server: McpServer,
+        sessions: Option<Arc<Sessions>>,
         stateless: bool,
         hosts: &[String],
         origins: &[String],
@@ -90,6 +94,7 @@ impl FastCalls {
     ) -> Self {
         Self {
             server,
+            sessions,
             stateless,
             hosts: hosts.iter().map(|h| h.to_ascii_lowercase()).collect(),
             origins: origins.to_vec(),
@@ -121,6 +126,16 @@ impl FastCalls {
 
     /// Whether the headers alone allow this path; the index of the header's version if so.
     fn headers_qualify(&self, headers: &HeaderMap) -> Option<usize> {
+        if headers.contains_key("mcp-session-id") {
+            return None;
+        }
+        self.headers_allow(headers)
+    }
+
+    /// The checks of the headers both direct paths (this one and a session's,
+    /// [`super::session_call`]) make: `Host`, `Origin`, `Accept`, `Content-Type` as rmcp would
+    /// accept them, and a known `MCP-Protocol-Version`, whose index is returned.
+    pub(super) fn headers_allow(&self, headers: &HeaderMap) -> Option<usize> {
         let host = single(headers, header::HOST.as_str())?;
         axum::http::uri::Authority::try_from(host).ok()?;
         if !self.hosts.iter().any(|allowed| !allowed.contains('*') && allowed.eq_ignore_ascii_case(host)) {
@@ -132,7 +147,7 @@ impl FastCalls {
                 return None;
             }
         }
-        if !accepts_json_and_sse(headers) || !is_json(headers) || headers.contains_key("mcp-session-id") {
+        if !accepts_json_and_sse(headers) || !is_json(headers) {
             return None;
         }
         let version = single(headers, "mcp-protocol-version")?;
@@ -145,6 +160,9 @@ impl FastCalls {
 pub async fn try_answer(calls: &FastCalls, parts: Parts, body: &Bytes) -> Result<Response, Parts> {
     if parts.method != Method::POST {
         return Err(parts);
+    }
+    if parts.headers.contains_key("mcp-session-id") {
+        return super::session_call::try_answer(calls, parts, body).await;
     }
     let Some(index) = calls.headers_qualify(&parts.headers) else {
         return Err(parts);
@@ -183,7 +201,7 @@ struct Envelope<'a> {
 /// type, `_meta` taken out of the params the same way), but without its generic message
 /// parsing, which buffers the whole message three times over (a tenth of the CPU time of a
 /// call). `None` for anything else.
-fn parse(body: &[u8]) -> Option<(RequestId, CallToolRequest)> {
+pub(super) fn parse(body: &[u8]) -> Option<(RequestId, CallToolRequest)> {
     let envelope: Envelope<'_> = serde_json::from_slice(body).ok()?;
     if envelope.method != "tools/call" {
         return None;
@@ -297,7 +315,7 @@ fn internal_error(why: &str) -> Response {
 }
 
 /// The header's only value, as text; `None` when absent, repeated or not text.
-fn single<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+pub(super) fn single<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     let mut values = headers.get_all(name).iter();
     let value = values.next()?;
     if values.next().is_some() {

@@ -43,6 +43,7 @@ use super::{
     fast_call::FastCalls,
     http_gate::{self, Auth, BodyLimits, McpGate, Onward, SessionGate},
     listener::{self, ListenerLimits},
+    sessions::Sessions,
 };
 use crate::server::{Caller, McpServer};
 
@@ -280,14 +281,17 @@ pub fn router(
         .with_json_response(true)
         .with_max_request_body_bytes(options.max_message_bytes)
         .with_cancellation_token(sessions.clone());
+    // The idle timeout is the gate's (`SessionGate::sweep_idle`), which sees every request of a
+    // session; rmcp's sees only those that pass through its session worker.
     let mut session_config = SessionConfig::default();
-    session_config.keep_alive = Some(options.session_idle_timeout);
-    let mut manager = LocalSessionManager::default();
-    manager.session_config = session_config;
-    let manager = Arc::new(manager);
-    let direct = options
-        .direct_calls
-        .then(|| Arc::new(FastCalls::new(server.clone(), options.stateless, &hosts, &origins, sessions.clone())));
+    session_config.keep_alive = None;
+    let mut local = LocalSessionManager::default();
+    local.session_config = session_config;
+    let manager = Arc::new(Sessions::new(local, server.clone(), options.direct_calls, sessions.clone()));
+    let direct = options.direct_calls.then(|| {
+        let with_sessions = (!options.stateless).then(|| Arc::clone(&manager));
+        Arc::new(FastCalls::new(server.clone(), with_sessions, options.stateless, &hosts, &origins, sessions.clone()))
+    });
     let service = Arc::new(StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&manager), config));
     // rmcp's service behind an `Arc`: axum clones the endpoint for every request, and the service
     // itself is a deep copy (its configuration's host and origin lists).
@@ -296,6 +300,9 @@ pub fn router(
         async move { service.handle(request).await.into_response() }
     });
     let gate = Arc::new(SessionGate::new(manager, if options.stateless { usize::MAX } else { options.max_sessions }));
+    if !options.stateless {
+        gate.sweep_idle(options.session_idle_timeout, sessions.clone());
+    }
     // The body check also answers a sessionless tools/call directly (without rmcp's per-request
     // service) when it can.
     let limits = BodyLimits { max_bytes: options.max_message_bytes, direct };

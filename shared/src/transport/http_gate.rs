@@ -18,7 +18,7 @@
 use std::{
     collections::HashMap,
     sync::{Arc, Mutex, PoisonError},
-    time::Instant,
+    time::{Duration, Instant},
 };
 
 use axum::{
@@ -28,11 +28,13 @@ use axum::{
     middleware::Next,
     response::{IntoResponse, Response},
 };
-use rmcp::transport::streamable_http_server::session::{SessionManager as _, local::LocalSessionManager};
+use rmcp::transport::streamable_http_server::session::SessionManager as _;
+use tokio_util::sync::CancellationToken;
 
 use super::{
     jsonrpc::refusal_of,
     listener::{BodyTimedOut, HoldingBody},
+    sessions::Sessions,
 };
 
 /// `400` for a request with more than one `Host` header, `None` for one that has at most one.
@@ -207,17 +209,65 @@ struct Track {
     established: bool,
 }
 
-/// The sessions, and the cap.
+/// The sessions, the cap, and the idle timeout.
 pub struct SessionGate {
-    manager: Arc<LocalSessionManager>,
+    manager: Arc<Sessions>,
     max: usize,
     tracks: Mutex<HashMap<Arc<str>, Track>>,
 }
 
 impl SessionGate {
     /// A gate over `manager`'s sessions, at most `max` of them.
-    pub fn new(manager: Arc<LocalSessionManager>, max: usize) -> SessionGate {
+    pub fn new(manager: Arc<Sessions>, max: usize) -> SessionGate {
         SessionGate { manager, max, tracks: Mutex::new(HashMap::new()) }
+    }
+
+    /// Ends every session that has had no request for `idle`, and no `POST` being answered,
+    /// until `stop`. rmcp's own idle timeout counts only the messages that pass through its
+    /// session worker, which a session's direct calls ([`super::sessions`]) do not; this one
+    /// counts every request, and never ends a session while one of its calls is answered.
+    pub fn sweep_idle(self: &Arc<Self>, idle: Duration, stop: CancellationToken) {
+        let gate = Arc::clone(self);
+        // Ended at most a quarter of the timeout late (and never checked more than 20 times a second).
+        let every = (idle / 4).max(Duration::from_millis(50));
+        tokio::spawn(async move {
+            let mut ticks = tokio::time::interval(every);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tokio::select! {
+                    () = stop.cancelled() => return,
+                    _ = ticks.tick() => gate.end_idle(idle).await,
+                }
+            }
+        });
+    }
+
+    async fn end_idle(&self, idle: Duration) {
+        let open: Vec<Arc<str>> = self.manager.local.sessions.read().await.keys().cloned().collect();
+        let now = Instant::now();
+        let idle_ones: Vec<Arc<str>> = {
+            let mut tracks = self.tracks();
+            if tracks.len() > open.len() {
+                let alive: std::collections::HashSet<&Arc<str>> = open.iter().collect();
+                tracks.retain(|id, _| alive.contains(id));
+            }
+            open.iter()
+                .filter(|id| {
+                    // One this gate did not see open starts its clock now.
+                    let track =
+                        tracks.entry(Arc::clone(id)).or_insert(Track { last: now, in_flight: 0, established: false });
+                    track.in_flight == 0 && now.duration_since(track.last) >= idle
+                })
+                .cloned()
+                .collect()
+        };
+        for id in idle_ones {
+            self.tracks().remove(&id);
+            if let Err(error) = self.manager.close_session(&id).await {
+                tracing::warn!(%error, "could not end an idle session");
+            }
+            tracing::debug!(session = %id, "session ended after --session-idle-timeout without a request");
+        }
     }
 
     /// The sessions open now (for `/metrics`).
@@ -232,7 +282,7 @@ impl SessionGate {
     /// Ends the idle session to give way, if there is one: never-established ones first, then
     /// the least recently used. `false` when every open session has a call in flight.
     async fn evict_one(&self) -> bool {
-        let open: Vec<Arc<str>> = self.manager.sessions.read().await.keys().cloned().collect();
+        let open: Vec<Arc<str>> = self.manager.local.sessions.read().await.keys().cloned().collect();
         let victim = {
             let mut tracks = self.tracks();
             // Forget sessions rmcp ended on its own (idle timeout, DELETE, error).
@@ -285,7 +335,7 @@ pub async fn sessions<F: Onward>(gate: &Arc<SessionGate>, request: Request, next
     let method = request.method().clone();
     match (&method, session) {
         (&Method::DELETE, Some(id)) => {
-            if !gate.manager.sessions.read().await.contains_key(&id) {
+            if !gate.manager.local.sessions.read().await.contains_key(&id) {
                 return (StatusCode::NOT_FOUND, "Not Found: no such session (it ended, or never existed).\n")
                     .into_response();
             }
@@ -314,7 +364,7 @@ pub async fn sessions<F: Onward>(gate: &Arc<SessionGate>, request: Request, next
             }
         }
         (&Method::POST, None) if gate.max != usize::MAX => {
-            let open = gate.manager.sessions.read().await.len();
+            let open = gate.manager.local.sessions.read().await.len();
             if open >= gate.max && !gate.evict_one().await {
                 tracing::debug!(open, "session cap reached and every session is busy: 503");
                 let mut response = (

@@ -17,6 +17,8 @@ pub mod jsonrpc;
 pub mod listener;
 pub mod oauth;
 pub mod priming;
+pub mod session_call;
+pub mod sessions;
 pub mod stdio;
 
 /// The flags every server shares. Embed with `#[command(flatten)]`.

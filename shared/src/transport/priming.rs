@@ -27,6 +27,11 @@ use http_body::Frame;
 /// the server answers with its latest, has them).
 const WITHOUT_PRIMING: &[&str] = &["2024-11-05", "2025-03-26", "2025-06-18"];
 
+/// Whether the responses of revision `version` (a header's value) keep their priming events.
+pub fn has_priming(version: &str) -> bool {
+    !WITHOUT_PRIMING.contains(&version)
+}
+
 /// The middleware: see the module docs.
 pub async fn by_version<F: super::http_gate::Onward>(request: Request, next: F) -> Response {
     let (parts, body) = request.into_parts();

@@ -268,13 +268,38 @@ fn deleting_a_session_that_does_not_exist_is_404() {
 
 #[test]
 fn an_idle_session_ends_and_frees_its_place() {
-    let (server, addr) =
-        server(&["--max-sessions", "1", "--session-idle-timeout", "0.3"], "warn,rmcp::transport::worker=debug");
-    let first = HttpSession::open(&url(&addr), None, WAIT).unwrap();
-    server.wait_for_stderr("IdleTimeout").unwrap();
+    let (server, addr) = server(
+        &["--max-sessions", "1", "--session-idle-timeout", "0.3"],
+        "warn,mcp_shared::transport::http_gate=debug",
+    );
+    let mut first = HttpSession::open(&url(&addr), None, WAIT).unwrap();
+    server.wait_for_stderr("session ended after --session-idle-timeout").unwrap();
+    let gone = first.post(&json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list"})).unwrap();
+    assert_eq!(gone.status, 404, "the ended session is unknown: {gone:?}");
     let mut second = HttpSession::open(&url(&addr), None, WAIT).unwrap();
     assert_hoge_works(&mut second);
-    drop(first);
+}
+
+#[test]
+fn a_session_in_use_does_not_end_though_its_calls_are_answered_directly() {
+    // Calls answered in the HTTP task never reach rmcp's session worker: the idle clock is the
+    // gate's, which every request resets.
+    let (server, addr) = server(
+        &["--session-idle-timeout", "0.4"],
+        "warn,mcp_shared::transport::http_gate=debug,mcp_shared::transport::sessions=debug",
+    );
+    let mut session = HttpSession::open(&url(&addr), None, WAIT).unwrap();
+    for _ in 0..12 {
+        assert_hoge_works(&mut session);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let log = server.stderr_text();
+    assert!(log.contains("tools/call of a session answered directly"), "{log}");
+    assert!(!log.contains("session ended after"), "{log}");
+    // Left alone, it ends.
+    server.wait_for_stderr("session ended after --session-idle-timeout").unwrap();
+    let gone = session.post(&json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list"})).unwrap();
+    assert_eq!(gone.status, 404, "{gone:?}");
 }
 
 #[test]
