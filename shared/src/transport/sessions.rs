@@ -417,3 +417,252 @@ impl SessionManager for Sessions {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::{borrow::Cow, sync::atomic::AtomicUsize};
+
+    use rmcp::model::ToolAnnotations;
+    use serde::Deserialize;
+    use tokio::{
+        io::{AsyncReadExt, AsyncWriteExt},
+        net::TcpStream,
+        sync::Semaphore,
+    };
+
+    use super::*;
+    use crate::{
+        output::ToolOutput,
+        registry::{Tool, ToolContext, ToolRegistry},
+        server::{ServerIdentity, ServerSettings},
+        transport::{
+            http::{HttpOptions, router},
+            listener::{self, ListenerLimits},
+        },
+    };
+
+    #[derive(Deserialize, schemars::JsonSchema, garde::Validate)]
+    struct NoParams {}
+
+    /// Answers when the test releases it; counts the calls dropped before they answered.
+    struct Wait {
+        gate: Arc<Semaphore>,
+        dropped: Arc<AtomicUsize>,
+    }
+
+    struct CountDrop(Arc<AtomicUsize>, bool);
+    impl Drop for CountDrop {
+        fn drop(&mut self) {
+            if !self.1 {
+                self.0.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+    }
+
+    impl Tool for Wait {
+        type Params = NoParams;
+        fn name(&self) -> Cow<'static, str> {
+            "wait".into()
+        }
+        fn description(&self) -> Cow<'static, str> {
+            "answers when released".into()
+        }
+        fn annotations(&self) -> ToolAnnotations {
+            ToolAnnotations::new()
+        }
+        async fn run(&self, _params: NoParams, _ctx: ToolContext) -> ToolOutput {
+            let mut guard = CountDrop(Arc::clone(&self.dropped), false);
+            let Ok(permit) = self.gate.acquire().await else { return ToolOutput::text("closed") };
+            permit.forget();
+            guard.1 = true;
+            ToolOutput::text("released")
+        }
+    }
+
+    struct Harness {
+        addr: std::net::SocketAddr,
+        gate: Arc<Semaphore>,
+        dropped: Arc<AtomicUsize>,
+        session: String,
+        _stop: tokio_util::sync::DropGuard,
+    }
+
+    async fn harness() -> Harness {
+        let gate = Arc::new(Semaphore::new(0));
+        let dropped = Arc::new(AtomicUsize::new(0));
+        let mut registry = ToolRegistry::new();
+        registry.register(Wait { gate: Arc::clone(&gate), dropped: Arc::clone(&dropped) }).unwrap();
+        let identity = ServerIdentity { name: "t".into(), version: "0".into(), title: None, instructions: "i".into() };
+        let server = McpServer::new(identity, registry)
+            .with_settings(ServerSettings { tool_timeout: Duration::from_secs(60), call_log: None });
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let limits = ListenerLimits {
+            max_connections: 64,
+            header_read_timeout: Duration::from_secs(10),
+            shutdown_grace: Duration::from_secs(1),
+        };
+        let options = HttpOptions {
+            token: None,
+            max_message_bytes: 1 << 20,
+            allow_hosts: vec![],
+            allow_origins: vec![],
+            insecure_no_token: false,
+            stateless: false,
+            direct_calls: true,
+            protect_metrics: false,
+            oauth: None,
+            max_sessions: 16,
+            session_idle_timeout: Duration::from_secs(60),
+            limits,
+        };
+        let stop = CancellationToken::new();
+        let sessions = CancellationToken::new();
+        let app = router(server, addr, &options, None, sessions.clone());
+        tokio::spawn(listener::serve(listener, app, limits, stop.clone(), sessions));
+        let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+        let answer = exchange(addr, &post(addr, None, init)).await;
+        let session = answer
+            .lines()
+            .find_map(|line| line.strip_prefix("mcp-session-id: "))
+            .unwrap_or_else(|| panic!("{answer}"))
+            .trim()
+            .to_owned();
+        let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        let answer = exchange(addr, &post(addr, Some(&session), initialized)).await;
+        assert!(answer.starts_with("HTTP/1.1 202"), "{answer}");
+        Harness { addr, gate, dropped, session, _stop: stop.drop_guard() }
+    }
+
+    fn post(addr: std::net::SocketAddr, session: Option<&str>, body: &str) -> String {
+        let session = session.map(|s| format!("Mcp-Session-Id: {s}\r\n")).unwrap_or_default();
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, \
+             text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\n{session}Content-Length: {}\r\nConnection: \
+             close\r\n\r\n{body}",
+            body.len()
+        )
+    }
+
+    fn get(addr: std::net::SocketAddr, session: &str, last_event_id: &str) -> String {
+        format!(
+            "GET /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\nMCP-Protocol-Version: \
+             2025-11-25\r\nMcp-Session-Id: {session}\r\nLast-Event-ID: {last_event_id}\r\nConnection: close\r\n\r\n"
+        )
+    }
+
+    fn call(id: u32) -> String {
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"wait","arguments":{{}}}}}}"#)
+    }
+
+    /// Sends `request`; everything until the server closes the connection.
+    async fn exchange(addr: std::net::SocketAddr, request: &str) -> String {
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut all = Vec::new();
+        tokio::time::timeout(Duration::from_secs(20), stream.read_to_end(&mut all)).await.unwrap().unwrap();
+        String::from_utf8_lossy(&all).into_owned()
+    }
+
+    /// Sends `request` and reads until the text so far contains `until`; the open stream too.
+    async fn open(addr: std::net::SocketAddr, request: &str, until: &str) -> (TcpStream, String) {
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut text = String::new();
+        while !text.contains(until) {
+            let mut buf = [0u8; 4096];
+            let n = tokio::time::timeout(Duration::from_secs(20), stream.read(&mut buf)).await.unwrap().unwrap();
+            assert!(n > 0, "closed before {until:?}: {text}");
+            text.push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+        (stream, text)
+    }
+
+    async fn read_rest(mut stream: TcpStream) -> String {
+        let mut all = Vec::new();
+        tokio::time::timeout(Duration::from_secs(20), stream.read_to_end(&mut all)).await.unwrap().unwrap();
+        String::from_utf8_lossy(&all).into_owned()
+    }
+
+    #[tokio::test]
+    async fn a_call_that_takes_time_shows_its_stream_at_once_and_its_answer_when_ready() {
+        let h = harness().await;
+        let (stream, head) = open(h.addr, &post(h.addr, Some(&h.session), &call(1)), "id: 0/d0").await;
+        assert!(head.starts_with("HTTP/1.1 200") && head.contains("text/event-stream"), "{head}");
+        assert!(head.contains("retry: 3000") && !head.contains("released"), "{head}");
+        h.gate.add_permits(1);
+        let rest = read_rest(stream).await;
+        assert!(
+            rest.contains(r#""id":1,"result""#) && rest.contains("released") && rest.contains("id: 1/d0"),
+            "{rest}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_lost_connection_does_not_cancel_the_call_and_its_answer_is_resumed() {
+        let h = harness().await;
+        let (stream, _) = open(h.addr, &post(h.addr, Some(&h.session), &call(7)), "id: 0/d0").await;
+        drop(stream);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert_eq!(h.dropped.load(Ordering::SeqCst), 0, "the call goes on without its client");
+        // Resumed while it still runs: the answer comes when it is ready.
+        let (resumed, _) = open(h.addr, &get(h.addr, &h.session, "0/d0"), "\r\n\r\n").await;
+        h.gate.add_permits(1);
+        let rest = read_rest(resumed).await;
+        assert!(rest.contains(r#""id":7,"result""#) && rest.contains("id: 1/d0"), "{rest}");
+        // And again once finished; after the answer's own id there is nothing more.
+        let again = exchange(h.addr, &get(h.addr, &h.session, "0/d0")).await;
+        assert!(again.contains(r#""id":7,"result""#), "{again}");
+        let after = exchange(h.addr, &get(h.addr, &h.session, "1/d0")).await;
+        assert!(after.starts_with("HTTP/1.1 200") && !after.contains("data:"), "{after}");
+        // A stream this session never had: an empty stream, as rmcp answers.
+        let unknown = exchange(h.addr, &get(h.addr, &h.session, "0/d99")).await;
+        assert!(unknown.starts_with("HTTP/1.1 200") && !unknown.contains("data:"), "{unknown}");
+    }
+
+    #[tokio::test]
+    async fn notifications_cancelled_ends_the_call_without_an_answer() {
+        let h = harness().await;
+        let (stream, _) = open(h.addr, &post(h.addr, Some(&h.session), &call(5)), "id: 0/d0").await;
+        let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5,"reason":"stop"}}"#;
+        let answer = exchange(h.addr, &post(h.addr, Some(&h.session), cancel)).await;
+        assert!(answer.starts_with("HTTP/1.1 202"), "{answer}");
+        let rest = read_rest(stream).await;
+        assert!(!rest.contains("data: {"), "a cancelled call answers nothing: {rest}");
+        assert_eq!(h.dropped.load(Ordering::SeqCst), 1, "the tool was stopped");
+        // Cancelling an id that is not running touches nothing; the session goes on.
+        let (stream, _) = open(h.addr, &post(h.addr, Some(&h.session), &call(6)), "id: 0/d1").await;
+        let other = cancel.replace("\"requestId\":5", "\"requestId\":99");
+        exchange(h.addr, &post(h.addr, Some(&h.session), &other)).await;
+        h.gate.add_permits(1);
+        assert!(read_rest(stream).await.contains(r#""id":6,"result""#));
+    }
+
+    #[tokio::test]
+    async fn the_end_of_the_session_ends_its_calls() {
+        let h = harness().await;
+        let (stream, _) = open(h.addr, &post(h.addr, Some(&h.session), &call(3)), "id: 0/d0").await;
+        let delete = format!(
+            "DELETE /mcp HTTP/1.1\r\nHost: {}\r\nMcp-Session-Id: {}\r\nMCP-Protocol-Version: 2025-11-25\r\nConnection: close\r\n\r\n",
+            h.addr, h.session
+        );
+        let answer = exchange(h.addr, &delete).await;
+        assert!(answer.starts_with("HTTP/1.1 204"), "{answer}");
+        let rest = read_rest(stream).await;
+        assert!(!rest.contains("data: {"), "{rest}");
+        assert_eq!(h.dropped.load(Ordering::SeqCst), 1);
+        let gone = exchange(h.addr, &post(h.addr, Some(&h.session), &call(4))).await;
+        assert!(gone.starts_with("HTTP/1.1 404"), "{gone}");
+    }
+
+    #[tokio::test]
+    async fn a_call_asking_for_progress_is_left_to_rmcp() {
+        let h = harness().await;
+        let body = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"_meta":{"progressToken":"p"},"name":"wait","arguments":{}}}"#;
+        let (stream, head) = open(h.addr, &post(h.addr, Some(&h.session), body), "id: 0/0").await;
+        assert!(!head.contains("/d"), "{head}");
+        h.gate.add_permits(1);
+        let rest = read_rest(stream).await;
+        assert!(rest.contains(r#""id":2,"result""#) && rest.contains("id: 1/0"), "{rest}");
+    }
+}
