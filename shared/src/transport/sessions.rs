@@ -27,7 +27,8 @@
 //!   before, and the answer follows with no write in between when it is ready at once.
 //! - **Resumption**: every stream's events have ids (`0/d<n>`, `1/d<n>`) that a `GET` with
 //!   `Last-Event-ID` resumes; the answer of each of the session's latest [`KEPT_STREAMS`]
-//!   streams is kept for that. A client that goes away does not cancel the call (as with rmcp:
+//!   streams is kept for that, [`KEPT_FOR`] after it was ready (as rmcp keeps a finished
+//!   stream's events). A client that goes away does not cancel the call (as with rmcp:
 //!   a disconnection is not a cancellation); the call goes on in a task of its own and the
 //!   client that resumes gets its answer.
 //! - **Cancellation**: `notifications/cancelled` naming the call's id cancels it, as does the
@@ -46,7 +47,7 @@ use std::{
         atomic::{AtomicU64, Ordering},
     },
     task::{Context, Poll},
-    time::Duration,
+    time::{Duration, Instant},
 };
 
 use futures::{Stream, StreamExt as _};
@@ -67,8 +68,12 @@ use tokio_util::sync::CancellationToken;
 
 use crate::server::McpServer;
 
-/// The streams of a session whose events a `GET` with `Last-Event-ID` can still resume.
+/// The streams of a session whose events a `GET` with `Last-Event-ID` can still resume, at most.
 pub const KEPT_STREAMS: usize = 64;
+
+/// How long a finished stream's answer is kept for a client that resumes (rmcp's
+/// `completed_cache_ttl`).
+pub const KEPT_FOR: Duration = Duration::from_secs(60);
 
 /// The prefix of a direct stream's number in its event ids (`<index>/d<stream>`), which rmcp's
 /// own ids (`<index>/<number>`) never have.
@@ -117,10 +122,20 @@ struct Session {
 #[derive(Clone)]
 enum Answer {
     Running,
-    /// The answer event (with its id).
-    Sent(ServerSseMessage),
+    /// The answer event (with its id), and when it was ready.
+    Sent(ServerSseMessage, Instant),
     /// Cancelled: no answer.
-    None,
+    None(Instant),
+}
+
+impl Answer {
+    /// Whether a resumption can no longer ask for it: finished longer than [`KEPT_FOR`] ago.
+    fn expired(&self, now: Instant) -> bool {
+        match self {
+            Answer::Running => false,
+            Answer::Sent(_, at) | Answer::None(at) => now.duration_since(*at) >= KEPT_FOR,
+        }
+    }
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -193,6 +208,11 @@ impl Sessions {
         let answer = Arc::new(watch::Sender::new(Answer::Running));
         {
             let mut streams = lock(&session.streams);
+            // The oldest first: what finished long enough ago is forgotten.
+            let now = Instant::now();
+            while streams.front().is_some_and(|(_, a)| a.borrow().expired(now)) {
+                streams.pop_front();
+            }
             if streams.len() >= KEPT_STREAMS {
                 // The oldest finished stream gives way; running ones stay resumable.
                 let finished = streams.iter().position(|(_, a)| !matches!(*a.borrow(), Answer::Running));
@@ -253,7 +273,7 @@ impl Sessions {
                     return None;
                 }
                 match answer.wait_for(|a| !matches!(a, Answer::Running)).await.map(|a| a.clone()) {
-                    Ok(Answer::Sent(event)) => Some(event),
+                    Ok(Answer::Sent(event, _)) => Some(event),
                     _ => None,
                 }
             })
@@ -275,7 +295,8 @@ struct Settle {
 impl Drop for Settle {
     fn drop(&mut self) {
         lock(&self.session.calls).remove(&self.id);
-        let answer = self.sent.take().map_or(Answer::None, Answer::Sent);
+        let now = Instant::now();
+        let answer = self.sent.take().map_or(Answer::None(now), |event| Answer::Sent(event, now));
         self.answer.send_replace(answer);
     }
 }
@@ -653,6 +674,18 @@ mod tests {
         assert_eq!(h.dropped.load(Ordering::SeqCst), 1);
         let gone = exchange(h.addr, &post(h.addr, Some(&h.session), &call(4))).await;
         assert!(gone.starts_with("HTTP/1.1 404"), "{gone}");
+    }
+
+    #[test]
+    fn a_finished_answer_is_kept_for_a_minute_a_running_one_as_long_as_it_runs() {
+        let now = Instant::now();
+        let long_ago = now.checked_sub(KEPT_FOR + Duration::from_secs(1)).unwrap();
+        assert!(!Answer::Running.expired(now));
+        assert!(!Answer::None(now).expired(now));
+        assert!(Answer::None(long_ago).expired(now));
+        let event = ServerSseMessage::priming("0/d0", Duration::from_secs(3));
+        assert!(!Answer::Sent(event.clone(), now).expired(now));
+        assert!(Answer::Sent(event, long_ago).expired(now));
     }
 
     #[tokio::test]
