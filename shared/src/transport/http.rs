@@ -5,8 +5,10 @@
 //!   server through DNS rebinding (403). With `--http-token`, every `/mcp` request needs
 //!   `Authorization: Bearer <token>` (401). A non-loopback address without a token is refused at
 //!   start unless `--insecure-no-token` says the network is guarded otherwise.
-//! - **Sessions** (the default): rmcp's local session manager, each session ended after
-//!   `--session-idle-timeout` without a message, at most `--max-sessions` at once: past it, a new
+//! - **Sessions** (the default): rmcp's local session manager behind ours
+//!   ([`sessions`](super::sessions), which answers a session's `tools/call` in the connection's
+//!   task), each session ended after `--session-idle-timeout` without a request (and no call in
+//!   flight), at most `--max-sessions` at once: past it, a new
 //!   session takes the place of the least recently used idle one (those that never got past
 //!   `initialize` first, never one with a call in flight), and only when every session is busy
 //!   is the newcomer `503` with `Retry-After` ([`http_gate`](super::http_gate), which also gives
