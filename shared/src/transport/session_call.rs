@@ -15,8 +15,9 @@
 //! - there is one `Mcp-Session-Id`, of a session this server has open (an unknown one is left
 //!   to rmcp, which answers `404`);
 //! - the body is a JSON-RPC `tools/call` request without a per-request version in `_meta`;
-//! - the session's manager takes the call ([`super::sessions::Sessions::takes`]: the session's peer is
-//!   known, no progress is asked for, the tool needs nothing from the client first).
+//! - the session's manager takes the call ([`super::sessions::Sessions::takes`]: the
+//!   session's peer is known, no progress is asked for, the tool needs nothing from the client
+//!   first).
 //!
 //! The answer is rmcp's response, byte for byte but for the event ids: `200`, the same
 //! headers, the same SSE events (the priming event for the revisions that have one, then the

@@ -33,7 +33,8 @@
 //!   client that resumes gets its answer.
 //! - **Cancellation**: `notifications/cancelled` naming the call's id cancels it, as does the
 //!   session's end (`DELETE`, the idle timeout, the session cap, the server's shutdown). A
-//!   cancelled call answers nothing, as rmcp's serve loop does.
+//!   cancelled call answers nothing (MCP's "SHOULD NOT respond" to a cancelled request, as
+//!   [`crate::server`] promises).
 //! - The handler, its context (`_meta`, the HTTP request's head, the session's peer and client
 //!   information), the call's timeout, its log line and metrics are the same.
 //!
