@@ -376,30 +376,32 @@ async fn wait_for_signal() {
     }
 }
 
+/// Options for tests: loopback defaults, sessions, direct calls, small limits.
+#[cfg(test)]
+pub(crate) fn test_options() -> HttpOptions {
+    HttpOptions {
+        token: None,
+        max_message_bytes: 1024,
+        allow_hosts: vec![],
+        allow_origins: vec![],
+        insecure_no_token: false,
+        stateless: false,
+        direct_calls: true,
+        protect_metrics: false,
+        oauth: None,
+        max_sessions: 10,
+        session_idle_timeout: Duration::from_secs(60),
+        limits: ListenerLimits {
+            max_connections: 16,
+            header_read_timeout: Duration::from_secs(10),
+            shutdown_grace: Duration::from_secs(10),
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn options() -> HttpOptions {
-        HttpOptions {
-            token: None,
-            max_message_bytes: 1024,
-            allow_hosts: vec![],
-            allow_origins: vec![],
-            insecure_no_token: false,
-            stateless: false,
-            direct_calls: true,
-            protect_metrics: false,
-            oauth: None,
-            max_sessions: 10,
-            session_idle_timeout: Duration::from_secs(60),
-            limits: ListenerLimits {
-                max_connections: 16,
-                header_read_timeout: Duration::from_secs(10),
-                shutdown_grace: Duration::from_secs(10),
-            },
-        }
-    }
 
     #[test]
     fn host_and_origin_lists_name_the_bound_address() {
@@ -414,10 +416,10 @@ mod tests {
     fn a_public_address_needs_a_token_or_an_explicit_insecure_flag() {
         let public: SocketAddr = "0.0.0.0:8080".parse().unwrap();
         let loopback: SocketAddr = "127.0.0.1:8080".parse().unwrap();
-        let refusal = public_without_token(public, &options()).unwrap();
+        let refusal = public_without_token(public, &test_options()).unwrap();
         assert!(refusal.contains("--http-token") && refusal.contains("--insecure-no-token"), "{refusal}");
-        assert!(public_without_token(loopback, &options()).is_none());
-        assert!(public_without_token(public, &HttpOptions { token: Some("t".into()), ..options() }).is_none());
-        assert!(public_without_token(public, &HttpOptions { insecure_no_token: true, ..options() }).is_none());
+        assert!(public_without_token(loopback, &test_options()).is_none());
+        assert!(public_without_token(public, &HttpOptions { token: Some("t".into()), ..test_options() }).is_none());
+        assert!(public_without_token(public, &HttpOptions { insecure_no_token: true, ..test_options() }).is_none());
     }
 }

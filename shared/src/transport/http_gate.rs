@@ -246,11 +246,7 @@ impl SessionGate {
         let open: Vec<Arc<str>> = self.manager.local.sessions.read().await.keys().cloned().collect();
         let now = Instant::now();
         let idle_ones: Vec<Arc<str>> = {
-            let mut tracks = self.tracks();
-            if tracks.len() > open.len() {
-                let alive: std::collections::HashSet<&Arc<str>> = open.iter().collect();
-                tracks.retain(|id, _| alive.contains(id));
-            }
+            let mut tracks = self.tracks_of(&open);
             open.iter()
                 .filter(|id| {
                     // One this gate did not see open starts its clock now.
@@ -279,17 +275,23 @@ impl SessionGate {
         self.tracks.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// The tracks, without those of sessions no longer `open` (ended without this gate: a
+    /// `DELETE`, the session's service failing, rmcp's `initialize` timeout).
+    fn tracks_of(&self, open: &[Arc<str>]) -> std::sync::MutexGuard<'_, HashMap<Arc<str>, Track>> {
+        let mut tracks = self.tracks();
+        if tracks.len() > open.len() {
+            let alive: std::collections::HashSet<&Arc<str>> = open.iter().collect();
+            tracks.retain(|id, _| alive.contains(id));
+        }
+        tracks
+    }
+
     /// Ends the idle session to give way, if there is one: never-established ones first, then
     /// the least recently used. `false` when every open session has a call in flight.
     async fn evict_one(&self) -> bool {
         let open: Vec<Arc<str>> = self.manager.local.sessions.read().await.keys().cloned().collect();
         let victim = {
-            let mut tracks = self.tracks();
-            // Forget sessions rmcp ended on its own (idle timeout, DELETE, error).
-            if tracks.len() > open.len() {
-                let alive: std::collections::HashSet<&Arc<str>> = open.iter().collect();
-                tracks.retain(|id, _| alive.contains(id));
-            }
+            let tracks = self.tracks_of(&open);
             open.iter()
                 .filter_map(|id| {
                     let track = tracks.get(id).copied();

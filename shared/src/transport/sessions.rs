@@ -458,8 +458,8 @@ mod tests {
         registry::{Tool, ToolContext, ToolRegistry},
         server::{ServerIdentity, ServerSettings},
         transport::{
-            http::{HttpOptions, router},
-            listener::{self, ListenerLimits},
+            http::{HttpOptions, router, test_options},
+            listener,
         },
     };
 
@@ -519,29 +519,11 @@ mod tests {
             .with_settings(ServerSettings { tool_timeout: Duration::from_secs(60), call_log: None });
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        let limits = ListenerLimits {
-            max_connections: 64,
-            header_read_timeout: Duration::from_secs(10),
-            shutdown_grace: Duration::from_secs(1),
-        };
-        let options = HttpOptions {
-            token: None,
-            max_message_bytes: 1 << 20,
-            allow_hosts: vec![],
-            allow_origins: vec![],
-            insecure_no_token: false,
-            stateless: false,
-            direct_calls: true,
-            protect_metrics: false,
-            oauth: None,
-            max_sessions: 16,
-            session_idle_timeout: Duration::from_secs(60),
-            limits,
-        };
+        let options = HttpOptions { max_message_bytes: 1 << 20, max_sessions: 16, ..test_options() };
         let stop = CancellationToken::new();
         let sessions = CancellationToken::new();
         let app = router(server, addr, &options, None, sessions.clone());
-        tokio::spawn(listener::serve(listener, app, limits, stop.clone(), sessions));
+        tokio::spawn(listener::serve(listener, app, options.limits, stop.clone(), sessions));
         let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
         let answer = exchange(addr, &post(addr, None, init)).await;
         let session = answer
