@@ -1,6 +1,7 @@
-//! The command line: clap's parser, skipped when there is nothing for it to parse.
+//! The command line: clap's parser, skipped when there is nothing for it to parse, or only the
+//! server's directory flag.
 
-use std::{collections::BTreeSet, ffi::OsString, fmt::Debug};
+use std::{collections::BTreeSet, ffi::OsString, fmt::Debug, path::PathBuf};
 
 /// `T::parse()`, except that a start with no arguments and none of `env` set takes
 /// `T::default()` at once.
@@ -25,6 +26,129 @@ fn parse_from<T: clap::Parser + Default>(
         None if !env.iter().any(|name| is_set(name)) => T::default(),
         first => T::parse_from(program.into_iter().chain(first).chain(args)),
     }
+}
+
+/// A server's flag that takes one directory (`--root`, `--repo`, `--workspace`): the one flag
+/// most client configurations pass, and often the only one.
+pub struct DirectoryArg<T> {
+    /// The flag's long name, without the dashes (`root`).
+    pub long: &'static str,
+    /// Puts the directory into the parsed command line, as clap does for one occurrence.
+    pub set: fn(&mut T, PathBuf),
+}
+
+// Copy whatever `T` is (a derive would ask `T: Copy`).
+impl<T> Clone for DirectoryArg<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for DirectoryArg<T> {}
+
+/// [`parse`], except that a command line that is only `--<long> DIR` or `--<long>=DIR` (once,
+/// with none of `env` set) also skips clap: `T::default()` with `dir.set` applied.
+///
+/// The fast path takes only what clap takes the same way: a `DIR` that is not empty and does
+/// not start with `-` (clap would read `--root -x` as a missing value and `--root=` as an empty
+/// one, and refuse both). Anything else, `--help` and every mistake included, goes to clap as
+/// before. Each server's tests compare both parsers over many command lines with
+/// [`check_directory_arg`].
+pub fn parse_with_directory<T: clap::Parser + Default>(env: &[&str], dir: DirectoryArg<T>) -> T {
+    let args: Vec<OsString> = std::env::args_os().collect();
+    let is_set = |name: &str| std::env::var_os(name).is_some();
+    match directory_only(&args, env, dir, is_set) {
+        Some(parsed) => parsed,
+        None => parse_from(args, env, is_set),
+    }
+}
+
+/// The command line parsed without clap, when it is only `dir`'s flag with one plain value.
+fn directory_only<T: Default>(
+    args: &[OsString],
+    env: &[&str],
+    dir: DirectoryArg<T>,
+    is_set: impl Fn(&str) -> bool,
+) -> Option<T> {
+    if env.iter().any(|name| is_set(name)) {
+        return None;
+    }
+    let value = match args {
+        [_, flag, value] if flag.to_str()?.strip_prefix("--")? == dir.long => value.clone(),
+        [_, flag] => {
+            let (name, value) = flag.to_str()?.strip_prefix("--")?.split_once('=')?;
+            if name != dir.long {
+                return None;
+            }
+            OsString::from(value)
+        }
+        _ => return None,
+    };
+    if value.is_empty() || value.as_encoded_bytes().starts_with(b"-") {
+        return None;
+    }
+    let mut parsed = T::default();
+    (dir.set)(&mut parsed, PathBuf::from(value));
+    Some(parsed)
+}
+
+/// Checks that [`parse_with_directory`]'s fast path gives what clap gives (compared by their
+/// `Debug` text) on every command line of up to three words built from a set of tricky ones
+/// (the flag with and without `=`, empty and dashed values, other flags, `--`, prefixes of
+/// the flag's name), and that it takes the plain `--<long> DIR` and `--<long>=DIR`.
+pub fn check_directory_arg<T: clap::Parser + Default + Debug>(dir: DirectoryArg<T>) -> Result<(), String> {
+    let long = dir.long;
+    let words: Vec<String> = vec![
+        format!("--{long}"),
+        format!("--{long}="),
+        format!("--{long}=dir"),
+        format!("--{long}=a=b"),
+        format!("--{long}=-x"),
+        format!("--{long}s"),
+        format!("--{}", long.get(..long.len().saturating_sub(1)).unwrap_or(long)),
+        format!("-{long}"),
+        "dir".to_owned(),
+        "/a b/c".to_owned(),
+        "-".to_owned(),
+        "-x".to_owned(),
+        "--".to_owned(),
+        "--help".to_owned(),
+        "--stateless".to_owned(),
+        String::new(),
+    ];
+    // Every line of up to three words: 16 + 16² + 16³ of them.
+    let mut lines: Vec<Vec<&str>> = vec![Vec::new()];
+    let mut last: Vec<Vec<&str>> = vec![Vec::new()];
+    for _ in 0..3 {
+        last =
+            last.iter().flat_map(|line| words.iter().map(move |word| [&line[..], &[word.as_str()]].concat())).collect();
+        lines.extend(last.iter().cloned());
+    }
+    let command_line = |words: &[&str]| -> Vec<OsString> {
+        std::iter::once("server").chain(words.iter().copied()).map(OsString::from).collect()
+    };
+    let mut fast = 0;
+    for line in &lines {
+        let args = command_line(line);
+        let Some(parsed) = directory_only::<T>(&args, &[], dir, |_| false) else { continue };
+        fast += 1;
+        let by_clap = T::try_parse_from(&args)
+            .map_err(|error| format!("{line:?}: taken without clap, but clap refuses it: {error}"))?;
+        let (parsed, by_clap) = (format!("{parsed:?}"), format!("{by_clap:?}"));
+        if parsed != by_clap {
+            return Err(format!("{line:?}: without clap\n  {parsed}\nbut clap makes\n  {by_clap}"));
+        }
+    }
+    let (flag, joined) = (format!("--{long}"), format!("--{long}=/srv/project"));
+    for plain in [vec![flag.as_str(), "/srv/project"], vec![joined.as_str()]] {
+        if directory_only::<T>(&command_line(&plain), &[], dir, |_| false).is_none() {
+            return Err(format!("{plain:?} is not taken without clap"));
+        }
+    }
+    if fast < 4 {
+        return Err(format!("only {fast} command lines were taken without clap"));
+    }
+    Ok(())
 }
 
 /// Checks that `T::default()` is what clap makes of an empty command line (compared by their
@@ -87,9 +211,57 @@ mod tests {
         assert!(error.contains("differ from Default"), "{error}");
     }
 
+    #[derive(Debug, Default, clap::Parser)]
+    struct Rooted {
+        #[arg(long = "root", value_name = "DIR")]
+        roots: Vec<PathBuf>,
+        #[command(flatten)]
+        transport: TransportArgs,
+    }
+
+    const ROOT: DirectoryArg<Rooted> = DirectoryArg { long: "root", set: |cli, dir| cli.roots = vec![dir] };
+
+    fn os(args: &[&str]) -> Vec<OsString> {
+        args.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn the_directory_flag_alone_is_parsed_as_clap_parses_it() {
+        check_directory_arg(ROOT).unwrap();
+        let fast = |args: &[&str]| directory_only(&os(args), &["MCP_HTTP_TOKEN"], ROOT, |_| false);
+        assert_eq!(fast(&["x", "--root", "/srv/p"]).unwrap().roots, [PathBuf::from("/srv/p")]);
+        assert_eq!(fast(&["x", "--root=/srv/a=b"]).unwrap().roots, [PathBuf::from("/srv/a=b")]);
+        for clap_s in [
+            &["x"][..],
+            &["x", "--root"],
+            &["x", "--root", ""],
+            &["x", "--root="],
+            &["x", "--root", "-x"],
+            &["x", "--root=-x"],
+            &["x", "--root", "a", "--root", "b"],
+            &["x", "--root", "a", "--stateless"],
+            &["x", "--roots", "a"],
+            &["x", "--help"],
+        ] {
+            assert!(fast(clap_s).is_none(), "{clap_s:?} must go to clap");
+        }
+        let set = directory_only(&os(&["x", "--root", "a"]), &["MCP_HTTP_TOKEN"], ROOT, |_| true);
+        assert!(set.is_none(), "a set variable must send the command line through clap");
+    }
+
+    #[test]
+    fn a_fast_path_that_differs_from_clap_is_reported() {
+        let wrong = DirectoryArg::<Rooted> { long: "root", set: |cli, dir| cli.roots = vec![dir.clone(), dir] };
+        let error = check_directory_arg(wrong).unwrap_err();
+        assert!(error.contains("but clap makes"), "{error}");
+        // A flag clap does not know: the fast path would take what clap refuses.
+        let unknown = DirectoryArg::<Rooted> { long: "repo", set: |cli, dir| cli.roots = vec![dir] };
+        let error = check_directory_arg(unknown).unwrap_err();
+        assert!(error.contains("clap refuses it"), "{error}");
+    }
+
     #[test]
     fn arguments_or_a_set_variable_go_through_clap() {
-        let os = |args: &[&str]| args.iter().map(OsString::from).collect::<Vec<_>>();
         let cli: Cli = parse_from(os(&["x"]), &["MCP_HTTP_TOKEN"], |_| false);
         assert!(!cli.transport.stateless);
         let cli: Cli = parse_from(os(&["x", "--stateless"]), &["MCP_HTTP_TOKEN"], |_| false);

@@ -45,11 +45,15 @@ impl Default for Cli {
     }
 }
 
+/// The directory flag, parsed without clap when it is the whole command line.
+const DIRECTORY: mcp_shared::cli::DirectoryArg<Cli> =
+    mcp_shared::cli::DirectoryArg { long: "workspace", set: |cli, dir| cli.workspace = Some(dir) };
+
 /// The environment variables the flags read.
 const ENV: &[&str] = &[TOKEN_ENV, "MCP_HTTP_TOKEN"];
 
 fn main() -> anyhow::Result<()> {
-    let cli: Cli = mcp_shared::cli::parse(ENV);
+    let cli: Cli = mcp_shared::cli::parse_with_directory(ENV, DIRECTORY);
     logging::start(&logging::Banner {
         name: mcp_server_ide_bridge::NAME,
         version: env!("CARGO_PKG_VERSION"),
@@ -106,5 +110,10 @@ mod tests {
     #[test]
     fn a_start_without_flags_takes_clap_s_defaults() {
         mcp_shared::cli::check_defaults::<Cli>(ENV).unwrap();
+    }
+
+    #[test]
+    fn the_directory_flag_alone_is_parsed_as_clap_parses_it() {
+        mcp_shared::cli::check_directory_arg(DIRECTORY).unwrap();
     }
 }

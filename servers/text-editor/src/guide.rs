@@ -278,9 +278,12 @@ pub fn instructions(tool: &str, roots: &[String], tools: &[String]) -> String {
     format!("{base}{extra}")
 }
 
-/// The prompt, and the use of the client's roots.
+/// The prompt, and the use of the client's roots. The guide is written when a client asks for
+/// it, not at start-up: few sessions do, and every session waits for the start.
 pub struct Extension {
-    guide: String,
+    tool: String,
+    root: String,
+    tools: Vec<String>,
 }
 
 impl Extension {
@@ -290,7 +293,7 @@ impl Extension {
             .configured()
             .and_then(|sandbox| sandbox.roots().first())
             .map_or_else(|| crate::ROOT_FLAG.example.to_owned(), |p| p.display().to_string());
-        Extension { guide: guide(tool, &root, tools) }
+        Extension { tool: tool.to_owned(), root, tools: tools.to_vec() }
     }
 }
 
@@ -306,7 +309,7 @@ impl ServerExtension for Extension {
                 None,
             ));
         }
-        Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, self.guide.clone())])
+        Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, guide(&self.tool, &self.root, &self.tools))])
             .with_description(PROMPT_DESCRIPTION))
     }
 
