@@ -65,6 +65,7 @@ WINDOWS_SYSTEM_DLLS="kernel32.dll ntdll.dll msvcrt.dll ws2_32.dll userenv.dll bc
 NPM_PLATFORMS=()
 
 for target in $TARGETS; do
+  target_start=$(date +%s)
   bin="$OUT/bin/$target"
   mkdir -p "$bin"
   ext=""
@@ -118,6 +119,7 @@ for target in $TARGETS; do
   done
   say "release archives, wheels, npm platform packages for $target (dist/package.py)"
   python3 dist/package.py --bin-dir "$bin" --target "$target" --out "$OUT" --no-launchers
+  say "$target: $(($(date +%s) - target_start)) s"
   NPM_PLATFORMS+=("$(python3 -c 'import sys; sys.path.insert(0, "dist"); import package; print(package.TARGETS[sys.argv[1]][1])' "$target")")
 done
 BIN="$OUT/bin/$TARGET"
@@ -125,7 +127,7 @@ BIN="$OUT/bin/$TARGET"
 say "npm launchers for ${NPM_PLATFORMS[*]}"
 python3 dist/package.py --launchers-only --platforms "$(IFS=,; echo "${NPM_PLATFORMS[*]}")" --out "$OUT"
 
-say "MCP Bundles (dist/mcpb.py, packed with the official mcpb; DIST_NO_MCPB=1: folders only)"
+say "MCP Bundles (dist/mcpb.py, packed with the official mcpb; DIST_NO_MCPB=1: folders only) at $(($(date +%s) - START)) s"
 python3 dist/mcpb.py --version "$VERSION" --out "$OUT/mcpb" --bin-root "$OUT/bin"
 if [[ "${DIST_NO_MCPB:-0}" != 1 ]]; then
   for folder in "$OUT"/mcpb/*/; do
@@ -148,7 +150,7 @@ if [[ "${DIST_NO_IMAGE:-0}" != 1 ]]; then
       aarch64-unknown-linux-gnu) arch=arm64 ;;
       *) continue ;;
     esac
-    say "container image mcp-suite:$VERSION-$arch (FROM scratch, linux/$arch)"
+    say "container image mcp-suite:$VERSION-$arch (FROM scratch, linux/$arch) at $(($(date +%s) - START)) s"
     CONTEXT="$OUT/image/context-$arch"
     mkdir -p "$CONTEXT/rootfs/workspace" "$CONTEXT/rootfs/tmp"
     chmod 1777 "$CONTEXT/rootfs/tmp"
@@ -165,7 +167,7 @@ if [[ "${DIST_NO_IMAGE:-0}" != 1 ]]; then
   podman manifest push --quiet --all "mcp-suite:$VERSION" "oci-archive:$OUT/image/mcp-suite-$VERSION.oci.tar"
 fi
 
-say "checksums and sizes"
+say "checksums and sizes at $(($(date +%s) - START)) s"
 (cd "$OUT" && find . -type f ! -name SHA256SUMS ! -name sizes.txt | sort | sed 's|^\./||' | xargs sha256sum >SHA256SUMS)
 {
   echo "mcp-suite $VERSION, built $(date -u +%Y-%m-%dT%H:%MZ) in $(($(date +%s) - START)) s"

@@ -3,6 +3,7 @@
 # dist/toolchain.sh (set up on first use; `dist/toolchain.sh exec`).
 #
 #   dist/cross.sh TARGET CARGO-ARGS...     e.g. dist/cross.sh aarch64-unknown-linux-gnu build -p mcp-shared
+#   dist/cross.sh TARGET prepare           set up the root (and zig) for TARGET, build nothing
 #
 # TARGET is one of
 #   aarch64-unknown-linux-gnu   Debian's arm64 std; static glibc (+crt-static) like the x86_64 build;
@@ -76,5 +77,9 @@ if [[ "${ZIG:-0}" == 1 ]]; then
   bash "$ROOT/dist/toolchain.sh" exec sh -c 'test -x /opt/zig/bin/cargo-zigbuild || {
     python3 -m venv /opt/zig && /opt/zig/bin/pip install --quiet --no-cache-dir cargo-zigbuild==0.24.1 ziglang==0.17.1; }' >&2
   SUB="zig$SUB"
+fi
+# `dist/cross.sh TARGET prepare`: only set up what the target needs (the root, zig), build nothing.
+if [[ "$SUB" == prepare || "$SUB" == zigprepare ]]; then
+  exec bash "$ROOT/dist/toolchain.sh" exec true
 fi
 exec bash "$ROOT/dist/toolchain.sh" exec env "${ENV[@]}" cargo "$SUB" --target "$TARGET" "${BUILD_STD[@]}" "$@"

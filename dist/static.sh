@@ -40,7 +40,9 @@ done
 export RUSTFLAGS="-C target-feature=+crt-static -C relocation-model=static --cfg getrandom_backend=\"linux_getrandom\""
 export CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER="$ROOT/dist/ordering-gcc"
 build() { cargo build --quiet --release --locked --target "$TARGET" --target-dir "$TARGET_DIR" "$@" --bins; }
+t0=$(date +%s)
 build "$@"
+echo "dist/static.sh: release build $(( $(date +%s) - t0 )) s" >&2
 
 BINARIES="$(cargo metadata --no-deps --format-version 1 --offline | python3 -c '
 import json, sys
@@ -54,6 +56,7 @@ for p in json.load(sys.stdin)["packages"]:
 # Record each server's start; where the binary was linked without an order that covers it,
 # remove the binary so that the second build links it again, with the order.
 mkdir -p "$STARTUP_ORDER_DIR" "$SHIPPED"
+t0=$(date +%s)
 relink=0
 ORDERED=()
 for binary in $BINARIES; do
@@ -75,7 +78,11 @@ for binary in $BINARIES; do
     rm -f "$order" "$order.new"
   fi
 done
-[[ $relink -eq 0 ]] || build "$@"
+echo "dist/static.sh: starts recorded $(( $(date +%s) - t0 )) s" >&2
+if [[ $relink -eq 1 ]]; then
+  build "$@"
+  echo "dist/static.sh: linked in start order $(( $(date +%s) - t0 )) s" >&2
+fi
 
 for binary in "${ORDERED[@]}"; do
   python3 dist/startup_order.py --check "$OUT/$binary" "$STARTUP_ORDER_DIR/$binary.txt"

