@@ -81,7 +81,7 @@ done
 echo "dist/static.sh: starts recorded $(( $(date +%s) - t0 )) s" >&2
 if [[ $relink -eq 1 ]]; then
   build "$@"
-  echo "dist/static.sh: linked in start order $(( $(date +%s) - t0 )) s" >&2
+  echo "dist/static.sh: recorded and linked in start order $(( $(date +%s) - t0 )) s" >&2
 fi
 
 for binary in "${ORDERED[@]}"; do

