@@ -9,10 +9,11 @@
 #   - static executables: +crt-static, relocation-model=static (not a static-pie; see
 #     dist/build.sh for why), getrandom's linux_getrandom backend;
 #   - each stdio server's code in the order its start runs it: dist/startup_order.py records the
-#     functions a first session runs (under valgrind); then the binary is built again: its
-#     output is removed, so that cargo compiles and links that one crate again with the same flags
-#     (its dependencies stay, the symbol names are the same), through dist/ordering-gcc, which
-#     hands the order to lld (--symbol-ordering-file); checked here on the linked binary's symbols;
+#     functions a first session runs (under valgrind); then the binary is linked again with that
+#     order (lld's --symbol-ordering-file): dist/ordering-gcc, the linker here, kept the first
+#     link's inputs and links them again (the same objects, so the same symbol names). Without a
+#     kept link, the binary's output is removed so that cargo compiles and links that one crate
+#     again (its dependencies stay); checked here on the linked binary's symbols;
 #   - stripped (binutils' strip --strip-all, after the check).
 # A binary with no recorded session (ide-bridge-host, not a stdio server; the test tools) is
 # only stripped.
@@ -69,6 +70,13 @@ for binary in $BINARIES; do
       continue
     fi
     mv "$order.new" "$order"
+    # The link dist/ordering-gcc kept: linked again with the order, in about a second.
+    if [[ -f "$STARTUP_ORDER_DIR/link/$binary/link.json" ]] \
+      && linked="$(python3 dist/ordering-gcc --relink "$STARTUP_ORDER_DIR" "$binary")"; then
+      ln -f "$linked" "$OUT/$binary"
+      continue
+    fi
+    # No kept link (or it failed): cargo compiles and links that crate again.
     find "$OUT/deps" -maxdepth 1 -type f -name "${binary//-/_}-*" ! -name '*.*' -delete
     rm -f "$OUT/$binary"
     relink=1
@@ -78,10 +86,10 @@ for binary in $BINARIES; do
     rm -f "$order" "$order.new"
   fi
 done
-echo "dist/static.sh: starts recorded $(( $(date +%s) - t0 )) s" >&2
+echo "dist/static.sh: starts recorded and linked in start order $(( $(date +%s) - t0 )) s" >&2
 if [[ $relink -eq 1 ]]; then
   build "$@"
-  echo "dist/static.sh: recorded and linked in start order $(( $(date +%s) - t0 )) s" >&2
+  echo "dist/static.sh: built again for the start order (no kept link) $(( $(date +%s) - t0 )) s" >&2
 fi
 
 for binary in "${ORDERED[@]}"; do
