@@ -52,6 +52,8 @@ for ((i = 0; i < ${#TARGETS[@]}; i += JOBS)); do
   for j in "${!batch[@]}"; do
     if ! wait "${pids[$j]}"; then
       target="${batch[$j]}"
+      # The batch's other targets end within SECONDS_EACH: let them, then report.
+      wait || true
       tail -40 "$LOGS/$target"
       echo "FUZZ FAILURE in $target: the input is under fuzz/artifacts/$target/"
       exit 1
