@@ -16,7 +16,7 @@ if [ ${#TARGETS[@]} -eq 0 ]; then
   mapfile -t TARGETS < <(cargo +nightly fuzz list)
 fi
 # FUZZ_DEV=1: build the targets with the fuzz crate's dev profile (opt-level 0, still with ASan,
-# coverage and debug assertions) instead of release: a build of 204 s instead of 608 s, for
+# coverage and debug assertions) instead of release: a build of 204-276 s instead of 608 s, for
 # CI's short runs that replay every seed; each target then runs 5-25x fewer inputs per second.
 # A campaign uses release.
 BUILD=()
