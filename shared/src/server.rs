@@ -335,21 +335,25 @@ impl ServerHandler for McpServer {
             Some(tp) => tracing::info_span!("tools/call", tool = %request.name, traceparent = %tp),
             None => tracing::Span::none(),
         };
-        let http = context.extensions.get::<axum::http::request::Parts>();
-        let caller = match http {
-            None => "stdio",
-            Some(parts) => parts.extensions.get::<Caller>().map_or("anonymous", |c| c.0.as_str()),
-        }
-        .to_owned();
-        let peer = http.and_then(|parts| parts.extensions.get::<PeerAddr>()).map(|p| p.0.to_string());
-        let tool = if known { request.name.to_string() } else { crate::metrics::UNKNOWN_TOOL.to_owned() };
+        // Who called, from where: for the call log only (the address's text is not free).
+        let who = logged.as_ref().map(|_| {
+            let http = context.extensions.get::<axum::http::request::Parts>();
+            let caller = match http {
+                None => "stdio",
+                Some(parts) => parts.extensions.get::<Caller>().map_or("anonymous", |c| c.0.as_str()),
+            }
+            .to_owned();
+            (caller, http.and_then(|parts| parts.extensions.get::<PeerAddr>()).map(|p| p.0.to_string()))
+        });
+        let tool = crate::metrics::global()
+            .map(|_| if known { request.name.to_string() } else { crate::metrics::UNKNOWN_TOOL.to_owned() });
         let (response, outcome) =
             tracing::Instrument::instrument(self.call_tool_observed(request, context), span).await;
         let elapsed = started.elapsed();
-        if let Some(metrics) = crate::metrics::global() {
+        if let (Some(metrics), Some(tool)) = (crate::metrics::global(), tool) {
             metrics.record_call(&tool, outcome, elapsed.as_secs_f64());
         }
-        if let Some((log, name, arguments)) = logged {
+        if let (Some((log, name, arguments)), Some((caller, peer))) = (logged, who) {
             log.record(&CallRecord {
                 tool: &name,
                 arguments: &arguments,
