@@ -236,7 +236,6 @@ pub async fn serve_http(server: McpServer, addr: SocketAddr, options: HttpOption
         },
         mode = if options.stateless { "stateless" } else { "sessions" },
         max_connections = options.limits.max_connections,
-        allocator = crate::alloc::name(),
         "serving Streamable HTTP"
     );
     let shutdown = CancellationToken::new();

@@ -348,6 +348,6 @@ pub async fn serve_stdio_after(
         Err(error) => return Err(ServeError::Initialize(error.to_string())),
     };
     let reason = running.waiting().await.map_err(|e| ServeError::Join(e.to_string()))?;
-    tracing::debug!(?reason, allocator = crate::alloc::name(), "session ended");
+    tracing::debug!(?reason, "session ended");
     Ok(())
 }
