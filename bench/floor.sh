@@ -8,7 +8,8 @@
 #   - ours in one 2025-11-25 session (SSE answers);
 #   - ours at 2026-07-28, sessionless (version in _meta, the Mcp-Method/Mcp-Name headers);
 #   - the TypeScript SDK 1.x server in one session (the peer).
-# Each: calls/s, p50, p99, the server's peak RSS; ratios to the floor.
+# Each: calls/s, p50, p99, the server's peak RSS; ratios to the floor. In ROUNDS rounds (floor, then
+# ours), reported as medians, each ratio the median of the rounds' own ratios (see below).
 #
 # stdio: each server's cold start (spawn -> initialize answered, median of SPAWNS), spawn -> the
 # first tools/list answered (when the client can first use it), and idle RSS
@@ -20,7 +21,7 @@
 #
 #   bash bench/floor.sh        # needs wrk (apt-get install wrk), node (for the TS peer), valgrind
 #
-# Environment: CONNECTIONS (64), DURATION (10s), THREADS (2), SPAWNS (40), STATIC (1).
+# Environment: CONNECTIONS (64), DURATION (10s), THREADS (2), ROUNDS (3), SPAWNS (40), STATIC (1).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -29,6 +30,7 @@ CONNECTIONS="${CONNECTIONS:-64}"
 DURATION="${DURATION:-10s}"
 THREADS="${THREADS:-2}"
 SPAWNS="${SPAWNS:-40}"
+ROUNDS="${ROUNDS:-3}"
 command -v wrk >/dev/null || { echo "floor.sh: wrk is not installed (apt-get install wrk)" >&2; exit 1; }
 
 cd "$ROOT"
@@ -68,13 +70,19 @@ script "$WORK/2026.lua" "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\"
   "MCP-Protocol-Version=2026-07-28" "Mcp-Method=tools/call" "Mcp-Name=hoge"
 script "$WORK/ts.lua" "$CALL" "MCP-Protocol-Version=2025-11-25" "Mcp-Session-Id=$(open_session "http://127.0.0.1:$TS_PORT/mcp")"
 
-echo "== HTTP: $CONNECTIONS connections, $DURATION each (wrk -t$THREADS)" >&2
+echo "== HTTP: $CONNECTIONS connections, $DURATION each (wrk -t$THREADS), $ROUNDS rounds" >&2
+# Rounds: this machine's speed moves by up to 20% from one minute to the next, so one run of each
+# compares servers measured in different minutes. Each round measures the floor and then ours
+# right after it; the report gives each row's median over the rounds and the median of its
+# per-round ratios to the floor (with their range). The TypeScript SDK once, in the first round.
 HTTP="$(
-  run floor "http://127.0.0.1:$FLOOR_PORT/" "$WORK/floor.lua" "$FLOOR_PID"
-  run ours-stateless "http://127.0.0.1:$STATELESS_PORT/mcp" "$WORK/stateless.lua" "$STATELESS_PID"
-  run ours-session "http://127.0.0.1:$SESSION_PORT/mcp" "$WORK/session.lua" "$SESSION_PID"
-  run ours-2026-07-28 "http://127.0.0.1:$SESSION_PORT/mcp" "$WORK/2026.lua" "$SESSION_PID"
-  run ts-sdk-session "http://127.0.0.1:$TS_PORT/mcp" "$WORK/ts.lua" "$TS_PID"
+  for round in $(seq 1 "$ROUNDS"); do
+    run "floor@$round" "http://127.0.0.1:$FLOOR_PORT/" "$WORK/floor.lua" "$FLOOR_PID"
+    run "ours-stateless@$round" "http://127.0.0.1:$STATELESS_PORT/mcp" "$WORK/stateless.lua" "$STATELESS_PID"
+    run "ours-session@$round" "http://127.0.0.1:$SESSION_PORT/mcp" "$WORK/session.lua" "$SESSION_PID"
+    run "ours-2026-07-28@$round" "http://127.0.0.1:$SESSION_PORT/mcp" "$WORK/2026.lua" "$SESSION_PID"
+    [[ "$round" != 1 ]] || run "ts-sdk-session@$round" "http://127.0.0.1:$TS_PORT/mcp" "$WORK/ts.lua" "$TS_PID"
+  done
 )"
 
 echo "== stdio: cold start and idle RSS against mcp-baseline ($SPAWNS spawns each, $STDIO_BIN)" >&2
@@ -93,18 +101,26 @@ for spec in "sample-tool:$STDIO_BIN/mcp-server-sample-tool" \
 done
 
 python3 - "$HTTP" "$STDIO" <<'PY'
-import json, sys
-rows = {}
+import json, statistics, sys
+runs = {}  # label -> round -> figures
 for line in sys.argv[1].splitlines():
     f = line.split()
-    rows[f[0]] = dict(requests=int(f[1]), rate=float(f[2]), p99=float(f[3]), bad=int(f[4]), p50=float(f[5]), rss=float(f[6]))
-floor = rows["floor"]
-print(f"HTTP (wrk, same run)       calls/s   vs floor   p50 ms   p99 ms  p99 vs floor  peak RSS MiB")
-for label, r in rows.items():
-    print(f"{label:20} {r['rate']:12.0f} {r['rate'] / floor['rate']:9.2f}x {r['p50']:8.2f} {r['p99']:8.2f} {r['p99'] / floor['p99']:9.2f}x {r['rss']:10.1f}")
-ts = rows["ts-sdk-session"]
+    label, round_ = f[0].split("@")
+    runs.setdefault(label, {})[round_] = dict(
+        requests=int(f[1]), rate=float(f[2]), p99=float(f[3]), bad=int(f[4]), p50=float(f[5]), rss=float(f[6]))
+floor = runs["floor"]
+med = statistics.median
+print(f"HTTP (wrk, {len(floor)} rounds)  calls/s   vs floor (range)     p50 ms   p99 ms  p99 vs floor  peak RSS MiB")
+for label, rounds in runs.items():
+    rate = med(r["rate"] for r in rounds.values())
+    ratios = [r["rate"] / floor[k]["rate"] for k, r in rounds.items()]
+    p99s = [r["p99"] / floor[k]["p99"] for k, r in rounds.items()]
+    spread = f"({min(ratios):.2f}-{max(ratios):.2f})"
+    print(f"{label:20} {rate:10.0f} {med(ratios):7.2f}x {spread:11} {med(r['p50'] for r in rounds.values()):8.2f}"
+          f" {med(r['p99'] for r in rounds.values()):8.2f} {med(p99s):9.2f}x {max(r['rss'] for r in rounds.values()):10.1f}")
+ts = runs["ts-sdk-session"]["1"]
 for label in ("ours-stateless", "ours-session", "ours-2026-07-28"):
-    print(f"{label} / TS SDK: {rows[label]['rate'] / ts['rate']:.1f}x the calls/s")
+    print(f"{label} / TS SDK: {runs[label]['1']['rate'] / ts['rate']:.1f}x the calls/s (round 1)")
 print()
 print(f"stdio (mcp-bench)          cold start ms   vs baseline   to tools/list ms   vs baseline   idle RSS MiB   vs baseline")
 for line in sys.argv[2].splitlines():
@@ -113,5 +129,5 @@ for line in sys.argv[2].splitlines():
     server, ratio = report["server"], report.get("ratio") or {}
     rss = (server.get("idle_rss_kib") or 0) / 1024
     print(f"{name:20} {server['cold_start_median_ms']:14.2f} {ratio.get('cold_start_median_ms') or 0:12.2f}x {server['ready_median_ms']:18.2f} {ratio.get('ready_median_ms') or 0:12.2f}x {rss:14.1f} {ratio.get('idle_rss_kib') or 0:12.2f}x")
-sys.exit(1 if any(r["bad"] for r in rows.values()) else 0)
+sys.exit(1 if any(r["bad"] for rounds in runs.values() for r in rounds.values()) else 0)
 PY
