@@ -128,6 +128,16 @@ pub(super) fn process_alive(pid: u32) -> bool {
     rustix::process::test_kill_process(pid).is_ok()
 }
 
+pub(super) fn read_stdin_appending(buf: &mut Vec<u8>, chunk: usize) -> io::Result<usize> {
+    buf.reserve(chunk);
+    loop {
+        match rustix::io::read(rustix::stdio::stdin(), rustix::buffer::spare_capacity(&mut *buf)) {
+            Err(rustix::io::Errno::INTR) => {}
+            read => return Ok(read?),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -277,14 +277,8 @@ pub fn serve_blocking_with(
     stop: impl FnOnce(),
 ) -> Result<(), ServeError> {
     if args.http.is_some() {
-        // Boxed: `block_on` and the scheduler's frames below it would otherwise each hold a copy
-        // of this large future on the main thread's stack, pages that a start faults in one by one.
-        return http_runtime()?.block_on(Box::pin(async {
-            start();
-            let served = serve(server, args).await;
-            stop();
-            served
-        }));
+        crate::logging::init();
+        return run_http(server, args, start, stop);
     }
     let settings = args.settings(&server.identity().name)?;
     let server = server.with_settings(settings);
@@ -293,11 +287,46 @@ pub fn serve_blocking_with(
     let early = if args.no_early_initialize || std::io::IsTerminal::is_terminal(&std::io::stdin()) {
         stdio::EarlyStart::default()
     } else {
-        stdio::early_initialize(&server, args.max_message_bytes, &mut std::io::stdin(), &mut std::io::stdout())
+        stdio::early_initialize(&server, args.max_message_bytes, &mut stdio::Stdin, &mut std::io::stdout())
     };
+    // The log's subscriber, built once the client has its answer (unless something was logged
+    // before): see `logging`.
+    crate::logging::init();
+    run_stdio(server, args.max_message_bytes, early, start, stop)
+}
+
+/// The HTTP part of [`serve_blocking_with`]. Not inlined, as [`run_stdio`].
+#[inline(never)]
+fn run_http(
+    server: McpServer,
+    args: &TransportArgs,
+    start: impl FnOnce(),
+    stop: impl FnOnce(),
+) -> Result<(), ServeError> {
+    // Boxed: `block_on` and the scheduler's frames below it would otherwise each hold a copy
+    // of this large future on the main thread's stack, pages that a start faults in one by one.
+    http_runtime()?.block_on(Box::pin(async {
+        start();
+        let served = serve(server, args).await;
+        stop();
+        served
+    }))
+}
+
+/// The stdio part of [`serve_blocking_with`] once `initialize` may have been answered. Not
+/// inlined: its stack frame (the runtime's) would otherwise be the caller's, pages that the
+/// start touches before it answers.
+#[inline(never)]
+fn run_stdio(
+    server: McpServer,
+    max_message_bytes: usize,
+    early: stdio::EarlyStart,
+    start: impl FnOnce(),
+    stop: impl FnOnce(),
+) -> Result<(), ServeError> {
     runtime()?.block_on(Box::pin(async {
         start();
-        let served = serve_stdio_after(server, args.max_message_bytes, early).await;
+        let served = serve_stdio_after(server, max_message_bytes, early).await;
         stop();
         served
     }))

@@ -43,7 +43,7 @@ use tokio::{
 use crate::server::SUPPORTED_PROTOCOL_VERSIONS;
 
 mod early;
-pub use early::{EarlyStart, after_early_start, early_initialize};
+pub use early::{EarlyInput, EarlyStart, Stdin, after_early_start, early_initialize};
 
 use super::{
     id_scan::{IdKind, id_kind, scan},

@@ -56,6 +56,10 @@ fn every_server_answers_initialize_early_with_the_bytes_rmcp_would_write() {
             format!("{{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}}\n{}\n{rest}", initialize("0", "2025-11-25")),
             false,
         ),
+        // A first line that takes several reads (40 KiB), and one past what is read before the
+        // runtime (70 KiB): every byte reaches the transport either way.
+        (format!("{}\n{rest}", initialize("7", "2025-11-25").replace("early-test", &"e".repeat(40 << 10))), true),
+        (format!("{}\n{rest}", initialize("8", "2025-11-25").replace("early-test", &"e".repeat(70 << 10))), false),
     ];
     for (name, _) in servers(dir.path()) {
         for (i, (input, early)) in cases.iter().enumerate() {

@@ -24,9 +24,37 @@ pub struct EarlyStart {
 /// The most [`early_initialize`] reads while looking for the end of the first line.
 const EARLY_READ_LIMIT: usize = 64 * 1024;
 
-/// The size of each of its reads: more than std's own stdin buffer (8 KiB), so that std reads
-/// straight into ours and holds nothing back from the async pipes that read stdin afterwards.
+/// The most each of its reads asks for.
 const EARLY_READ_CHUNK: usize = 16 * 1024;
+
+/// What [`early_initialize`] reads from.
+pub trait EarlyInput {
+    /// Appends what one read gives to `buf` (`chunk` bytes at most, or a little more); `Ok(0)`
+    /// at end of input.
+    fn read_appending(&mut self, buf: &mut Vec<u8>, chunk: usize) -> std::io::Result<usize>;
+}
+
+/// Any reader, into a zeroed chunk of `buf`.
+impl<R: std::io::Read> EarlyInput for R {
+    fn read_appending(&mut self, buf: &mut Vec<u8>, chunk: usize) -> std::io::Result<usize> {
+        let start = buf.len();
+        buf.resize(start + chunk, 0);
+        let read = self.read(&mut buf[start..]);
+        buf.truncate(start + *read.as_ref().unwrap_or(&0));
+        read
+    }
+}
+
+/// This process's standard input, as [`crate::platform::read_stdin_appending`] reads it:
+/// nothing held back from the async pipes that read stdin afterwards, and (on Unix) no page of
+/// the buffer written but by the kernel's copy.
+pub struct Stdin;
+
+impl EarlyInput for Stdin {
+    fn read_appending(&mut self, buf: &mut Vec<u8>, chunk: usize) -> std::io::Result<usize> {
+        crate::platform::read_stdin_appending(buf, chunk)
+    }
+}
 
 /// Answers the client's `initialize` before the async runtime exists.
 ///
@@ -45,7 +73,7 @@ const EARLY_READ_CHUNK: usize = 16 * 1024;
 pub fn early_initialize<S: ServerHandler>(
     server: &S,
     max_message_bytes: usize,
-    input: &mut impl std::io::Read,
+    input: &mut impl EarlyInput,
     output: &mut impl std::io::Write,
 ) -> EarlyStart {
     let mut start = EarlyStart::default();
@@ -58,10 +86,7 @@ pub fn early_initialize<S: ServerHandler>(
         if searched >= EARLY_READ_LIMIT {
             return start;
         }
-        start.read.resize(searched + EARLY_READ_CHUNK, 0);
-        let read = input.read(&mut start.read[searched..]);
-        start.read.truncate(searched + *read.as_ref().unwrap_or(&0));
-        match read {
+        match input.read_appending(&mut start.read, EARLY_READ_CHUNK) {
             Ok(0) => return start,
             Ok(_) => {}
             Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
