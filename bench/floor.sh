@@ -21,7 +21,8 @@
 #
 #   bash bench/floor.sh        # needs wrk (apt-get install wrk), node (for the TS peer), valgrind
 #
-# Environment: CONNECTIONS (64), DURATION (10s), THREADS (2), ROUNDS (3), SPAWNS (40), STATIC (1).
+# Environment: CONNECTIONS (64), DURATION (10s), THREADS (2), ROUNDS (3; 0 measures stdio alone),
+# SPAWNS (40), STATIC (1).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -76,7 +77,7 @@ echo "== HTTP: $CONNECTIONS connections, $DURATION each (wrk -t$THREADS), $ROUND
 # right after it; the report gives each row's median over the rounds and the median of its
 # per-round ratios to the floor (with their range). The TypeScript SDK once, in the first round.
 HTTP="$(
-  for round in $(seq 1 "$ROUNDS"); do
+  for round in $(seq 1 "$ROUNDS"); do  # ROUNDS=0: the stdio step alone
     run "floor@$round" "http://127.0.0.1:$FLOOR_PORT/" "$WORK/floor.lua" "$FLOOR_PID"
     run "ours-stateless@$round" "http://127.0.0.1:$STATELESS_PORT/mcp" "$WORK/stateless.lua" "$STATELESS_PID"
     run "ours-session@$round" "http://127.0.0.1:$SESSION_PORT/mcp" "$WORK/session.lua" "$SESSION_PID"
@@ -85,6 +86,8 @@ HTTP="$(
   done
 )"
 
+# The HTTP servers go before the stdio step: idle, the TypeScript SDK's node still wakes up.
+for pid in "$FLOOR_PID" "$STATELESS_PID" "$SESSION_PID" "$TS_PID"; do kill "$pid" 2>/dev/null || true; done
 echo "== stdio: cold start and idle RSS against mcp-baseline ($SPAWNS spawns each, $STDIO_BIN)" >&2
 mkdir -p "$WORK/repo" "$WORK/xdg"
 STDIO=""
@@ -108,9 +111,10 @@ for line in sys.argv[1].splitlines():
     label, round_ = f[0].split("@")
     runs.setdefault(label, {})[round_] = dict(
         requests=int(f[1]), rate=float(f[2]), p99=float(f[3]), bad=int(f[4]), p50=float(f[5]), rss=float(f[6]))
-floor = runs["floor"]
+floor = runs.get("floor", {})
 med = statistics.median
-print(f"HTTP (wrk, {len(floor)} rounds)  calls/s   vs floor (range)     p50 ms   p99 ms  p99 vs floor  peak RSS MiB")
+if floor:
+    print(f"HTTP (wrk, {len(floor)} rounds)  calls/s   vs floor (range)     p50 ms   p99 ms  p99 vs floor  peak RSS MiB")
 for label, rounds in runs.items():
     rate = med(r["rate"] for r in rounds.values())
     ratios = [r["rate"] / floor[k]["rate"] for k, r in rounds.items()]
@@ -118,10 +122,11 @@ for label, rounds in runs.items():
     spread = f"({min(ratios):.2f}-{max(ratios):.2f})"
     print(f"{label:20} {rate:10.0f} {med(ratios):7.2f}x {spread:11} {med(r['p50'] for r in rounds.values()):8.2f}"
           f" {med(r['p99'] for r in rounds.values()):8.2f} {med(p99s):9.2f}x {max(r['rss'] for r in rounds.values()):10.1f}")
-ts = runs["ts-sdk-session"]["1"]
-for label in ("ours-stateless", "ours-session", "ours-2026-07-28"):
-    print(f"{label} / TS SDK: {runs[label]['1']['rate'] / ts['rate']:.1f}x the calls/s (round 1)")
-print()
+if floor:
+    ts = runs["ts-sdk-session"]["1"]
+    for label in ("ours-stateless", "ours-session", "ours-2026-07-28"):
+        print(f"{label} / TS SDK: {runs[label]['1']['rate'] / ts['rate']:.1f}x the calls/s (round 1)")
+    print()
 print(f"stdio (mcp-bench)          cold start ms   vs baseline   to tools/list ms   vs baseline   idle RSS MiB   vs baseline")
 for line in sys.argv[2].splitlines():
     name, path = line.split(" ", 1)

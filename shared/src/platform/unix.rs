@@ -129,7 +129,8 @@ pub(super) fn process_alive(pid: u32) -> bool {
 }
 
 pub(super) fn read_stdin_appending(buf: &mut Vec<u8>, chunk: usize) -> io::Result<usize> {
-    buf.reserve(chunk);
+    // Exactly: the spare capacity is what one read may fill.
+    buf.reserve_exact(chunk);
     loop {
         match rustix::io::read(rustix::stdio::stdin(), rustix::buffer::spare_capacity(&mut *buf)) {
             Err(rustix::io::Errno::INTR) => {}

@@ -29,8 +29,8 @@ const EARLY_READ_CHUNK: usize = 16 * 1024;
 
 /// What [`early_initialize`] reads from.
 pub trait EarlyInput {
-    /// Appends what one read gives to `buf` (`chunk` bytes at most, or a little more); `Ok(0)`
-    /// at end of input.
+    /// Appends what one read gives to `buf` (`chunk` bytes at most, or what is left of the room
+    /// `buf` had beyond its length if that is more); `Ok(0)` at end of input.
     fn read_appending(&mut self, buf: &mut Vec<u8>, chunk: usize) -> std::io::Result<usize>;
 }
 
