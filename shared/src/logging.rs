@@ -56,7 +56,7 @@ type Inner = Box<dyn Subscriber + Send + Sync>;
 /// [`DEFAULT_MAX_LEVEL`], so that `debug!` and `trace!` are skipped by `tracing` itself without
 /// asking the subscriber; with `RUST_LOG` set it is built at once to read it. Every other call
 /// (the first `info!`, a span, a `log` record) builds it and goes to it.
-pub struct Deferred {
+struct Deferred {
     inner: OnceLock<Inner>,
 }
 

@@ -260,7 +260,7 @@ fn progress(cli: &Cli, text: &str) {
 
 /// The baseline, started as the server is: in its working directory, with its environment.
 /// A spawn with `--env` builds the child's whole environment in this process, inside the timed
-/// span: given to the server alone, it made two copies of the same binary 4-5% apart.
+/// span: given to the server alone, it made two copies of the same binary about 6% apart.
 fn baseline_target(cli: &Cli, arg_sets: Vec<Value>, env: Vec<(String, String)>) -> Result<Target> {
     let (program, args) = match &cli.baseline_cmd {
         Some(cmd) => {
