@@ -213,11 +213,7 @@ fn run(cli: &Cli) -> Result<()> {
         cold_start(t, timeout).with_context(|| format!("cannot start the {}", t.role))?;
     }
     for round in 0..cli.spawns {
-        let mut order: Vec<usize> = (0..targets.len()).collect();
-        if round % 2 == 1 {
-            order.reverse();
-        }
-        for i in order {
+        for i in spawn_order(round, targets.len()) {
             let t = &targets[i];
             let (cold, ready) = cold_start(t, timeout).with_context(|| format!("cold start of the {}", t.role))?;
             figures[i].cold_starts.push(cold);
@@ -256,6 +252,16 @@ fn progress(cli: &Cli, text: &str) {
     if !cli.json {
         eprintln!("mcp-bench: {text}");
     }
+}
+
+/// Which target starts when in cold-start round `round`: in turn, the first one first in even
+/// rounds and last in odd ones.
+fn spawn_order(round: usize, targets: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..targets).collect();
+    if round % 2 == 1 {
+        order.reverse();
+    }
+    order
 }
 
 /// The baseline, started as the server is: in its working directory, with its environment.
@@ -553,6 +559,35 @@ mod tests {
         assert_eq!(fmt_value(Some(1.5), Unit::Ms), "1.50 ms");
         assert_eq!(fmt_value(Some(2048.0), Unit::Kib), "2.0 MiB");
         assert_eq!(fmt_value(None, Unit::Kib), "n/a");
+    }
+
+    #[test]
+    fn each_target_goes_first_every_other_round() {
+        assert_eq!(spawn_order(0, 2), [0, 1]);
+        assert_eq!(spawn_order(1, 2), [1, 0]);
+        assert_eq!(spawn_order(2, 2), [0, 1]);
+        assert_eq!(spawn_order(3, 1), [0]);
+    }
+
+    #[test]
+    fn the_baseline_is_started_in_the_server_s_directory_and_environment() {
+        let cli = Cli::try_parse_from([
+            "mcp-bench",
+            "--cwd",
+            "/srv/work",
+            "--env",
+            "XDG_RUNTIME_DIR=/run/x",
+            "--baseline-cmd",
+            "base --flag",
+            "--",
+            "srv",
+        ])
+        .unwrap();
+        let env = vec![("XDG_RUNTIME_DIR".to_owned(), "/run/x".to_owned())];
+        let baseline = baseline_target(&cli, vec![json!({})], env.clone()).unwrap();
+        assert_eq!(baseline.cwd, Some(PathBuf::from("/srv/work")));
+        assert_eq!(baseline.env, env);
+        assert_eq!((baseline.program.as_str(), baseline.args.as_slice()), ("base", ["--flag".to_owned()].as_slice()));
     }
 
     #[test]
