@@ -11,9 +11,11 @@
 //! - [`platform`]: what differs per operating system (file identity, permissions, sync).
 //! - [`sandbox`]: confined, symlink-safe, atomic file access under one or more roots.
 //! - [`logging`]: tracing to stderr and the terminal banner.
+//! - [`alloc`]: the servers' global allocator (mimalloc over HTTP on Linux, `malloc` otherwise).
 //! - [`uri`]: `file://` URIs of MCP client roots as local paths.
 //! - [`workspace`]: the default workspace when a server's directory flag is absent.
 
+pub mod alloc;
 pub mod call_log;
 pub mod cli;
 pub mod client_roots;

@@ -56,6 +56,9 @@ const DIRECTORY: mcp_shared::cli::DirectoryArg<Cli> =
 /// The environment variables the flags read.
 const ENV: &[&str] = &["MCP_HTTP_TOKEN"];
 
+// mimalloc when serving HTTP on Linux, the C library's malloc otherwise (see `mcp_shared::alloc`).
+mcp_shared::server_allocator!();
+
 fn main() -> anyhow::Result<()> {
     let cli: Cli = mcp_shared::cli::parse_with_directory(ENV, DIRECTORY);
     logging::start(&logging::Banner {

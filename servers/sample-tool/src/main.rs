@@ -14,6 +14,9 @@ struct Cli {
 /// The environment variables the flags read.
 const ENV: &[&str] = &["MCP_HTTP_TOKEN"];
 
+// mimalloc when serving HTTP on Linux, the C library's malloc otherwise (see `mcp_shared::alloc`).
+mcp_shared::server_allocator!();
+
 fn main() -> anyhow::Result<()> {
     let cli: Cli = mcp_shared::cli::parse(ENV);
     logging::start(&logging::Banner {

@@ -236,6 +236,8 @@ pub async fn serve_http(server: McpServer, addr: SocketAddr, options: HttpOption
         },
         mode = if options.stateless { "stateless" } else { "sessions" },
         max_connections = options.limits.max_connections,
+        allocator = crate::alloc::name(),
+        mimalloc_started = crate::alloc::mimalloc_started(),
         "serving Streamable HTTP"
     );
     let shutdown = CancellationToken::new();

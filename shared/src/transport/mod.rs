@@ -377,6 +377,11 @@ pub async fn serve_stdio_after(
         Err(error) => return Err(ServeError::Initialize(error.to_string())),
     };
     let reason = running.waiting().await.map_err(|e| ServeError::Join(e.to_string()))?;
-    tracing::debug!(?reason, "session ended");
+    tracing::debug!(
+        ?reason,
+        allocator = crate::alloc::name(),
+        mimalloc_started = crate::alloc::mimalloc_started(),
+        "session ended"
+    );
     Ok(())
 }
