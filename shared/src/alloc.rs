@@ -29,10 +29,9 @@
 //!
 //! [`server_allocator!`](crate::server_allocator) installs both in a server's binary.
 
-use std::{
-    alloc::{GlobalAlloc, Layout, System},
-    sync::atomic::{AtomicU8, Ordering},
-};
+use std::alloc::{GlobalAlloc, Layout, System};
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+use std::sync::atomic::{AtomicU8, Ordering};
 
 /// No allocation yet, and no choice made.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
