@@ -44,7 +44,7 @@ use rmcp::{
 use sse_stream::{KeepAlive, Sse, SseBody};
 
 use super::{
-    fast_call::{FastCalls, parse, single},
+    fast_call::{FastCalls, MCP_SESSION_ID, parse, single},
     sessions::DirectStream,
 };
 
@@ -68,7 +68,7 @@ pub async fn try_answer(calls: &FastCalls, parts: Parts, body: &Bytes) -> Result
     if *version >= ProtocolVersion::STANDARD_HEADERS || standard_headers {
         return Err(parts);
     }
-    let Some(session) = single(&parts.headers, "mcp-session-id").map(str::to_owned) else {
+    let Some(session) = single(&parts.headers, &MCP_SESSION_ID).map(str::to_owned) else {
         return Err(parts);
     };
     let Some((id, call)) = parse(body) else {
