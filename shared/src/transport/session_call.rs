@@ -19,11 +19,12 @@
 //!   session's peer is known, no progress is asked for, the tool needs nothing from the client
 //!   first).
 //!
-//! The answer is rmcp's response, byte for byte but for the event ids: `200`, the same
-//! headers, the same SSE events (the priming event for the revisions that have one, then the
-//! answer). A call answered as soon as it starts is sent in one write; one that takes time
-//! gets its priming event at once, then the keep-alive comments rmcp sends every 15 s, then the
-//! answer.
+//! The answer is rmcp's response but for the event ids and, for a call answered at once, the
+//! framing: `200`, the same headers, the same SSE events byte for byte (the priming event for
+//! the revisions that have one, then the answer). A call answered as soon as it starts is sent
+//! in one write, with a `Content-Length` (rmcp's stream is always chunked; to an SSE client
+//! the events are the same); one that takes time gets its priming event at once, then the
+//! keep-alive comments rmcp sends every 15 s, then the answer, chunked.
 
 use std::{
     pin::Pin,
@@ -97,14 +98,12 @@ fn respond(mut stream: DirectStream) -> Response {
         }
     };
     let body = if finished {
-        let mut bytes = Vec::new();
-        for event in ready {
-            bytes.extend_from_slice(&Bytes::from(sse(event)));
+        // The whole stream, written once, with its length.
+        let mut bytes = Vec::with_capacity(256);
+        for event in &ready {
+            write_sse(&mut bytes, event);
         }
-        // One frame, its length unknown to hyper: chunked, as rmcp's stream is.
-        Body::from_stream(futures::stream::once(std::future::ready(Ok::<_, std::convert::Infallible>(Bytes::from(
-            bytes,
-        )))))
+        Body::from(bytes)
     } else {
         let events =
             futures::stream::iter(ready).chain(stream).map(|event| Ok::<_, std::convert::Infallible>(sse(event)));
@@ -117,6 +116,31 @@ fn respond(mut stream: DirectStream) -> Response {
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
     response
+}
+
+/// One event as rmcp writes it ([`sse`], then `sse_stream`'s encoding), written to `out`
+/// without the copies in between.
+fn write_sse(out: &mut Vec<u8>, event: &ServerSseMessage) {
+    out.extend_from_slice(b"data: ");
+    if let Some(message) = &event.message {
+        let start = out.len();
+        if serde_json::to_writer(&mut *out, message.as_ref()).is_err() {
+            out.truncate(start);
+        }
+    }
+    out.push(b'\n');
+    if let Some(id) = &event.event_id {
+        out.extend_from_slice(b"id: ");
+        out.extend_from_slice(id.as_bytes());
+        out.push(b'\n');
+    }
+    if let Some(retry) = event.retry {
+        out.extend_from_slice(b"retry: ");
+        let millis = u64::try_from(retry.as_millis()).unwrap_or(u64::MAX);
+        out.extend_from_slice(itoa::Buffer::new().format(millis).as_bytes());
+        out.push(b'\n');
+    }
+    out.push(b'\n');
 }
 
 /// One event as rmcp writes it.
@@ -150,5 +174,29 @@ impl sse_stream::Timer for Sleep {
 
     fn reset(mut self: Pin<&mut Self>, when: std::time::Instant) {
         self.0.as_mut().reset(tokio::time::Instant::from_std(when));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::{CallToolResult, ContentBlock, RequestId, ServerJsonRpcMessage, ServerResult};
+
+    use super::*;
+
+    #[test]
+    fn an_event_is_written_as_rmcps_sse_body_writes_it() {
+        let result = CallToolResult::success(vec![ContentBlock::text("line\nwith \"quotes\" and é")]);
+        let message = ServerJsonRpcMessage::response(ServerResult::CallToolResult(result), RequestId::Number(7));
+        let mut answer = ServerSseMessage::from_message(message);
+        answer.event_id = Some("1/d12".into());
+        let events = [ServerSseMessage::priming("0/d12", Duration::from_millis(3000)), answer];
+        for event in events {
+            let mut written = Vec::new();
+            write_sse(&mut written, &event);
+            assert_eq!(
+                String::from_utf8(written).unwrap(),
+                String::from_utf8(Bytes::from(sse(event)).to_vec()).unwrap()
+            );
+        }
     }
 }

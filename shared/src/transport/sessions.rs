@@ -64,7 +64,7 @@ use rmcp::{
         local::{LocalSessionManager, LocalSessionManagerError},
     },
 };
-use tokio::sync::watch;
+use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use crate::server::McpServer;
@@ -116,7 +116,37 @@ struct Session {
     /// The calls running, by request id, for `notifications/cancelled`.
     calls: Mutex<HashMap<RequestId, CancellationToken>>,
     /// The latest streams, for resumption: their number and their answer.
-    streams: Mutex<VecDeque<(u64, Arc<watch::Sender<Answer>>)>>,
+    streams: Mutex<VecDeque<(u64, Arc<Slot>)>>,
+}
+
+/// Where a direct call's answer is kept for a resumption, which waits on `ready`.
+struct Slot {
+    answer: Mutex<Answer>,
+    ready: Notify,
+}
+
+impl Slot {
+    fn answer(&self) -> Answer {
+        lock(&self.answer).clone()
+    }
+
+    fn is_running(&self) -> bool {
+        matches!(*lock(&self.answer), Answer::Running)
+    }
+
+    /// The answer once the call has settled.
+    async fn settled(&self) -> Answer {
+        loop {
+            let ready = self.ready.notified();
+            tokio::pin!(ready);
+            // Registered before the check: a settlement in between still wakes this.
+            ready.as_mut().enable();
+            if !self.is_running() {
+                return self.answer();
+            }
+            ready.await;
+        }
+    }
 }
 
 /// A direct call's answer, as far as it is known.
@@ -137,6 +167,18 @@ impl Answer {
             Answer::Sent(_, at) | Answer::None(at) => now.duration_since(*at) >= KEPT_FOR,
         }
     }
+}
+
+/// The id of event `index` (`"0"`, `"1"`) of direct stream `number`: `<index>/d<number>`.
+fn event_id(index: &str, number: u64) -> String {
+    let mut digits = itoa::Buffer::new();
+    let number = digits.format(number);
+    let mut id = String::with_capacity(index.len() + number.len() + 2);
+    id.push_str(index);
+    id.push('/');
+    id.push_str(DIRECT);
+    id.push_str(number);
+    id
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -206,17 +248,17 @@ impl Sessions {
         let number = session.next_stream.fetch_add(1, Ordering::Relaxed);
         let request_ct = session.ct.child_token();
         lock(&session.calls).insert(id.clone(), request_ct.clone());
-        let answer = Arc::new(watch::Sender::new(Answer::Running));
+        let answer = Arc::new(Slot { answer: Mutex::new(Answer::Running), ready: Notify::new() });
         {
             let mut streams = lock(&session.streams);
             // The oldest first: what finished long enough ago is forgotten.
             let now = Instant::now();
-            while streams.front().is_some_and(|(_, a)| a.borrow().expired(now)) {
+            while streams.front().is_some_and(|(_, a)| lock(&a.answer).expired(now)) {
                 streams.pop_front();
             }
             if streams.len() >= KEPT_STREAMS {
                 // The oldest finished stream gives way; running ones stay resumable.
-                let finished = streams.iter().position(|(_, a)| !matches!(*a.borrow(), Answer::Running));
+                let finished = streams.iter().position(|(_, a)| !a.is_running());
                 streams.remove(finished.unwrap_or(0));
             }
             streams.push_back((number, Arc::clone(&answer)));
@@ -227,7 +269,7 @@ impl Sessions {
         context.extensions = extensions;
         let server = self.server.clone();
         let session = Arc::clone(session);
-        let event_id = format!("1/{DIRECT}{number}");
+        let answer_id = event_id("1", number);
         let call = async move {
             // Whatever ends this future (an answer, a cancellation, the runtime going away)
             // settles the stream's answer and forgets the call.
@@ -243,14 +285,14 @@ impl Sessions {
                     Err(error) => ServerJsonRpcMessage::error(error, Some(id)),
                 };
                 let mut event = ServerSseMessage::from_message(message);
-                event.event_id = Some(event_id);
+                event.event_id = Some(answer_id);
                 event
             });
             settle.sent.clone_from(&event);
             event
         };
         let priming =
-            self.retry.filter(|_| priming).map(|retry| ServerSseMessage::priming(format!("0/{DIRECT}{number}"), retry));
+            self.retry.filter(|_| priming).map(|retry| ServerSseMessage::priming(event_id("0", number), retry));
         tracing::debug!(stream = number, "tools/call of a session answered directly");
         DirectStream { priming, call: Some(Mutex::new(Box::pin(call))) }
     }
@@ -264,8 +306,8 @@ impl Sessions {
             return Some(None);
         };
         let session = self.session(id)?;
-        let answer = lock(&session.streams).iter().find(|(n, _)| *n == number).map(|(_, a)| a.subscribe());
-        let Some(mut answer) = answer else {
+        let answer = lock(&session.streams).iter().find(|(n, _)| *n == number).map(|(_, a)| Arc::clone(a));
+        let Some(answer) = answer else {
             return Some(None);
         };
         Some(Some(Box::pin(
@@ -273,8 +315,8 @@ impl Sessions {
                 if index > 0 {
                     return None;
                 }
-                match answer.wait_for(|a| !matches!(a, Answer::Running)).await.map(|a| a.clone()) {
-                    Ok(Answer::Sent(event, _)) => Some(event),
+                match answer.settled().await {
+                    Answer::Sent(event, _) => Some(event),
                     _ => None,
                 }
             })
@@ -289,7 +331,7 @@ type ResumedStream = Pin<Box<dyn Stream<Item = ServerSseMessage> + Send + Sync>>
 struct Settle {
     session: Arc<Session>,
     id: RequestId,
-    answer: Arc<watch::Sender<Answer>>,
+    answer: Arc<Slot>,
     sent: Option<ServerSseMessage>,
 }
 
@@ -298,7 +340,8 @@ impl Drop for Settle {
         lock(&self.session.calls).remove(&self.id);
         let now = Instant::now();
         let answer = self.sent.take().map_or(Answer::None(now), |event| Answer::Sent(event, now));
-        self.answer.send_replace(answer);
+        *lock(&self.answer.answer) = answer;
+        self.answer.ready.notify_waiters();
     }
 }
 
