@@ -87,15 +87,16 @@ pub struct McpGate {
 /// The checks of [`McpGate`] in their order: the caller, then the sessions, then the body, then
 /// (with sessions) the priming events, then the endpoint. The first that refuses answers.
 pub async fn mcp_gate(State(checks): State<Arc<McpGate>>, request: Request, next: Next) -> Response {
-    let checks = &*checks;
+    gate(&checks, request, move |request| next.run(request)).await
+}
+
+/// [`mcp_gate`] in front of `next`, as the router's layer or without the router
+/// ([`super::http::McpRoute`]).
+pub async fn gate<F: Onward>(checks: &McpGate, request: Request, next: F) -> Response {
     let after_auth = move |request: Request| async move {
         sessions(&checks.sessions, request, move |request: Request| async move {
             check_body(&checks.limits, request, move |request: Request| async move {
-                if checks.priming {
-                    super::priming::by_version(request, |request| next.run(request)).await
-                } else {
-                    next.run(request).await
-                }
+                if checks.priming { super::priming::by_version(request, next).await } else { next(request).await }
             })
             .await
         })

@@ -32,6 +32,7 @@ use std::{
 };
 
 use axum::body::Body;
+use futures::future::Either;
 use hyper::{body::Incoming, service::Service as _};
 use hyper_util::{
     rt::{TokioIo, TokioTimer},
@@ -281,7 +282,7 @@ const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
 /// session and its streams) and the remaining connections get a second to close.
 pub async fn serve(
     listener: TcpListener,
-    router: axum::Router,
+    routes: super::http::Routes,
     limits: ListenerLimits,
     shutdown: CancellationToken,
     sessions: CancellationToken,
@@ -318,7 +319,8 @@ pub async fn serve(
         };
         let requested = Arc::clone(&slot.requested);
         let inflight = Arc::clone(&inflight);
-        let router = TowerToHyperService::new(router.clone());
+        let router = TowerToHyperService::new(routes.router.clone());
+        let mcp = routes.mcp.clone();
         let body_timeout = limits.header_read_timeout * BODY_TIMEOUT_FACTOR;
         let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
             requested.store(true, Ordering::Relaxed);
@@ -330,7 +332,12 @@ pub async fn serve(
                 None => {
                     let guard = (request.method() == hyper::Method::POST).then(|| InFlightGuard::enter(&inflight));
                     let request = request.map(|body| Body::new(DeadlineBody::new(body, body_timeout)));
-                    Ok((guard, router.call(request)))
+                    let answer = if super::http::McpRoute::takes(&request) {
+                        Either::Left(Box::pin(mcp.clone().call(request)))
+                    } else {
+                        Either::Right(router.call(request))
+                    };
+                    Ok((guard, answer))
                 }
             };
             async move {
@@ -338,7 +345,10 @@ pub async fn serve(
                     Ok(pending) => pending,
                     Err(refused) => return Ok(refused),
                 };
-                let response = response.await?;
+                let response = match response {
+                    Either::Left(direct) => direct.await,
+                    Either::Right(routed) => routed.await?,
+                };
                 Ok::<_, Infallible>(match guard {
                     Some(guard) => response.map(|inner| Body::new(HoldingBody::new(inner, guard))),
                     None => response,
