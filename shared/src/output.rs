@@ -157,7 +157,10 @@ impl ToolOutput {
             match item {
                 ContentItem::Text { text } => blocks.push(ContentBlock::text(text)),
                 ContentItem::Json { json } => {
-                    blocks.push(ContentBlock::text(json.to_string()));
+                    // Straight into the string (`Display` goes through a formatter per token);
+                    // serializing a `Value` does not fail.
+                    let text = serde_json::to_string(&json).unwrap_or_else(|_| json.to_string());
+                    blocks.push(ContentBlock::text(text));
                     let object = match json {
                         Value::Object(map) => map,
                         other => {
@@ -166,7 +169,10 @@ impl ToolOutput {
                             map
                         }
                     };
-                    structured.get_or_insert_with(serde_json::Map::new).extend(object);
+                    match &mut structured {
+                        Some(merged) => merged.extend(object),
+                        None => structured = Some(object),
+                    }
                 }
                 ContentItem::Error { error: e } => {
                     blocks.push(ContentBlock::text(e.message.clone()));
@@ -343,6 +349,21 @@ mod tests {
         assert_eq!(v["structuredContent"], json!({"value": 3}));
         assert_eq!(v["content"], json!([{"type": "text", "text": "{\"value\":3}"}]));
         assert!(v.get("isError").is_none() || v["isError"] == json!(false));
+    }
+
+    #[test]
+    fn several_json_items_merge_in_order_and_each_keeps_its_text_copy() {
+        let output = ToolOutput {
+            content: vec![
+                ContentItem::Json { json: json!({"b": 1, "a": 1}) },
+                ContentItem::Json { json: json!({"a": 2, "c": "x"}) },
+                ContentItem::Json { json: json!(7) },
+            ],
+        };
+        let v = wire(output.into());
+        assert_eq!(serde_json::to_string(&v["structuredContent"]).unwrap(), r#"{"b":1,"a":2,"c":"x","value":7}"#);
+        let texts: Vec<&str> = v["content"].as_array().unwrap().iter().map(|b| b["text"].as_str().unwrap()).collect();
+        assert_eq!(texts, [r#"{"b":1,"a":1}"#, r#"{"a":2,"c":"x"}"#, "7"]);
     }
 
     #[test]

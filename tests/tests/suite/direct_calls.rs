@@ -356,16 +356,37 @@ fn a_session_call_is_answered_directly_exactly_as_rmcp_does() {
         let version = headers.iter().find(|(n, _)| *n == "MCP-Protocol-Version").map(|(_, v)| v.as_str());
         let index = versions.iter().position(|v| Some(*v) == version).unwrap_or(2);
         let mut answers = Vec::new();
+        let mut lengths = Vec::new();
         for (server, ids) in [&direct, &plain].iter().zip(&sessions) {
             let headers: Vec<(&str, String)> = headers
                 .iter()
                 .map(|(n, v)| (*n, v.replace("{port}", &port(&server.addr)).replace("{sid}", &ids[index])))
                 .collect();
             let (status, headers, body) = send(&server.addr, &headers, body);
+            lengths.push(body.len().to_string());
             answers.push((status, headers, without_stream_numbers(&body)));
         }
+        // The framing aside: a direct answer ready at once is sent with its length, rmcp's
+        // stream is chunked; the status, the other headers and the events are the same.
+        let framing: Vec<Vec<(String, String)>> = answers
+            .iter_mut()
+            .map(|(_, headers, _)| {
+                let (framing, rest) =
+                    headers.drain(..).partition(|(n, _)| n == "content-length" || n == "transfer-encoding");
+                *headers = rest;
+                framing
+            })
+            .collect();
         assert_eq!(answers[0], answers[1], "{label}: direct vs rmcp");
         if *takes {
+            // The two cases that reach the session through rmcp's endpoint are framed by rmcp.
+            let direct_framing = if matches!(*label, "no version header" | "2025 with Mcp-Method") {
+                ("transfer-encoding".to_owned(), "chunked".to_owned())
+            } else {
+                ("content-length".to_owned(), lengths[0].clone())
+            };
+            assert_eq!(framing[0], [direct_framing], "{label}: the direct answer's framing");
+            assert_eq!(framing[1], [("transfer-encoding".to_owned(), "chunked".to_owned())], "{label}: rmcp's");
             expected += 1;
             assert_eq!(answers[0].0, 200, "{label}: {:?}", answers[0]);
             assert!(answers[0].2.contains("\"result\""), "{label}: {:?}", answers[0]);
