@@ -102,7 +102,13 @@ impl FastCalls {
             server,
             sessions,
             stateless,
-            hosts: hosts.iter().map(|h| h.to_ascii_lowercase()).collect(),
+            // Only values that are an authority as they stand: a `Host` equal to one (case
+            // aside) then is one too, as rmcp requires, without parsing it per request.
+            hosts: hosts
+                .iter()
+                .filter(|h| axum::http::uri::Authority::try_from(h.as_str()).is_ok())
+                .map(|h| h.to_ascii_lowercase())
+                .collect(),
             origins: origins.to_vec(),
             shutdown,
             peers: ProtocolVersion::KNOWN_VERSIONS.iter().map(|_| OnceLock::new()).collect(),
@@ -143,7 +149,6 @@ impl FastCalls {
     /// accept them, and a known `MCP-Protocol-Version`, whose index is returned.
     pub(super) fn headers_allow(&self, headers: &HeaderMap) -> Option<usize> {
         let host = single(headers, &header::HOST)?;
-        axum::http::uri::Authority::try_from(host).ok()?;
         if !self.hosts.iter().any(|allowed| !allowed.contains('*') && allowed.eq_ignore_ascii_case(host)) {
             return None;
         }
