@@ -158,8 +158,8 @@ impl ToolOutput {
                 ContentItem::Text { text } => blocks.push(ContentBlock::text(text)),
                 ContentItem::Json { json } => {
                     // Straight into the string (`Display` goes through a formatter per token);
-                    // serializing a `Value` does not fail.
-                    let text = serde_json::to_string(&json).unwrap_or_else(|_| json.to_string());
+                    // serializing a `Value` cannot fail (its keys are strings).
+                    let text = serde_json::to_string(&json).unwrap_or_default();
                     blocks.push(ContentBlock::text(text));
                     let object = match json {
                         Value::Object(map) => map,

@@ -470,6 +470,31 @@ mod tests {
     }
 
     #[test]
+    fn only_a_host_that_is_an_authority_and_allowed_passes() {
+        let identity = crate::server::ServerIdentity {
+            name: "t".into(),
+            version: "0".into(),
+            title: None,
+            instructions: "i".into(),
+        };
+        let server = McpServer::new(identity, crate::registry::ToolRegistry::new());
+        // `--allow-hosts` may name a value that is no authority; rmcp refuses such a `Host`.
+        let allowed = ["127.0.0.1:8080".to_owned(), "bad host".to_owned()];
+        let calls = FastCalls::new(server, None, true, &allowed, &[], CancellationToken::new());
+        let with_host = |host: &str| {
+            headers(&[
+                ("host", host),
+                ("accept", "application/json, text/event-stream"),
+                ("content-type", "application/json"),
+                ("mcp-protocol-version", "2025-11-25"),
+            ])
+        };
+        assert!(calls.headers_allow(&with_host("127.0.0.1:8080")).is_some());
+        assert!(calls.headers_allow(&with_host("127.0.0.1:8081")).is_none());
+        assert!(calls.headers_allow(&with_host("bad host")).is_none());
+    }
+
+    #[test]
     fn accept_must_name_both_types_plainly() {
         assert!(accepts_json_and_sse(&headers(&[("accept", "application/json, text/event-stream")])));
         assert!(accepts_json_and_sse(&headers(&[("accept", "text/event-stream"), ("accept", "application/json")])));

@@ -252,7 +252,6 @@ pub async fn serve_http(server: McpServer, addr: SocketAddr, options: HttpOption
 
 /// What the listener serves: the router, and the MCP endpoint's most frequent requests without
 /// it.
-#[derive(Clone)]
 pub struct Routes {
     /// Every path.
     pub router: axum::Router,

@@ -297,3 +297,42 @@ fn priming_events_go_only_to_clients_of_revisions_that_have_them() {
         }
     }
 }
+
+/// A `tools/call` POST to `path` over a raw connection: status and whole answer.
+fn call_at(addr: &str, path: &str, headers: &str) -> (u16, String) {
+    let body = r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"hoge","arguments":{"action":"calc","args":{"x":1,"y":2}}}}"#;
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    write!(
+        stream,
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\n{headers}Content-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let status = answer.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    (status, answer)
+}
+
+/// `POST /mcp` and `POST /` skip the router (the listener calls the endpoint's checks itself);
+/// `/mcp/` and `/mcp/...` still go through it. Either way the same checks and the same answer.
+#[test]
+fn every_path_to_the_endpoint_gets_the_same_checks_and_answer_with_or_without_the_router() {
+    let (_server, addr) = http_server(&["--stateless", "--http-token", "s3cret"]);
+    for path in ["/mcp", "/", "/mcp?x=1", "/mcp/", "/mcp/sub"] {
+        let (status, answer) = call_at(&addr, path, "");
+        assert_eq!(status, 401, "{path} without the token: {answer}");
+        let (status, answer) = call_at(&addr, path, "Authorization: Bearer wrong\r\n");
+        assert_eq!(status, 401, "{path} with a wrong token: {answer}");
+        let (status, answer) = call_at(&addr, path, "Authorization: Bearer s3cret\r\nOrigin: http://evil.example\r\n");
+        assert_eq!(status, 403, "{path} from a foreign Origin: {answer}");
+        let (status, answer) = call_at(&addr, path, "Authorization: Bearer s3cret\r\n");
+        assert_eq!(status, 200, "{path}: {answer}");
+        assert!(answer.contains(r#""id":5"#) && answer.contains(r#"\"value\":3"#), "{path}: {answer}");
+    }
+    let (status, answer) = call_at(&addr, "/elsewhere", "Authorization: Bearer s3cret\r\n");
+    assert_eq!(status, 404, "{answer}");
+}
