@@ -22,7 +22,7 @@
 #   bash bench/floor.sh        # needs wrk (apt-get install wrk), node (for the TS peer), valgrind
 #
 # Environment: CONNECTIONS (64), DURATION (10s), THREADS (2), ROUNDS (3; 0 measures stdio alone),
-# SPAWNS (40), STATIC (1).
+# SPAWNS (1000), STATIC (1).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -30,13 +30,19 @@ ROOT="$(cd "$HERE/.." && pwd)"
 CONNECTIONS="${CONNECTIONS:-64}"
 DURATION="${DURATION:-10s}"
 THREADS="${THREADS:-2}"
-SPAWNS="${SPAWNS:-40}"
+# A cold start is ~0.7 ms and this machine's speed drifts: the median of 40 spawns moved a
+# server's ratio by up to 0.15x from one run to the next, of 1000 by about 0.03x (2026-11-27).
+# 1000 spawns of each of five servers and of the baseline take about 20 s.
+SPAWNS="${SPAWNS:-1000}"
 ROUNDS="${ROUNDS:-3}"
 command -v wrk >/dev/null || { echo "floor.sh: wrk is not installed (apt-get install wrk)" >&2; exit 1; }
 
 cd "$ROOT"
-cargo build --release --locked -q -p mcp-server-sample-tool -p mcp-server-text-editor -p mcp-server-draft-post \
-  -p mcp-server-ide-bridge -p mcp-tests --bins
+# The dynamic release builds serve the HTTP rounds (and stdio with STATIC=0).
+if [[ "$ROUNDS" != 0 || "${STATIC:-1}" != 1 ]]; then
+  cargo build --release --locked -q -p mcp-server-sample-tool -p mcp-server-text-editor -p mcp-server-draft-post \
+    -p mcp-server-ide-bridge -p mcp-tests --bins
+fi
 REL="$ROOT/target/release"
 STDIO_BIN="$REL"
 if [[ "${STATIC:-1}" == 1 ]]; then
@@ -48,46 +54,48 @@ if [[ "${STATIC:-1}" == 1 ]]; then
   STDIO_BIN="$ROOT/target/static/x86_64-unknown-linux-gnu/shipped"
 fi
 PEERS="$HERE/http-peers"
-(cd "$PEERS" && [[ -d node_modules/@modelcontextprotocol/sdk ]] || npm ci --no-audit --no-fund --loglevel=error)
-
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/mcp-floor.XXXXXX")"
 # shellcheck source=http-peers/lib.sh
 source "$PEERS/lib.sh"
 
-FLOOR_PORT="$(free_port)"; STATELESS_PORT="$(free_port)"; SESSION_PORT="$(free_port)"; TS_PORT="$(free_port)"
-start "$REL/mcp-floor-http" "127.0.0.1:$FLOOR_PORT"; FLOOR_PID=$LAST_PID
-start "$REL/mcp-server-sample-tool" --stateless --http "127.0.0.1:$STATELESS_PORT"; STATELESS_PID=$LAST_PID
-start "$REL/mcp-server-sample-tool" --http "127.0.0.1:$SESSION_PORT"; SESSION_PID=$LAST_PID
-start node "$PEERS/ts_server.mjs" "$TS_PORT"; TS_PID=$LAST_PID
-for port in "$FLOOR_PORT" "$STATELESS_PORT" "$SESSION_PORT" "$TS_PORT"; do wait_port "$port"; done
+HTTP=""
+if [[ "$ROUNDS" != 0 ]]; then  # ROUNDS=0: the stdio step alone
+  (cd "$PEERS" && [[ -d node_modules/@modelcontextprotocol/sdk ]] || npm ci --no-audit --no-fund --loglevel=error)
+  FLOOR_PORT="$(free_port)"; STATELESS_PORT="$(free_port)"; SESSION_PORT="$(free_port)"; TS_PORT="$(free_port)"
+  start "$REL/mcp-floor-http" "127.0.0.1:$FLOOR_PORT"; FLOOR_PID=$LAST_PID
+  start "$REL/mcp-server-sample-tool" --stateless --http "127.0.0.1:$STATELESS_PORT"; STATELESS_PID=$LAST_PID
+  start "$REL/mcp-server-sample-tool" --http "127.0.0.1:$SESSION_PORT"; SESSION_PID=$LAST_PID
+  start node "$PEERS/ts_server.mjs" "$TS_PORT"; TS_PID=$LAST_PID
+  for port in "$FLOOR_PORT" "$STATELESS_PORT" "$SESSION_PORT" "$TS_PORT"; do wait_port "$port"; done
 
-ARGS='{"action":"calc","args":{"x":1,"y":2}}'
-CALL="{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"hoge\",\"arguments\":$ARGS}}"
-META='{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"wrk","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}'
-script "$WORK/floor.lua" "$CALL"
-script "$WORK/stateless.lua" "$CALL" "MCP-Protocol-Version=2025-11-25"
-script "$WORK/session.lua" "$CALL" "MCP-Protocol-Version=2025-11-25" "Mcp-Session-Id=$(open_session "http://127.0.0.1:$SESSION_PORT/mcp")"
-script "$WORK/2026.lua" "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"_meta\":$META,\"name\":\"hoge\",\"arguments\":$ARGS}}" \
-  "MCP-Protocol-Version=2026-07-28" "Mcp-Method=tools/call" "Mcp-Name=hoge"
-script "$WORK/ts.lua" "$CALL" "MCP-Protocol-Version=2025-11-25" "Mcp-Session-Id=$(open_session "http://127.0.0.1:$TS_PORT/mcp")"
+  ARGS='{"action":"calc","args":{"x":1,"y":2}}'
+  CALL="{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"hoge\",\"arguments\":$ARGS}}"
+  META='{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"wrk","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}'
+  script "$WORK/floor.lua" "$CALL"
+  script "$WORK/stateless.lua" "$CALL" "MCP-Protocol-Version=2025-11-25"
+  script "$WORK/session.lua" "$CALL" "MCP-Protocol-Version=2025-11-25" "Mcp-Session-Id=$(open_session "http://127.0.0.1:$SESSION_PORT/mcp")"
+  script "$WORK/2026.lua" "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"_meta\":$META,\"name\":\"hoge\",\"arguments\":$ARGS}}" \
+    "MCP-Protocol-Version=2026-07-28" "Mcp-Method=tools/call" "Mcp-Name=hoge"
+  script "$WORK/ts.lua" "$CALL" "MCP-Protocol-Version=2025-11-25" "Mcp-Session-Id=$(open_session "http://127.0.0.1:$TS_PORT/mcp")"
 
-echo "== HTTP: $CONNECTIONS connections, $DURATION each (wrk -t$THREADS), $ROUNDS rounds" >&2
-# Rounds: this machine's speed moves by up to 20% from one minute to the next, so one run of each
-# compares servers measured in different minutes. Each round measures the floor and then ours
-# right after it; the report gives each row's median over the rounds and the median of its
-# per-round ratios to the floor (with their range). The TypeScript SDK once, in the first round.
-HTTP="$(
-  for round in $(seq 1 "$ROUNDS"); do  # ROUNDS=0: the stdio step alone
-    run "floor@$round" "http://127.0.0.1:$FLOOR_PORT/" "$WORK/floor.lua" "$FLOOR_PID"
-    run "ours-stateless@$round" "http://127.0.0.1:$STATELESS_PORT/mcp" "$WORK/stateless.lua" "$STATELESS_PID"
-    run "ours-session@$round" "http://127.0.0.1:$SESSION_PORT/mcp" "$WORK/session.lua" "$SESSION_PID"
-    run "ours-2026-07-28@$round" "http://127.0.0.1:$SESSION_PORT/mcp" "$WORK/2026.lua" "$SESSION_PID"
-    [[ "$round" != 1 ]] || run "ts-sdk-session@$round" "http://127.0.0.1:$TS_PORT/mcp" "$WORK/ts.lua" "$TS_PID"
-  done
-)"
+  echo "== HTTP: $CONNECTIONS connections, $DURATION each (wrk -t$THREADS), $ROUNDS rounds" >&2
+  # Rounds: this machine's speed moves by up to 20% from one minute to the next, so one run of each
+  # compares servers measured in different minutes. Each round measures the floor and then ours
+  # right after it; the report gives each row's median over the rounds and the median of its
+  # per-round ratios to the floor (with their range). The TypeScript SDK once, in the first round.
+  HTTP="$(
+    for round in $(seq 1 "$ROUNDS"); do
+      run "floor@$round" "http://127.0.0.1:$FLOOR_PORT/" "$WORK/floor.lua" "$FLOOR_PID"
+      run "ours-stateless@$round" "http://127.0.0.1:$STATELESS_PORT/mcp" "$WORK/stateless.lua" "$STATELESS_PID"
+      run "ours-session@$round" "http://127.0.0.1:$SESSION_PORT/mcp" "$WORK/session.lua" "$SESSION_PID"
+      run "ours-2026-07-28@$round" "http://127.0.0.1:$SESSION_PORT/mcp" "$WORK/2026.lua" "$SESSION_PID"
+      [[ "$round" != 1 ]] || run "ts-sdk-session@$round" "http://127.0.0.1:$TS_PORT/mcp" "$WORK/ts.lua" "$TS_PID"
+    done
+  )"
 
-# The HTTP servers go before the stdio step: idle, the TypeScript SDK's node still wakes up.
-for pid in "$FLOOR_PID" "$STATELESS_PID" "$SESSION_PID" "$TS_PID"; do kill "$pid" 2>/dev/null || true; done
+  # The HTTP servers go before the stdio step: idle, the TypeScript SDK's node still wakes up.
+  for pid in "$FLOOR_PID" "$STATELESS_PID" "$SESSION_PID" "$TS_PID"; do kill "$pid" 2>/dev/null || true; done
+fi
 echo "== stdio: cold start and idle RSS against mcp-baseline ($SPAWNS spawns each, $STDIO_BIN)" >&2
 mkdir -p "$WORK/repo" "$WORK/xdg"
 STDIO=""

@@ -26,6 +26,12 @@
 # target/dist: the flags differ from a normal build, which must not be rebuilt because of them),
 # and every package wraps those same files. dist/test.sh then tests each artifact.
 #
+# DIST_CROSS_LTO (unset: the release profile's thin LTO) sets the cross targets' LTO, e.g.
+# `false` (each crate optimised alone, no whole-program pass per binary). The per-commit CI
+# (.ci/run) builds Windows that way: thin LTO optimises and generates the whole program again
+# for each of the five binaries, about half of a release build (91 s of wall time to link the
+# sample tool alone on two cores). The release workflow builds what ships, with the profile's LTO.
+#
 # Needs: cargo (the x86_64-unknown-linux-gnu target), python3, valgrind and binutils (dist/static.sh),
 # npm, podman (DIST_NO_IMAGE=1 skips the image); root for the cross targets (debootstrap and chroot, see dist/toolchain.sh).
 set -euo pipefail
@@ -86,7 +92,8 @@ for target in $TARGETS; do
       ;;
     aarch64-unknown-linux-gnu | x86_64-pc-windows-gnu | aarch64-apple-darwin | x86_64-apple-darwin)
       say "release binaries ($target, stripped) in $TARGET_DIR-cross, by dist/cross.sh"
-      CROSS_TARGET_DIR="$TARGET_DIR-cross" CARGO_PROFILE_RELEASE_STRIP=symbols \
+      env CROSS_TARGET_DIR="$TARGET_DIR-cross" CARGO_PROFILE_RELEASE_STRIP=symbols \
+        ${DIST_CROSS_LTO:+"CARGO_PROFILE_RELEASE_LTO=$DIST_CROSS_LTO"} \
         bash "$ROOT/dist/cross.sh" "$target" build --release --locked "${PACKAGES[@]}" --bins
       built="$TARGET_DIR-cross/$target/release"
       [[ "$target" == *windows* ]] && ext=".exe"
