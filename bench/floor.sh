@@ -30,9 +30,9 @@ ROOT="$(cd "$HERE/.." && pwd)"
 CONNECTIONS="${CONNECTIONS:-64}"
 DURATION="${DURATION:-10s}"
 THREADS="${THREADS:-2}"
-# A cold start is ~0.7 ms and this machine's speed drifts: the median of 40 spawns moved a
-# server's ratio by up to 0.15x from one run to the next, of 1000 by about 0.03x (2026-11-27).
-# 1000 spawns of each of five servers and of the baseline take about 20 s.
+# A cold start is ~0.7 ms and this machine's speed drifts: with 300 spawns a server's ratio
+# moved by up to 0.13x between two runs a minute apart, with 1000 by at most 0.03x over three
+# runs (2026-11-27). 1000 spawns of each of five servers and of the baseline take about 25 s.
 SPAWNS="${SPAWNS:-1000}"
 ROUNDS="${ROUNDS:-3}"
 command -v wrk >/dev/null || { echo "floor.sh: wrk is not installed (apt-get install wrk)" >&2; exit 1; }
