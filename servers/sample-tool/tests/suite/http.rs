@@ -202,12 +202,17 @@ fn a_refused_token_is_an_oauth_shaped_401_and_discovery_urls_are_404() {
 
 /// An `initialize` POST to /mcp with `headers`, over a raw connection: status and whole answer.
 fn post_raw(addr: &str, headers: &str) -> (u16, String) {
-    use std::io::{Read as _, Write as _};
-    let body = initialize_body();
-    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    raw_post(addr, "/mcp", headers, &initialize_body())
+}
+
+/// A JSON POST of `body` to `path` with `headers` (each line ending in `\r\n`), over a raw
+/// connection that the server closes after answering: status and whole answer.
+fn raw_post(addr: &str, path: &str, headers: &str, body: &str) -> (u16, String) {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
     write!(
         stream,
-        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\n{headers}Content-Type: application/json\r\n\
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\n{headers}Content-Type: application/json\r\n\
          Accept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     )
@@ -301,20 +306,7 @@ fn priming_events_go_only_to_clients_of_revisions_that_have_them() {
 /// A `tools/call` POST to `path` over a raw connection: status and whole answer.
 fn call_at(addr: &str, path: &str, headers: &str) -> (u16, String) {
     let body = r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"hoge","arguments":{"action":"calc","args":{"x":1,"y":2}}}}"#;
-    let mut stream = TcpStream::connect(addr).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-    write!(
-        stream,
-        "POST {path} HTTP/1.1\r\nHost: {addr}\r\n{headers}Content-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).unwrap();
-    let status = answer.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
-    (status, answer)
+    raw_post(addr, path, &format!("{headers}MCP-Protocol-Version: 2025-11-25\r\n"), body)
 }
 
 /// `POST /mcp` and `POST /` skip the router (the listener calls the endpoint's checks itself);
