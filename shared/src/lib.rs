@@ -14,6 +14,7 @@
 //! - [`alloc`]: the servers' global allocator (mimalloc over HTTP on Linux, `malloc` otherwise).
 //! - [`uri`]: `file://` URIs of MCP client roots as local paths.
 //! - [`workspace`]: the default workspace when a server's directory flag is absent.
+//! - [`start`]: a server's entry point ([`main!`]), without std's stack-overflow handler set-up.
 
 pub mod alloc;
 pub mod call_log;
@@ -30,6 +31,7 @@ pub mod registry;
 pub mod sandbox;
 pub mod schema;
 pub mod server;
+pub mod start;
 pub mod subscriptions;
 pub mod transport;
 pub mod uri;

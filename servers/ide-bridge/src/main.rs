@@ -1,5 +1,7 @@
 //! `mcp-server-ide-bridge`: parses flags, starts the connection to the workspace host, and serves
 //! MCP (stdio by default).
+// std's runtime start-up less its stack-overflow handler, on Linux (see `mcp_shared::start`).
+#![cfg_attr(all(target_os = "linux", not(test)), no_main)]
 
 use std::{path::PathBuf, time::Duration};
 
@@ -55,7 +57,10 @@ const ENV: &[&str] = &[TOKEN_ENV, "MCP_HTTP_TOKEN"];
 // mimalloc when serving HTTP on Linux, the C library's malloc otherwise (see `mcp_shared::alloc`).
 mcp_shared::server_allocator!();
 
-fn main() -> anyhow::Result<()> {
+mcp_shared::main!(run);
+
+/// The server's `main`.
+fn run() -> anyhow::Result<()> {
     let cli: Cli = mcp_shared::cli::parse_with_directory(ENV, DIRECTORY);
     logging::start(&logging::Banner {
         name: mcp_server_ide_bridge::NAME,

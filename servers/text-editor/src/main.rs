@@ -1,4 +1,6 @@
 //! `mcp-server-text-editor`: parses flags and serves the text editor tool.
+// std's runtime start-up less its stack-overflow handler, on Linux (see `mcp_shared::start`).
+#![cfg_attr(all(target_os = "linux", not(test)), no_main)]
 
 use std::path::PathBuf;
 
@@ -73,7 +75,10 @@ const ENV: &[&str] = &["MCP_HTTP_TOKEN"];
 // mimalloc when serving HTTP on Linux, the C library's malloc otherwise (see `mcp_shared::alloc`).
 mcp_shared::server_allocator!();
 
-fn main() -> anyhow::Result<()> {
+mcp_shared::main!(run);
+
+/// The server's `main`.
+fn run() -> anyhow::Result<()> {
     let cli: Cli = mcp_shared::cli::parse_with_directory(ENV, DIRECTORY);
     logging::start(&logging::Banner {
         name: NAME,

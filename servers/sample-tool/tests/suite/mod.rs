@@ -8,6 +8,8 @@ mod http_limits;
 mod long_running;
 mod observe;
 mod protocol;
+#[cfg(target_os = "linux")]
+mod start;
 mod tour;
 
 /// The binary under test.

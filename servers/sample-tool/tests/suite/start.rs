@@ -1,0 +1,145 @@
+//! The entry point on Linux (`mcp_shared::main!`): what std's start-up did and the servers still
+//! do without it. A closed standard stream becomes `/dev/null` (no file opened later can become
+//! the JSON-RPC stream), a client that stops reading is an `EPIPE`, not a killed server, the
+//! command line reaches clap, and an error from `main` is printed and exits with 1.
+
+use std::{
+    io::{BufRead, BufReader, Read, Write},
+    os::unix::process::{CommandExt, ExitStatusExt},
+    process::{Child, Command, ExitStatus, Stdio},
+    time::{Duration, Instant},
+};
+
+use super::BIN;
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"start","version":"1"}}}"#;
+
+/// The server spawned with the standard stream `fd` closed (not redirected: closed).
+fn spawn_with_closed(fd: libc::c_int, configure: impl FnOnce(&mut Command)) -> Child {
+    let mut command = Command::new(BIN);
+    configure(&mut command);
+    #[allow(unsafe_code)]
+    // SAFETY: `close` is async-signal-safe, which is all `pre_exec` asks.
+    unsafe {
+        command.pre_exec(move || {
+            libc::close(fd);
+            Ok(())
+        });
+    }
+    command.spawn().unwrap()
+}
+
+/// The child's exit status, or a failed test if it is still running after 20 s.
+fn wait(child: &mut Child) -> ExitStatus {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the server did not exit within 20 s");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn a_closed_stderr_is_reopened_on_dev_null_and_the_server_answers() {
+    let mut child = spawn_with_closed(2, |c| {
+        c.stdin(Stdio::piped()).stdout(Stdio::piped()).env("RUST_LOG", "debug");
+    });
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    writeln!(stdin, "{INITIALIZE}").unwrap();
+    let mut answer = String::new();
+    stdout.read_line(&mut answer).unwrap();
+    assert!(answer.contains(r#""serverInfo""#), "no initialize answer: {answer:?}");
+    // The server has opened its runtime's descriptors by now: none of them took fd 2.
+    let fd2 = std::fs::read_link(format!("/proc/{}/fd/2", child.id())).unwrap();
+    assert_eq!(fd2, std::path::Path::new("/dev/null"));
+    drop(stdin);
+    assert!(wait(&mut child).success());
+}
+
+#[test]
+fn a_closed_stdout_is_reopened_on_dev_null_and_nothing_else_receives_the_answers() {
+    let mut child = spawn_with_closed(1, |c| {
+        c.stdin(Stdio::piped()).stderr(Stdio::piped()).env("RUST_LOG", "info");
+    });
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    writeln!(stdin, "{INITIALIZE}").unwrap();
+    stdin.flush().unwrap();
+    // The start-up log line comes once `initialize` is answered and the runtime runs, with
+    // its descriptors open.
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    assert!(!line.is_empty(), "the server exited without a log line");
+    let fd1 = std::fs::read_link(format!("/proc/{}/fd/1", child.id())).unwrap();
+    assert_eq!(fd1, std::path::Path::new("/dev/null"));
+    drop(stdin);
+    let status = wait(&mut child);
+    let mut rest = String::new();
+    stderr.read_to_string(&mut rest).unwrap();
+    assert!(status.success(), "exit {status:?}, stderr: {line}{rest}");
+}
+
+#[test]
+fn a_closed_stdin_reads_as_the_end_of_input() {
+    let mut child = spawn_with_closed(0, |c| {
+        c.stdout(Stdio::piped()).stderr(Stdio::piped()).env("RUST_LOG", "debug");
+    });
+    let status = wait(&mut child);
+    let mut out = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    let mut log = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut log).unwrap();
+    assert!(status.success(), "exit {status:?}, stderr: {log}");
+    assert_eq!(out, "", "no request, no answer");
+    // Read from a closed fd 0 (or from whatever took it), stdin is an error, not an end.
+    assert!(!log.contains("ERROR") && !log.contains("os error"), "stdin was not an empty input: {log}");
+}
+
+#[test]
+fn a_client_that_stops_reading_does_not_kill_the_server_with_sigpipe() {
+    let mut child =
+        Command::new(BIN).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+    drop(child.stdout.take()); // the read end closes: every answer is written into a broken pipe
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "{INITIALIZE}").unwrap();
+    for id in 2..10 {
+        // The server may already be gone (its write failed): then so does this one.
+        if writeln!(stdin, r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#).is_err() {
+            break;
+        }
+    }
+    drop(stdin);
+    let status = wait(&mut child);
+    assert_eq!(status.signal(), None, "killed by signal {:?}: SIGPIPE is not ignored", status.signal());
+}
+
+#[test]
+fn an_error_from_main_is_printed_and_exits_with_1() {
+    // The port is taken, so binding it fails in the server's `main`, after clap.
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let out = Command::new(BIN).args(["--http", &addr]).stdin(Stdio::null()).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "stderr: {stderr}");
+    // As std prints an `Err` from `main`: `Error: ` and the error's `Debug` (anyhow's: the
+    // message, then its causes).
+    let error = stderr.lines().find(|l| l.starts_with("Error: ")).unwrap_or_default();
+    assert!(error.contains(&addr), "no `Error: ` line naming the address: {stderr}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn the_command_line_reaches_the_flags() {
+    let out = Command::new(BIN).arg("--version").output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout), format!("mcp-server-sample-tool {}\n", env!("CARGO_PKG_VERSION")));
+    let out = Command::new(BIN).arg("--no-such-flag").output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "clap's usage error");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--no-such-flag"));
+}
