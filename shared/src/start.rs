@@ -1,5 +1,6 @@
-//! A server's entry point: [`main!`](crate::main), which on Linux starts the server's `main`
-//! without std's runtime start-up, less the one part of it a server does not need.
+//! A server's entry point: [`main!`](crate::main), which on Linux runs the server's `main` after
+//! std's runtime start-up less the one part of it a server does not need, its stack-overflow
+//! handler.
 //!
 //! Before a Rust program's `main`, std's runtime (`lang_start`) does three things on Linux:
 //!
@@ -15,9 +16,9 @@
 //!
 //! [`run`] does 1 and 2 as std does them and leaves 3 out. The overflow is stopped either way:
 //! on Linux std maps no guard page of its own and relies on the kernel's guard gap below the
-//! stack, which stays. What goes is the message: a stack overflow (a bug; every input's nesting
-//! is bounded) ends in SIGSEGV without it, and threads spawned later get no alternate stack for
-//! it either. Then it runs the server's `main` as std runs it: `Ok` exits with 0, an `Err` is
+//! stack, which stays. What goes is the message: a stack overflow (a bug in any case; serde_json
+//! refuses JSON nested more than 128 deep) ends in SIGSEGV without it, and threads spawned later
+//! get no alternate stack for it either. Then it runs the server's `main` as std runs it: `Ok` exits with 0, an `Err` is
 //! printed as `Error: {err:?}` and exits with 1, a panic (its message printed by the panic hook)
 //! exits with 101, and stdout is flushed on the way out (`std::process::exit` runs std's
 //! clean-up). One more difference: std names the main thread `main`; here it has no name, so a
