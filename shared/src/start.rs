@@ -10,7 +10,7 @@
 //! 3. it installs its stack-overflow handler, for the message "thread 'main' has overflowed
 //!    its stack". To know where the main thread's stack ends it reads and parses
 //!    `/proc/self/maps` (glibc's `pthread_getattr_np`: ~41,000 instructions, 7 system calls),
-//!    then maps an alternate signal stack and installs SIGSEGV and SIGBUS handlers (6 more).
+//!    then maps an alternate signal stack and installs SIGSEGV and SIGBUS handlers (9 more).
 //!    That is about a third of the instructions a do-nothing Rust program runs before it can
 //!    answer, and std's own source calls those reads slow.
 //!
