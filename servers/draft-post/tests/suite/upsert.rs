@@ -11,6 +11,8 @@ fn created_then_updated_then_unchanged_in_the_same_directory() {
     let fx = Fixture::new();
     let seed = fx.draft("seed.md", "---\ntitle: MCP Article\n---\nFirst draft.\n");
     let id = id_of(&seed);
+    // As the article's YAML writes it: quoted when the hex digits read as a number (`123e45`).
+    let scalar = scalar_of(&seed);
     let mut c = fx.server();
 
     let first = posted(&mut c, src(&seed));
@@ -32,7 +34,7 @@ fn created_then_updated_then_unchanged_in_the_same_directory() {
     assert_eq!(second["slug"], "mcp-article");
     assert_eq!(
         fx.read("projects/2026-01/01-mcp-article/article.md"),
-        format!("---\ntitle: A Better Title\nsource_id: {id}\n---\nSecond draft.\n")
+        format!("---\ntitle: A Better Title\nsource_id: {scalar}\n---\nSecond draft.\n")
     );
 
     // The update says what changed: a unified diff of the article, frontmatter included.
@@ -40,7 +42,7 @@ fn created_then_updated_then_unchanged_in_the_same_directory() {
     assert_eq!(
         second["diff"],
         format!(
-            "--- a/{a}\n+++ b/{a}\n@@ -1,5 +1,5 @@\n ---\n-title: MCP Article\n+title: A Better Title\n source_id: {id}\n ---\n-First draft.\n+Second draft.\n"
+            "--- a/{a}\n+++ b/{a}\n@@ -1,5 +1,5 @@\n ---\n-title: MCP Article\n+title: A Better Title\n source_id: {scalar}\n ---\n-First draft.\n+Second draft.\n"
         )
     );
     assert_eq!((second["lines_added"].as_u64(), second["lines_removed"].as_u64()), (Some(2), Some(2)));
@@ -231,11 +233,11 @@ fn the_article_keeps_every_key_comment_and_body_byte() {
     let fx = Fixture::new();
     let manuscript = "---\n# a comment\ntitle: 'Quoted: title'   # why\ndate: 2026-01-15\ntags: [mcp, rust]\nnested:\n  a: 1\n  b: [2, 3]\nslug: kept\n---\n\n# Body\n\nTrailing spaces   \n\n\n```yaml\n---\nnot: frontmatter\n---\n```\n";
     let seed = fx.draft("seed.md", manuscript);
-    let id = id_of(&seed);
+    let scalar = scalar_of(&seed);
     let mut c = fx.server();
     let result = posted(&mut c, src(&seed));
     let article = fx.read(result["article"].as_str().unwrap());
-    let expected = manuscript.replacen("slug: kept\n---\n", &format!("slug: kept\nsource_id: {id}\n---\n"), 1);
+    let expected = manuscript.replacen("slug: kept\n---\n", &format!("slug: kept\nsource_id: {scalar}\n---\n"), 1);
     assert_eq!(article, expected);
 
     // Without frontmatter, with CRLF line breaks, with a BOM.
