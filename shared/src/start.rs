@@ -18,11 +18,11 @@
 //! on Linux std maps no guard page of its own and relies on the kernel's guard gap below the
 //! stack, which stays. What goes is the message: a stack overflow (a bug in any case; serde_json
 //! refuses JSON nested more than 128 deep) ends in SIGSEGV without it, and threads spawned later
-//! get no alternate stack for it either. Then it runs the server's `main` as std runs it: `Ok` exits with 0, an `Err` is
-//! printed as `Error: {err:?}` and exits with 1, a panic (its message printed by the panic hook)
-//! exits with 101, and stdout is flushed on the way out (`std::process::exit` runs std's
-//! clean-up). One more difference: std names the main thread `main`; here it has no name, so a
-//! panic on it reads `thread '<unnamed>' panicked`.
+//! get no alternate stack for it either. Then it runs the server's `main` as std runs it: `Ok`
+//! exits with 0, an `Err` is reported by std's own `Termination` (`Error: {err:?}`) and exits with
+//! 1, a panic (its message printed by the panic hook) exits with 101, and stdout is flushed on the
+//! way out (`std::process::exit` runs std's clean-up). One more difference: std names the main
+//! thread `main`; here it has no name, so a panic on it reads `thread '<unnamed>' panicked`.
 //!
 //! Other operating systems keep std's start-up: the macro gives them a plain `fn main`.
 
@@ -32,10 +32,14 @@ pub fn run<E: std::fmt::Debug>(main: fn() -> Result<(), E>) -> ! {
     sanitize_standard_fds();
     ignore_sigpipe();
     let code = match std::panic::catch_unwind(main) {
-        Ok(Ok(())) => 0,
-        Ok(Err(error)) => {
-            report(&error);
-            1
+        // std's own report of what `main` returned (`Error: {err:?}` on stderr for an `Err`),
+        // and the code std exits with: `ExitCode::FAILURE` is 1 on Unix.
+        Ok(result) => {
+            if std::process::Termination::report(result) == std::process::ExitCode::SUCCESS {
+                0
+            } else {
+                1
+            }
         }
         Err(payload) => {
             // Its message is already printed; dropping a payload can itself panic (std takes
@@ -45,13 +49,6 @@ pub fn run<E: std::fmt::Debug>(main: fn() -> Result<(), E>) -> ! {
         }
     };
     std::process::exit(code)
-}
-
-/// What std's `Termination` prints for a `main` that returned `Err`.
-#[cfg(target_os = "linux")]
-fn report<E: std::fmt::Debug>(error: &E) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "Error: {error:?}");
 }
 
 /// std's `sanitize_standard_fds`: `/dev/null` in place of a closed stdin, stdout or stderr.

@@ -44,45 +44,54 @@ fn wait(child: &mut Child) -> ExitStatus {
     }
 }
 
-#[test]
-fn a_closed_stderr_is_reopened_on_dev_null_and_the_server_answers() {
-    let mut child = spawn_with_closed(2, |c| {
-        c.stdin(Stdio::piped()).stdout(Stdio::piped()).env("RUST_LOG", "debug");
+/// The server started with its stdout (`fd` 1) or stderr (2) closed: once its runtime serves,
+/// with the runtime's own descriptors open, `fd` is `/dev/null`, and it exits cleanly at the end
+/// of its input.
+fn assert_a_closed_output_is_dev_null_while_serving(fd: libc::c_int) {
+    let mut child = spawn_with_closed(fd, |c| {
+        c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).env("RUST_LOG", "info");
     });
     let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
     writeln!(stdin, "{INITIALIZE}").unwrap();
-    let mut answer = String::new();
-    stdout.read_line(&mut answer).unwrap();
-    assert!(answer.contains(r#""serverInfo""#), "no initialize answer: {answer:?}");
-    // The server has opened its runtime's descriptors by now: none of them took fd 2.
-    let fd2 = std::fs::read_link(format!("/proc/{}/fd/2", child.id())).unwrap();
-    assert_eq!(fd2, std::path::Path::new("/dev/null"));
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":2,"method":"ping"}}"#).unwrap();
+    stdin.flush().unwrap();
+    // The runtime serves once the ping is answered (on stdout), or, with stdout closed, once it
+    // writes its start-up log line (on stderr).
+    let (open, serving): (Box<dyn Read>, &str) = match fd {
+        2 => (Box::new(child.stdout.take().unwrap()), r#""id":2"#),
+        _ => (Box::new(child.stderr.take().unwrap()), ""),
+    };
+    let mut open = BufReader::new(open);
+    let mut lines = Vec::new();
+    loop {
+        let mut line = String::new();
+        assert!(open.read_line(&mut line).unwrap() > 0, "the server ended before serving: {lines:?}");
+        let done = line.contains(serving);
+        lines.push(line);
+        if done {
+            break;
+        }
+    }
+    if fd == 2 {
+        assert!(lines[0].contains(r#""serverInfo""#), "no initialize answer: {lines:?}");
+    }
+    let link = std::fs::read_link(format!("/proc/{}/fd/{fd}", child.id())).unwrap();
+    assert_eq!(link, std::path::Path::new("/dev/null"), "fd {fd}");
     drop(stdin);
-    assert!(wait(&mut child).success());
+    let status = wait(&mut child);
+    let mut rest = String::new();
+    open.read_to_string(&mut rest).unwrap();
+    assert!(status.success(), "exit {status:?}, then: {lines:?} {rest}");
+}
+
+#[test]
+fn a_closed_stderr_is_reopened_on_dev_null_and_the_server_answers() {
+    assert_a_closed_output_is_dev_null_while_serving(2);
 }
 
 #[test]
 fn a_closed_stdout_is_reopened_on_dev_null_and_nothing_else_receives_the_answers() {
-    let mut child = spawn_with_closed(1, |c| {
-        c.stdin(Stdio::piped()).stderr(Stdio::piped()).env("RUST_LOG", "info");
-    });
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    writeln!(stdin, "{INITIALIZE}").unwrap();
-    stdin.flush().unwrap();
-    // The start-up log line comes once `initialize` is answered and the runtime runs, with
-    // its descriptors open.
-    let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
-    assert!(!line.is_empty(), "the server exited without a log line");
-    let fd1 = std::fs::read_link(format!("/proc/{}/fd/1", child.id())).unwrap();
-    assert_eq!(fd1, std::path::Path::new("/dev/null"));
-    drop(stdin);
-    let status = wait(&mut child);
-    let mut rest = String::new();
-    stderr.read_to_string(&mut rest).unwrap();
-    assert!(status.success(), "exit {status:?}, stderr: {line}{rest}");
+    assert_a_closed_output_is_dev_null_while_serving(1);
 }
 
 #[test]
