@@ -5,6 +5,11 @@
 //! file right after the edit: undo refuses (`CONFLICT`) when the file no longer matches, i.e.
 //! someone else changed it since. The history is bounded per file by `--undo-depth` and
 //! overall by a byte budget; the oldest records go first.
+//!
+//! Except the records that are the only way back: a deleted file's bytes, a move's way back
+//! and the file a move replaced ([`Record::is_pinned`]). Their replies promise an `undo_edit`,
+//! so nothing later evicts them; `delete_file` and `move_file` reserve their room before they
+//! touch the file ([`History::reserve_pinned`]) and refuse when the budget has none.
 
 use std::{
     collections::{HashMap, VecDeque},
@@ -35,6 +40,9 @@ pub enum Change {
         mode: u32,
         /// The file that was at the destination and was overwritten (content, permission bits).
         overwritten: Option<(Vec<u8>, u32)>,
+        /// The directories the move created for the destination (absolute, deepest first):
+        /// undo removes those that are empty again.
+        created_dirs: Vec<String>,
     },
     /// The edit replaced `removed` at `offset` with `inserted_len` new bytes.
     Splice {
@@ -85,6 +93,12 @@ impl Record {
                 Some(out)
             }
         }
+    }
+
+    /// Whether this record is the only way back to what was there (a deletion, a move): it is
+    /// never evicted to make room for others.
+    pub fn is_pinned(&self) -> bool {
+        matches!(self.change, Change::Deleted { .. } | Change::Moved { .. })
     }
 
     fn cost(&self) -> usize {
@@ -149,24 +163,61 @@ pub struct History {
     depth: usize,
     budget: usize,
     used: usize,
+    /// Bytes held by pinned records (part of `used`).
+    pinned: usize,
     next_seq: u64,
 }
 
 impl History {
     /// At most `depth` records per file and `budget` bytes of removed text in all.
     pub fn new(depth: usize, budget: usize) -> History {
-        History { files: HashMap::new(), depth, budget, used: 0, next_seq: 0 }
+        History { files: HashMap::new(), depth, budget, used: 0, pinned: 0, next_seq: 0 }
     }
 
-    /// Records an edit of `key`. A record larger than the whole budget is not kept, and then
-    /// neither are the older records of that file (they could no longer be reached).
+    /// Whether undo records are kept at all (`--undo-depth` is not 0).
+    pub fn keeps_anything(&self) -> bool {
+        self.depth > 0
+    }
+
+    /// Bytes a pinned record may still take: what the budget leaves beside the pinned records
+    /// held and reserved (unpinned ones are evicted to make room).
+    pub fn room_for_pinned(&self) -> usize {
+        if self.depth == 0 { 0 } else { self.budget.saturating_sub(self.pinned) }
+    }
+
+    /// Reserves `bytes` for a pinned record about to be pushed (the deletion or move is made
+    /// between the two, without holding the history's lock); `false`, and nothing reserved,
+    /// when there is no room for it.
+    pub fn reserve_pinned(&mut self, bytes: usize) -> bool {
+        if bytes > self.room_for_pinned() || self.depth == 0 {
+            return false;
+        }
+        self.pinned += bytes;
+        true
+    }
+
+    /// Gives back a reservation whose record will not be pushed (the operation failed).
+    pub fn release_pinned(&mut self, bytes: usize) {
+        self.pinned -= bytes.min(self.pinned);
+    }
+
+    /// Bytes held by pinned records.
+    pub fn pinned_bytes(&self) -> usize {
+        self.pinned
+    }
+
+    /// Records an edit of `key`. An unpinned record larger than the whole budget is not kept,
+    /// and then neither are the older unpinned records of that file (they could no longer be
+    /// reached). A pinned record is kept whatever it costs: its cost was reserved with
+    /// [`History::reserve_pinned`].
     pub fn push(&mut self, key: &Path, mut record: Record) {
         if self.depth == 0 {
             return;
         }
-        if record.cost() > self.budget {
+        let pinned = record.is_pinned();
+        if !pinned && record.cost() > self.budget.saturating_sub(self.pinned) {
             tracing::info!(path = %key.display(), bytes = record.cost(), "edit too large to keep for undo");
-            self.clear(key);
+            self.forget_unpinned(key);
             return;
         }
         record.seq = self.next_seq;
@@ -175,7 +226,8 @@ impl History {
         let stack = self.files.entry(key.to_path_buf()).or_default();
         stack.push_back(record);
         if stack.len() > self.depth
-            && let Some(dropped) = stack.pop_front()
+            && let Some(at) = stack.iter().position(|r| !r.is_pinned())
+            && let Some(dropped) = stack.remove(at)
         {
             self.used -= dropped.cost();
         }
@@ -194,6 +246,9 @@ impl History {
             self.files.remove(key);
         }
         self.used -= record.cost();
+        if record.is_pinned() {
+            self.pinned -= record.cost();
+        }
         Some(record)
     }
 
@@ -205,13 +260,20 @@ impl History {
     /// Puts back a record taken by [`History::pop`] (the undo failed).
     pub fn restore(&mut self, key: &Path, record: Record) {
         self.used += record.cost();
+        if record.is_pinned() {
+            self.pinned += record.cost();
+        }
         self.files.entry(key.to_path_buf()).or_default().push_back(record);
     }
 
-    /// Forgets every record of `key`.
-    pub fn clear(&mut self, key: &Path) {
-        if let Some(stack) = self.files.remove(key) {
-            self.used -= stack.iter().map(Record::cost).sum::<usize>();
+    /// Forgets the records of `key` that are not pinned.
+    fn forget_unpinned(&mut self, key: &Path) {
+        let Some(stack) = self.files.get_mut(key) else { return };
+        let before = stack.iter().map(Record::cost).sum::<usize>();
+        stack.retain(Record::is_pinned);
+        self.used -= before - stack.iter().map(Record::cost).sum::<usize>();
+        if stack.is_empty() {
+            self.files.remove(key);
         }
     }
 
@@ -227,23 +289,37 @@ impl History {
         self.used
     }
 
+    /// Evicts the oldest record that is not pinned and holds bytes; `false` when there is none.
     fn evict_oldest(&mut self) -> bool {
         let oldest = self
             .files
             .iter()
-            .filter_map(|(key, stack)| stack.front().map(|r| (r.seq, key.clone())))
-            .min_by_key(|(seq, _)| *seq);
-        let Some((_, key)) = oldest else {
+            .filter_map(|(key, stack)| {
+                let (at, record) = stack.iter().enumerate().find(|(_, r)| !r.is_pinned() && r.cost() > 0)?;
+                Some((record.seq, at, key.clone()))
+            })
+            .min_by_key(|(seq, ..)| *seq);
+        let Some((_, at, key)) = oldest else {
             return false;
         };
+        let mut freed = 0;
         if let Some(stack) = self.files.get_mut(&key) {
-            if let Some(dropped) = stack.pop_front() {
-                self.used -= dropped.cost();
-            }
+            // The records below it could no longer be reached by undo: they go with it, unless
+            // pinned.
+            let mut index = 0;
+            stack.retain(|r| {
+                let keep = index > at || r.is_pinned();
+                index += 1;
+                if !keep {
+                    freed += r.cost();
+                }
+                keep
+            });
             if stack.is_empty() {
                 self.files.remove(&key);
             }
         }
+        self.used -= freed;
         true
     }
 }
@@ -301,5 +377,76 @@ mod tests {
         let mut history = History::new(0, 100);
         history.push(Path::new("/a"), Record::new(Change::Created, b"x"));
         assert_eq!(history.pop(Path::new("/a")), None);
+    }
+
+    fn deleted(size: usize) -> Record {
+        Record::new(Change::Deleted { bytes: vec![7; size], mode: 0o644 }, b"")
+    }
+
+    /// Five deletions that together pass the budget: none is evicted by the others (each
+    /// reply promised an undo); the caller is told there is no room for the last one.
+    #[test]
+    fn pinned_records_are_never_evicted() {
+        let mut history = History::new(4, 100);
+        for i in 0..4 {
+            assert!(history.reserve_pinned(25));
+            history.push(Path::new(&format!("/r/{i}")), deleted(25));
+        }
+        assert_eq!(history.room_for_pinned(), 0);
+        assert!(!history.reserve_pinned(1), "a fifth deletion is refused, not promised");
+        // An edit that needs room evicts nothing pinned, and is not kept.
+        history.push(
+            Path::new("/r/e"),
+            Record::new(Change::Splice { offset: 0, removed: vec![1; 5], inserted_len: 0 }, b""),
+        );
+        assert_eq!(history.depth_of(Path::new("/r/e")), 0);
+        for i in 0..4 {
+            assert!(history.pop(Path::new(&format!("/r/{i}"))).is_some(), "deletion {i} kept");
+        }
+        assert_eq!((history.used_bytes(), history.pinned_bytes()), (0, 0));
+    }
+
+    #[test]
+    fn pinned_records_outlive_depth_and_edits_evicted_around_them() {
+        let key = Path::new("/r/a");
+        let mut history = History::new(2, 100);
+        assert!(history.reserve_pinned(10));
+        history.push(key, deleted(10));
+        history.push(key, Record::new(Change::Created, b"x"));
+        for i in 0..3u8 {
+            history.push(key, Record::new(Change::Splice { offset: 0, removed: vec![i; 3], inserted_len: 0 }, b""));
+        }
+        // Depth 2: the newest edit, and the deletion under it (the older unpinned ones went).
+        assert_eq!(history.depth_of(key), 2);
+        assert_eq!(
+            history.pop(key).unwrap().change,
+            Change::Splice { offset: 0, removed: vec![2; 3], inserted_len: 0 }
+        );
+        assert!(matches!(history.pop(key).unwrap().change, Change::Deleted { .. }));
+        // Budget pressure evicts the unpinned edits, oldest first, never the deletion.
+        assert!(history.reserve_pinned(60));
+        history.push(key, deleted(60));
+        history.push(
+            Path::new("/r/b"),
+            Record::new(Change::Splice { offset: 0, removed: vec![1; 30], inserted_len: 0 }, b""),
+        );
+        history.push(
+            Path::new("/r/c"),
+            Record::new(Change::Splice { offset: 0, removed: vec![1; 30], inserted_len: 0 }, b""),
+        );
+        assert_eq!(history.depth_of(Path::new("/r/b")), 0, "the oldest edit made room");
+        assert_eq!(history.depth_of(Path::new("/r/c")), 1);
+        assert!(matches!(history.pop(key).unwrap().change, Change::Deleted { .. }));
+    }
+
+    #[test]
+    fn no_room_for_pinned_records_without_a_history() {
+        let mut history = History::new(0, 100);
+        assert!(!history.keeps_anything());
+        assert!(!history.reserve_pinned(0));
+        let mut history = History::new(1, 100);
+        assert!(history.reserve_pinned(70) && !history.reserve_pinned(31));
+        history.release_pinned(70);
+        assert!(history.reserve_pinned(100));
     }
 }

@@ -117,7 +117,11 @@ pub fn registry(config: &Config, workspace: Arc<EditorRoots>) -> Result<ToolRegi
         registry.register(tool)?;
     }
     if offered("search_text") {
-        registry.register(tools::search_text::SearchText::new(Arc::clone(&workspace)))?;
+        let limits = tools::search_text::SearchLimits {
+            max_output_chars: config.limits.max_output_chars,
+            max_file_size: config.limits.max_file_size,
+        };
+        registry.register(tools::search_text::SearchText::new(Arc::clone(&workspace), limits))?;
     }
     if offered("find_files") {
         registry.register(tools::find_files::FindFiles::new(Arc::clone(&workspace)))?;

@@ -597,6 +597,23 @@ impl Sandbox {
         }
     }
 
+    /// Removes the directory `p` if it is empty: `Ok(true)` when removed, `Ok(false)` when it
+    /// holds something, is not a directory (a symlink is never followed), is gone, or is a root.
+    pub fn remove_empty_dir(&self, p: &SandboxPath) -> Result<bool, SandboxError> {
+        let shown = p.display();
+        let real = self.real(p, false)?;
+        match &real.md {
+            Some(md) if md.is_dir() && !real.rel.as_os_str().is_empty() => {
+                match self.inner.roots[real.root].dir.remove_dir(&real.rel) {
+                    Ok(()) => Ok(true),
+                    Err(e) if e.kind() == std::io::ErrorKind::DirectoryNotEmpty => Ok(false),
+                    Err(e) => Err(self.io(e, shown)),
+                }
+            }
+            _ => Ok(false),
+        }
+    }
+
     /// Creates one directory; [`SandboxError::AlreadyExists`] if anything is
     /// there (the atomic claim of a name). The parent must exist.
     pub fn create_dir(&self, p: &SandboxPath) -> Result<(), SandboxError> {
@@ -681,17 +698,21 @@ impl Sandbox {
     /// the files can then be read on several threads.
     pub fn files(&self, p: &SandboxPath, opts: &WalkOptions) -> Result<(Vec<FileEntry>, bool), SandboxError> {
         let mut files = Vec::new();
-        let truncated = self.each_file(p, opts, &mut |file| files.push(file))?;
+        let truncated = self.each_file(p, opts, &mut |file| {
+            files.push(file);
+            true
+        })?;
         Ok((files, truncated))
     }
 
     /// [`files`](Self::files), one at a time as the walk finds them (so that the files found so
-    /// far can be read while the walk goes on); whether `max_entries` cut the walk.
+    /// far can be read while the walk goes on), until `each` returns `false` (a search that was
+    /// cancelled or has enough); whether `max_entries` cut the walk.
     pub fn each_file(
         &self,
         p: &SandboxPath,
         opts: &WalkOptions,
-        each: &mut dyn FnMut(FileEntry),
+        each: &mut dyn FnMut(FileEntry) -> bool,
     ) -> Result<bool, SandboxError> {
         let (real, dir) = self.open_real_dir(p)?;
         Ok(walk::each_file(&self.inner.roots[real.root].dir, &real.rel, &dir, opts, each))

@@ -626,6 +626,70 @@ fn sandbox_walk_depth_limit_and_truncation() {
     assert_eq!(names(&f.sb.walk(&a, &WalkOptions::default()).unwrap()), vec!["b", "b/c", "b/c/d.txt"]);
 }
 
+/// A tree 1,900 levels deep (a client can make one with `create`; a cloned repository can hold
+/// one) is walked on a thread with a small stack: the walk keeps its directories on the heap. The
+/// walker that recursed per level overflowed the stack and killed the process.
+#[test]
+#[cfg_attr(windows, ignore = "a path of 3,800 characters is beyond Windows' MAX_PATH")]
+fn sandbox_walk_of_a_very_deep_tree_does_not_recurse() {
+    let f = fx();
+    let deep = "d/".repeat(1900);
+    fs::create_dir_all(f.root.join(&deep)).unwrap();
+    fs::write(f.root.join(&deep).join("leaf.txt"), "x").unwrap();
+    let sb = f.sb.clone();
+    let found = std::thread::Builder::new()
+        .stack_size(128 * 1024)
+        .spawn(move || {
+            let root = sb.resolve(".").unwrap();
+            let walk = sb.walk(&root, &WalkOptions::default()).unwrap();
+            let (files, _) = sb.files(&root, &WalkOptions::default()).unwrap();
+            (walk.entries.len(), files.into_iter().map(|f| f.rel).collect::<Vec<_>>())
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(found.0, 1901, "1,900 directories and the file");
+    assert_eq!(found.1, vec![PathBuf::from(deep).join("leaf.txt")]);
+}
+
+/// A FIFO (or socket, or device) is not a file to read: `files` leaves it out (reading it would
+/// block), the listing shows it as what it is (not a directory).
+#[test]
+#[cfg(unix)]
+fn sandbox_files_leave_out_fifos() {
+    let f = fx();
+    fs::write(f.root.join("a.txt"), "a").unwrap();
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        f.root.join("pipe"),
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from(0o644),
+        0,
+    )
+    .unwrap();
+    let root = f.sb.resolve(".").unwrap();
+    let (files, _) = f.sb.files(&root, &WalkOptions::default()).unwrap();
+    assert_eq!(files.iter().map(|f| f.rel.clone()).collect::<Vec<_>>(), vec![PathBuf::from("a.txt")]);
+    assert_eq!(names(&f.sb.walk(&root, &WalkOptions::default()).unwrap()), vec!["a.txt", "pipe"]);
+}
+
+/// `each_file` stops as soon as its callback says so.
+#[test]
+fn sandbox_each_file_stops_when_told() {
+    let f = fx();
+    for name in ["a", "b", "c"] {
+        fs::write(f.root.join(name), name).unwrap();
+    }
+    let root = f.sb.resolve(".").unwrap();
+    let mut seen = Vec::new();
+    f.sb.each_file(&root, &WalkOptions::default(), &mut |file| {
+        seen.push(file.rel);
+        seen.len() < 2
+    })
+    .unwrap();
+    assert_eq!(seen, vec![PathBuf::from("a"), PathBuf::from("b")]);
+}
+
 #[test]
 #[cfg_attr(windows, ignore = "wine shows a symbolic link as its target: on Windows, run with --include-ignored")]
 fn sandbox_narrowed() {

@@ -99,15 +99,15 @@ pub(super) fn walk(root_dir: &Dir, start_rel: &Path, dir: &Dir, opts: &WalkOptio
     walk_with(root_dir, start_rel, dir, opts, None)
 }
 
-/// Calls `each` with every regular file under `dir`, in walk order, as [`walk`] finds them
-/// (symlinks are not followed), each with its directory's handle; whether `max_entries` (files,
-/// here) cut the walk.
+/// Calls `each` with every regular file under `dir` (not a FIFO, socket or device), in walk
+/// order, as [`walk`] finds them (symlinks are not followed), each with its directory's handle,
+/// until `each` returns `false`; whether `max_entries` (files, here) cut the walk.
 pub(super) fn each_file(
     root_dir: &Dir,
     start_rel: &Path,
     dir: &Dir,
     opts: &WalkOptions,
-    each: &mut dyn FnMut(FileEntry),
+    each: &mut dyn FnMut(FileEntry) -> bool,
 ) -> bool {
     walk_with(root_dir, start_rel, dir, opts, Some(each)).truncated
 }
@@ -117,7 +117,7 @@ fn walk_with(
     start_rel: &Path,
     dir: &Dir,
     opts: &WalkOptions,
-    files: Option<&mut dyn FnMut(FileEntry)>,
+    files: Option<&mut dyn FnMut(FileEntry) -> bool>,
 ) -> Walk {
     let mut state = State { opts, walk: Walk::default(), matchers: Vec::new(), files, file_count: 0 };
     if opts.respect_gitignore {
@@ -141,7 +141,7 @@ fn walk_with(
     let Ok(dir) = dir.try_clone() else {
         return state.walk;
     };
-    state.visit(&Arc::new(dir), Path::new(""), &virtual_path(start_rel), 0);
+    state.run(Arc::new(dir), PathBuf::new(), virtual_path(start_rel));
     state.walk
 }
 
@@ -172,9 +172,22 @@ struct State<'a, 'f> {
     matchers: Vec<Gitignore>,
     /// When set, each regular file is handed here with its directory's handle (and
     /// `walk.entries` stays empty; `max_entries` then counts files).
-    files: Option<&'f mut dyn FnMut(FileEntry)>,
+    files: Option<&'f mut dyn FnMut(FileEntry) -> bool>,
     /// Files handed out so far.
     file_count: usize,
+}
+
+/// A directory being listed: its handle, where it is, and the entries still to visit (sorted).
+/// The walk keeps a stack of these rather than recursing, so a tree thousands of levels deep
+/// costs heap, not the thread's stack.
+struct Frame {
+    dir: Arc<Dir>,
+    rel: PathBuf,
+    virtual_dir: PathBuf,
+    depth: usize,
+    items: std::vec::IntoIter<(String, bool, bool, bool)>,
+    /// Whether this directory's `.gitignore` is on the matcher stack.
+    pushed: bool,
 }
 
 impl State<'_, '_> {
@@ -191,14 +204,13 @@ impl State<'_, '_> {
         false
     }
 
-    /// Lists `dir` (at depth `depth`); returns `false` once `max_entries` is hit.
-    fn visit(&mut self, dir: &Arc<Dir>, rel: &Path, virtual_dir: &Path, depth: usize) -> bool {
+    /// The frame of `dir` (at depth `depth`), its `.gitignore` pushed; `None` when it is not
+    /// to be listed (below `max_depth`) or cannot be.
+    fn enter(&mut self, dir: Arc<Dir>, rel: PathBuf, virtual_dir: PathBuf, depth: usize) -> Option<Frame> {
         if self.opts.max_depth.is_some_and(|max| depth >= max) {
-            return true;
+            return None;
         }
-        let Ok(entries) = dir.entries() else {
-            return true;
-        };
+        let entries = dir.entries().ok()?;
         let mut items = Vec::new();
         for entry in entries.flatten() {
             let Ok(name) = entry.file_name().into_string() else {
@@ -210,48 +222,50 @@ impl State<'_, '_> {
             let Ok(file_type) = entry.file_type() else {
                 continue;
             };
-            items.push((name, file_type.is_dir(), file_type.is_symlink()));
+            items.push((name, file_type.is_dir(), file_type.is_symlink(), file_type.is_file()));
         }
         items.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-
         let pushed = self.opts.respect_gitignore
-            && match read_gitignore(dir, Path::new(".gitignore"), virtual_dir) {
+            && match read_gitignore(&dir, Path::new(".gitignore"), &virtual_dir) {
                 Some(matcher) => {
                     self.matchers.push(matcher);
                     true
                 }
                 None => false,
             };
-        let keep_going = self.visit_items(dir, rel, virtual_dir, depth, items);
-        if pushed {
-            self.matchers.pop();
-        }
-        keep_going
+        Some(Frame { dir, rel, virtual_dir, depth, items: items.into_iter(), pushed })
     }
 
-    fn visit_items(
-        &mut self,
-        dir: &Arc<Dir>,
-        rel: &Path,
-        virtual_dir: &Path,
-        depth: usize,
-        items: Vec<(String, bool, bool)>,
-    ) -> bool {
-        for (name, is_dir, is_symlink) in items {
-            let child_virtual = virtual_dir.join(&name);
+    /// Lists `dir` and everything below it, depth first, each directory right before its
+    /// contents; stops once `max_entries` is hit or the file callback says so.
+    fn run(&mut self, dir: Arc<Dir>, rel: PathBuf, virtual_dir: PathBuf) {
+        let mut stack: Vec<Frame> = Vec::new();
+        stack.extend(self.enter(dir, rel, virtual_dir, 0));
+        while let Some(frame) = stack.last_mut() {
+            let Some((name, is_dir, is_symlink, is_file)) = frame.items.next() else {
+                if frame.pushed {
+                    self.matchers.pop();
+                }
+                stack.pop();
+                continue;
+            };
+            let child_virtual = frame.virtual_dir.join(&name);
+            let (dir, depth) = (Arc::clone(&frame.dir), frame.depth);
+            let child_rel = frame.rel.join(&name);
             if self.opts.respect_gitignore && self.ignored(&child_virtual, is_dir) {
                 continue;
             }
             let count = if self.files.is_some() { self.file_count } else { self.walk.entries.len() };
             if self.opts.max_entries.is_some_and(|max| count >= max) {
                 self.walk.truncated = true;
-                return false;
+                return;
             }
-            let child_rel = rel.join(&name);
             match &mut self.files {
-                Some(each) if !is_dir && !is_symlink => {
+                Some(each) if is_file => {
                     self.file_count += 1;
-                    each(FileEntry { rel: child_rel.clone(), dir: Arc::clone(dir), name: name.clone() });
+                    if !each(FileEntry { rel: child_rel.clone(), dir: Arc::clone(&dir), name: name.clone() }) {
+                        return;
+                    }
                 }
                 Some(_) => {}
                 None => self.walk.entries.push(WalkEntry { rel: child_rel.clone(), is_dir, is_symlink }),
@@ -261,11 +275,10 @@ impl State<'_, '_> {
                 let Ok(sub) = dir.open_dir_nofollow(&name) else {
                     continue;
                 };
-                if !self.visit(&Arc::new(sub), &child_rel, &child_virtual, depth + 1) {
-                    return false;
+                if let Some(frame) = self.enter(Arc::new(sub), child_rel, child_virtual, depth + 1) {
+                    stack.push(frame);
                 }
             }
         }
-        true
     }
 }

@@ -17,8 +17,23 @@ use mcp_shared::{
 use crate::{
     editor::{Editor, Reply, Target, history_key},
     error::ToolError,
-    history::{Change, Record},
+    history::{self, Change, Record},
 };
+
+/// The directories above `path` that do not exist (absolute, deepest first): those a write
+/// with `create_parents` makes.
+fn missing_parents(sandbox: &Sandbox, path: &SandboxPath) -> Vec<String> {
+    let mut missing = Vec::new();
+    let mut at = path.parent();
+    while let Some(dir) = at {
+        if !matches!(sandbox.exists(&dir), Ok(false)) {
+            break;
+        }
+        missing.push(dir.absolute().display().to_string());
+        at = dir.parent();
+    }
+    missing
+}
 
 /// A regular file's content and permission bits, read through the sandbox; `what` names it in
 /// messages.
@@ -69,13 +84,53 @@ impl Editor {
         WriteOptions { fsync: self.limits().fsync, create_parents: true, create_new, mode_if_new: Some(mode) }
     }
 
-    /// `delete_file`: removes the regular file `path`, keeping it for `undo_edit`.
+    /// `delete_file`: removes the regular file `path`, keeping it for `undo_edit`. When the
+    /// undo history has no room for its bytes, nothing is deleted (a reply never promises an
+    /// undo the history could drop); with `--undo-depth 0`, the reply says it cannot be undone.
     pub fn delete_file(&self, sandbox: &Sandbox, path: &SandboxPath) -> Result<Reply, ToolError> {
+        if !self.history().keeps_anything() {
+            let (bytes, _) = read_regular(self, sandbox, path, "The path")?;
+            sandbox.remove_file(path).map_err(ToolError::from)?;
+            return Ok(Reply::text(format!(
+                "Deleted {} ({} bytes). This cannot be undone: this server keeps no undo history (--undo-depth 0).",
+                path.display(),
+                bytes.len()
+            )));
+        }
+        // The size first, so that a file with no room is refused before it is read.
+        let md = sandbox.metadata(path).map_err(ToolError::from)?;
+        self.room_for_undo(usize::try_from(md.len).unwrap_or(usize::MAX), path, "deleted")?;
         let (bytes, mode) = read_regular(self, sandbox, path, "The path")?;
-        sandbox.remove_file(path).map_err(ToolError::from)?;
         let len = bytes.len();
+        if !self.history().reserve_pinned(len) {
+            return Err(self.no_room_for_undo(len, path, "deleted"));
+        }
+        if let Err(error) = sandbox.remove_file(path) {
+            self.history().release_pinned(len);
+            return Err(error.into());
+        }
         self.history().push(&history_key(path), Record::new(Change::Deleted { bytes, mode }, &[]));
         Ok(Reply::text(format!("Deleted {} ({len} bytes). `undo_edit` on this path restores it.", path.display())))
+    }
+
+    /// `Ok` when the undo history has room for `len` more bytes of a file kept for its undo.
+    fn room_for_undo(&self, len: usize, path: &SandboxPath, what: &str) -> Result<(), ToolError> {
+        if len > self.history().room_for_pinned() { Err(self.no_room_for_undo(len, path, what)) } else { Ok(()) }
+    }
+
+    fn no_room_for_undo(&self, len: usize, path: &SandboxPath, what: &str) -> ToolError {
+        let (room, held) = {
+            let history = self.history();
+            (history.room_for_pinned(), history.pinned_bytes())
+        };
+        ToolError::new(
+            ErrorCode::FileTooLarge,
+            format!(
+                "{} was not {what}: its {len} bytes would be kept in memory so that `undo_edit` can bring it back, and the undo history has room for {room} more bytes (it holds {held} bytes of deleted and replaced files, of {} in all). Nothing was changed. Undo a deletion or move that should not stay, or remove the file outside this server.",
+                path.display(),
+                history::DEFAULT_BUDGET_BYTES
+            ),
+        )
     }
 
     /// `move_file`: moves the regular file `from` to `to` (parents created); an existing file
@@ -94,44 +149,57 @@ impl Editor {
             ));
         }
         let (bytes, mode) = read_regular(self, sandbox, from, "The source")?;
-        let overwritten = match sandbox.metadata(to) {
-            Ok(md) if md.is_dir => {
-                return Err(ToolError::new(
-                    ErrorCode::InvalidArgs,
-                    format!(
-                        "The destination {} is a directory; give the file's new path, e.g. {}/{}.",
-                        to.display(),
-                        to.display().trim_end_matches('/'),
-                        from.file_name().unwrap_or("name")
-                    ),
-                ));
+        let keeps = self.history().keeps_anything();
+        let created_dirs = missing_parents(sandbox, to);
+        // With `overwrite`, a destination that appears between the look and the write (another
+        // process moving a file there) is looked at again and replaced, so that the undo keeps
+        // what was really replaced: a second try, then the honest answer.
+        let mut tries = 0;
+        let (overwritten, kept) = loop {
+            tries += 1;
+            let overwritten = self.destination(sandbox, from, to, overwrite)?;
+            // The undo's room (what the move replaces), reserved before anything is touched.
+            let kept = overwritten.as_ref().map_or(0, |(old, _)| old.len());
+            if keeps && !self.history().reserve_pinned(kept) {
+                return Err(self.no_room_for_undo(kept, to, "replaced"));
             }
-            Ok(_) if !overwrite => {
-                return Err(ToolError::new(
-                    ErrorCode::AlreadyExists,
-                    format!(
-                        "The destination {} already exists; nothing was moved. Pass `overwrite: true` to replace it (undo_edit brings it back).",
-                        to.display()
-                    ),
-                ));
+            let options = self.file_write_options(mode, overwritten.is_none());
+            match sandbox.write_atomic(to, &bytes, &options) {
+                Ok(()) => break (overwritten, kept),
+                Err(error) => {
+                    if keeps {
+                        self.history().release_pinned(kept);
+                    }
+                    let raced = matches!(error, mcp_shared::sandbox::SandboxError::AlreadyExists { .. });
+                    if !(raced && overwrite && tries < 3) {
+                        return Err(error.into());
+                    }
+                }
             }
-            Ok(_) => Some(read_regular(self, sandbox, to, "The destination")?),
-            Err(mcp_shared::sandbox::SandboxError::NotFound { .. }) => None,
-            Err(e) => return Err(e.into()),
         };
-        sandbox
-            .write_atomic(to, &bytes, &self.file_write_options(mode, overwritten.is_none()))
-            .map_err(ToolError::from)?;
+        let release = || {
+            if keeps {
+                self.history().release_pinned(kept);
+            }
+        };
         if let Err(error) = sandbox.remove_file(from) {
             // Put the destination back as it was: the move did not happen.
             let _ = match &overwritten {
                 Some((old, old_mode)) => sandbox.write_atomic(to, old, &self.file_write_options(*old_mode, false)),
                 None => sandbox.remove_file(to),
             };
+            release();
             return Err(error.into());
         }
         let len = bytes.len();
-        let change = Change::Moved { from: from.absolute().display().to_string(), mode, overwritten };
+        if !keeps {
+            return Ok(Reply::text(format!(
+                "Moved {} to {} ({len} bytes). This cannot be undone: this server keeps no undo history (--undo-depth 0).",
+                from.display(),
+                to.display()
+            )));
+        }
+        let change = Change::Moved { from: from.absolute().display().to_string(), mode, overwritten, created_dirs };
         self.history().push(&history_key(to), Record::new(change, &bytes));
         Ok(Reply::text(format!(
             "Moved {} to {} ({len} bytes). `undo_edit` on {} moves it back.",
@@ -139,6 +207,43 @@ impl Editor {
             to.display(),
             to.display()
         )))
+    }
+
+    /// What is at the destination of a move: nothing (`None`), or the file `overwrite` lets it
+    /// replace (content, permission bits), kept for the undo if the history has room.
+    fn destination(
+        &self,
+        sandbox: &Sandbox,
+        from: &SandboxPath,
+        to: &SandboxPath,
+        overwrite: bool,
+    ) -> Result<Option<(Vec<u8>, u32)>, ToolError> {
+        match sandbox.metadata(to) {
+            Ok(md) if md.is_dir => Err(ToolError::new(
+                ErrorCode::InvalidArgs,
+                format!(
+                    "The destination {} is a directory; give the file's new path, e.g. {}/{}.",
+                    to.display(),
+                    to.display().trim_end_matches('/'),
+                    from.file_name().unwrap_or("name")
+                ),
+            )),
+            Ok(_) if !overwrite => Err(ToolError::new(
+                ErrorCode::AlreadyExists,
+                format!(
+                    "The destination {} already exists; nothing was moved. Pass `overwrite: true` to replace it (undo_edit brings it back).",
+                    to.display()
+                ),
+            )),
+            Ok(md) => {
+                if self.history().keeps_anything() {
+                    self.room_for_undo(usize::try_from(md.len).unwrap_or(usize::MAX), to, "replaced")?;
+                }
+                Ok(Some(read_regular(self, sandbox, to, "The destination")?))
+            }
+            Err(mcp_shared::sandbox::SandboxError::NotFound { .. }) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// `undo_edit` of a `delete_file` or of a `move_file` (the record on top of `key`'s stack).
@@ -169,7 +274,7 @@ impl Editor {
                     bytes.len()
                 )))
             }
-            Change::Moved { from, mode, overwritten } => {
+            Change::Moved { from, mode, overwritten, created_dirs } => {
                 let source = t.sandbox.resolve(from).map_err(ToolError::from)?;
                 let current = t.sandbox.read(t.path).map_err(|e| t.sandbox_error(e))?;
                 if !record.matches(&current) {
@@ -189,6 +294,13 @@ impl Editor {
                     None => t.sandbox.remove_file(t.path),
                 };
                 restored.map_err(|e| t.sandbox_error(e))?;
+                // The directories the move made, if nothing else was put in them since.
+                for dir in created_dirs {
+                    let removed = t.sandbox.resolve(dir).and_then(|dir| t.sandbox.remove_empty_dir(&dir));
+                    if !matches!(removed, Ok(true)) {
+                        break;
+                    }
+                }
                 let also = if overwritten.is_some() { ", and the file it had replaced is back" } else { "" };
                 Ok(Reply::text(format!(
                     "Last edit to {} undone successfully: the file was moved back to {from}{also}.",

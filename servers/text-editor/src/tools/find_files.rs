@@ -5,7 +5,7 @@
 
 use std::{borrow::Cow, path::PathBuf, sync::Arc, time::SystemTime};
 
-use globset::{GlobBuilder, GlobMatcher};
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use mcp_shared::{
     ContentItem, ErrorCode, Tool, ToolContext, ToolOutput,
     reexports::rmcp::model::ToolAnnotations,
@@ -13,6 +13,7 @@ use mcp_shared::{
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
+use tokio_util::sync::CancellationToken;
 
 use crate::{error::ToolError, tools::search_text, workspace::EditorRoots};
 
@@ -49,7 +50,7 @@ impl FindFiles {
 
 /// The compiled pattern: a path glob, or (without `/`) a name glob.
 struct Pattern {
-    matcher: GlobMatcher,
+    matcher: GlobSet,
     by_name: bool,
 }
 
@@ -58,13 +59,31 @@ impl Pattern {
         if pattern.is_empty() {
             return Err(ToolError::new(ErrorCode::InvalidArgs, "`pattern` is empty: give a glob such as `**/*.rs`."));
         }
-        let glob = GlobBuilder::new(pattern).literal_separator(true).build().map_err(|e| {
+        if pattern.len() > search_text::MAX_PATTERN_BYTES {
+            return Err(ToolError::new(
+                ErrorCode::InvalidArgs,
+                format!(
+                    "`pattern` is {} bytes long; at most {} are accepted. Give a shorter glob, e.g. `**/*.rs`.",
+                    pattern.len(),
+                    search_text::MAX_PATTERN_BYTES
+                ),
+            ));
+        }
+        let invalid = |e: globset::Error| {
+            // The error quotes the glob: a long one is not repeated whole.
+            let shown: String = pattern.chars().take(200).collect();
+            let more = if shown.len() < pattern.len() { "…" } else { "" };
+            let why = e.kind().to_string();
             ToolError::new(
                 ErrorCode::InvalidArgs,
-                format!("`pattern` {pattern:?} is not a valid glob: {e}. Example: `**/*.rs`."),
+                format!("`pattern` {shown:?}{more} is not a valid glob: {why}. Example: `**/*.rs`."),
             )
-        })?;
-        Ok(Pattern { matcher: glob.compile_matcher(), by_name: !pattern.contains('/') })
+        };
+        let glob = GlobBuilder::new(pattern).literal_separator(true).build().map_err(invalid)?;
+        // A set, not `compile_matcher`: a glob whose regex is too large to compile is an error
+        // here, where `compile_matcher` panics.
+        let matcher = GlobSetBuilder::new().add(glob).build().map_err(invalid)?;
+        Ok(Pattern { matcher, by_name: !pattern.contains('/') })
     }
 
     fn matches(&self, rel: &std::path::Path) -> bool {
@@ -82,20 +101,31 @@ fn find(
     path: Option<&str>,
     pattern: &Pattern,
     limit: usize,
+    cancel: &CancellationToken,
 ) -> Result<(Vec<PathBuf>, usize), ToolError> {
     let mut found: Vec<(SystemTime, PathBuf)> = Vec::new();
     for place in search_text::places_of(sandbox, path)? {
-        let (files, _) = sandbox.files(&place.0, &WalkOptions::default()).map_err(|e| match e {
+        let walked = sandbox.each_file(&place.0, &WalkOptions::default(), &mut |file| {
+            if pattern.matches(&file.rel) {
+                let modified = file
+                    .metadata()
+                    .ok()
+                    .and_then(|m| m.modified().ok())
+                    .map_or(SystemTime::UNIX_EPOCH, |t| t.into_std());
+                found.push((modified, place.1.join(&file.rel)));
+            }
+            // Stops the walk once the call timed out or was cancelled.
+            !cancel.is_cancelled()
+        });
+        walked.map_err(|e| match e {
             mcp_shared::sandbox::SandboxError::NotADirectory { .. } => ToolError::new(
                 ErrorCode::InvalidArgs,
                 format!("{} is a file, not a directory: give the directory to look in as `path`.", place.1.display()),
             ),
             other => other.into(),
         })?;
-        for file in files.iter().filter(|f| pattern.matches(&f.rel)) {
-            let modified =
-                file.metadata().ok().and_then(|m| m.modified().ok()).map_or(SystemTime::UNIX_EPOCH, |t| t.into_std());
-            found.push((modified, place.1.join(&file.rel)));
+        if cancel.is_cancelled() {
+            return Err(ToolError::new(ErrorCode::Cancelled, "The search was cancelled."));
         }
     }
     let total = found.len();
@@ -130,7 +160,8 @@ impl Tool for FindFiles {
             }
             let sandbox = self.workspace.sandbox(&ctx).await?;
             let path = input.path.clone();
-            let work = tokio::task::spawn_blocking(move || find(&sandbox, path.as_deref(), &pattern, limit));
+            let cancel = ctx.cancellation().clone();
+            let work = tokio::task::spawn_blocking(move || find(&sandbox, path.as_deref(), &pattern, limit, &cancel));
             let (paths, total) = work.await.map_err(|_| {
                 ToolError::new(ErrorCode::InternalError, "The search failed unexpectedly; the server logged the details; retry.")
             })??;
@@ -175,6 +206,20 @@ mod tests {
         assert!(Pattern::new("[").is_err());
     }
 
+    /// A glob whose regex is too large used to panic inside globset (`compile_matcher`).
+    #[test]
+    fn huge_globs_are_refused_not_panicked_on() {
+        let long = Pattern::new(&"*a".repeat(500_000)).err().unwrap();
+        assert_eq!(long.code, ErrorCode::InvalidArgs);
+        assert!(long.message.contains("at most 16384"), "{}", long.message);
+        // Under the length bound: compiled (as a set, which reports what it cannot compile), or
+        // refused without echoing the glob whole.
+        assert!(Pattern::new(&"?".repeat(8_000)).is_ok());
+        let error = Pattern::new(&format!("[{}", "a".repeat(10_000))).err().unwrap();
+        assert_eq!(error.code, ErrorCode::InvalidArgs);
+        assert!(error.message.len() < 600, "the glob is not echoed whole: {}", error.message);
+    }
+
     #[test]
     fn newest_first() {
         let dir = tempfile::tempdir().unwrap();
@@ -185,10 +230,11 @@ mod tests {
         let old = std::fs::File::options().write(true).open(root.join("old.rs")).unwrap();
         old.set_modified(SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000)).unwrap();
         let sandbox = Sandbox::new([&root]).unwrap();
-        let (paths, total) = find(&sandbox, None, &Pattern::new("*.rs").unwrap(), 10).unwrap();
+        let none = CancellationToken::new();
+        let (paths, total) = find(&sandbox, None, &Pattern::new("*.rs").unwrap(), 10, &none).unwrap();
         assert_eq!(paths, vec![root.join("new.rs"), root.join("old.rs")]);
         assert_eq!(total, 2);
-        let (paths, total) = find(&sandbox, None, &Pattern::new("*.rs").unwrap(), 1).unwrap();
+        let (paths, total) = find(&sandbox, None, &Pattern::new("*.rs").unwrap(), 1, &none).unwrap();
         assert_eq!((paths.len(), total), (1, 2));
     }
 }

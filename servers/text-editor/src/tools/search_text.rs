@@ -14,10 +14,7 @@ use std::{
     borrow::Cow,
     io::{Read, Seek, SeekFrom},
     path::{Path, PathBuf},
-    sync::{
-        Arc, Mutex, PoisonError,
-        atomic::{AtomicUsize, Ordering},
-    },
+    sync::{Arc, mpsc},
 };
 
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
@@ -28,8 +25,11 @@ use mcp_shared::{
     reexports::rmcp::model::ToolAnnotations,
     sandbox::{FileEntry, Sandbox, SandboxPath, WalkOptions},
 };
+use rayon::prelude::*;
 use schemars::JsonSchema;
 use serde::Deserialize;
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
 
 use crate::{
     document::{self, TextEncoding},
@@ -45,8 +45,23 @@ pub const MAX_LIMIT: usize = 1_000;
 pub const MAX_CONTEXT: usize = 10;
 /// A shown line is cut after this many characters.
 pub const MAX_LINE_CHARS: usize = 400;
-/// Files handed to a search thread at once, in walk order.
-const BATCH: usize = 64;
+/// The longest `pattern` or `glob`, in bytes.
+pub const MAX_PATTERN_BYTES: usize = 16 * 1024;
+/// The most a compiled pattern may take (regex's NFA), and its lazy DFA's cache per thread: a
+/// pattern such as `\w{5000}` is refused at once rather than after seconds and hundreds of MB.
+const REGEX_SIZE_LIMIT: usize = 4 * 1024 * 1024;
+const REGEX_DFA_LIMIT: usize = 8 * 1024 * 1024;
+/// Patterns compiled at once, server-wide (each on a blocking thread, never on the runtime's).
+const CONCURRENT_COMPILES: usize = 2;
+/// The most a search holds of one line (with its context): a longer line (a minified file, a
+/// 200 MB file without a newline) ends that file's search, with a note.
+pub const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
+/// The output bound when `--max-output-chars` is 0 (no cut for views): a search's reply is
+/// still bounded.
+pub const MAX_OUTPUT_CHARS_UNBOUNDED: usize = 1_000_000;
+/// Files searched at once, in walk order; the next batch is searched once this one's results
+/// are in, so that each file keeps only what can still be shown.
+const BATCH: usize = 32;
 
 /// The search to run. Unknown fields are ignored.
 #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
@@ -74,15 +89,33 @@ pub struct SearchTextInput {
     pub limit: Option<u32>,
 }
 
+/// What bounds a search besides its `limit`: the editor's `--max-output-chars` and
+/// `--max-file-size`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SearchLimits {
+    /// The reply's characters (0: [`MAX_OUTPUT_CHARS_UNBOUNDED`]).
+    pub max_output_chars: usize,
+    /// Larger files are not searched (they are counted in a note).
+    pub max_file_size: u64,
+}
+
+impl SearchLimits {
+    fn output_chars(self) -> usize {
+        if self.max_output_chars == 0 { MAX_OUTPUT_CHARS_UNBOUNDED } else { self.max_output_chars }
+    }
+}
+
 /// The tool.
 pub struct SearchText {
     workspace: Arc<EditorRoots>,
+    limits: SearchLimits,
+    compiles: Arc<Semaphore>,
 }
 
 impl SearchText {
-    /// The tool over `workspace`.
-    pub fn new(workspace: Arc<EditorRoots>) -> SearchText {
-        SearchText { workspace }
+    /// The tool over `workspace`, within `limits`.
+    pub fn new(workspace: Arc<EditorRoots>, limits: SearchLimits) -> SearchText {
+        SearchText { workspace, limits, compiles: Arc::new(Semaphore::new(CONCURRENT_COMPILES)) }
     }
 }
 
@@ -95,42 +128,70 @@ pub struct Query {
     glob: Option<String>,
 }
 
-impl Query {
-    /// Checks `input`'s pattern, glob and numbers.
-    pub fn new(input: &SearchTextInput) -> Result<Query, ToolError> {
-        if input.pattern.is_empty() {
+/// `input`'s numbers and lengths, checked before anything is compiled.
+fn check_input(input: &SearchTextInput) -> Result<(usize, usize), ToolError> {
+    if input.pattern.is_empty() {
+        return Err(ToolError::new(
+            ErrorCode::InvalidArgs,
+            "`pattern` is empty: give the text or regular expression to look for.",
+        ));
+    }
+    for (name, value) in [("pattern", Some(&input.pattern)), ("glob", input.glob.as_ref())] {
+        if let Some(value) = value
+            && value.len() > MAX_PATTERN_BYTES
+        {
             return Err(ToolError::new(
                 ErrorCode::InvalidArgs,
-                "`pattern` is empty: give the text or regular expression to look for.",
+                format!(
+                    "`{name}` is {} bytes long; at most {MAX_PATTERN_BYTES} are accepted. Search for a shorter, distinctive part.",
+                    value.len()
+                ),
             ));
         }
+    }
+    let context = input.context.unwrap_or(0) as usize;
+    if context > MAX_CONTEXT {
+        return Err(ToolError::new(
+            ErrorCode::InvalidArgs,
+            format!("`context` is {context}; it must be 0 to {MAX_CONTEXT}."),
+        ));
+    }
+    let limit = input.limit.map_or(DEFAULT_LIMIT, |l| l as usize);
+    if !(1..=MAX_LIMIT).contains(&limit) {
+        return Err(ToolError::new(
+            ErrorCode::InvalidArgs,
+            format!("`limit` is {limit}; it must be 1 to {MAX_LIMIT}."),
+        ));
+    }
+    Ok((context, limit))
+}
+
+impl Query {
+    /// Checks `input`'s pattern, glob and numbers, and compiles the pattern (blocking: it may
+    /// take up to [`REGEX_SIZE_LIMIT`] of work; run it on a blocking thread).
+    pub fn new(input: &SearchTextInput) -> Result<Query, ToolError> {
+        let (context, limit) = check_input(input)?;
         let mut builder = RegexMatcherBuilder::new();
         builder
             .case_insensitive(input.ignore_case.unwrap_or(false))
             .fixed_strings(input.literal.unwrap_or(false))
+            .size_limit(REGEX_SIZE_LIMIT)
+            .dfa_size_limit(REGEX_DFA_LIMIT)
             .line_terminator(Some(b'\n'));
         let matcher = builder.build(&input.pattern).map_err(|e| {
-            ToolError::new(
-                ErrorCode::InvalidArgs,
+            let text = e.to_string();
+            let message = if text.contains("size limit") {
                 format!(
-                    "`pattern` is not a valid regular expression: {e}. Escape special characters (e.g. `\\(`), or pass `literal: true` to search for the text as it is."
-                ),
-            )
+                    "`pattern` is too costly to compile: its compiled form would exceed {} MiB. Large repetition counts of classes (`\\w{{5000}}`, `[\\p{{L}}]{{2000}}`) grow it: use a smaller count, an ASCII class such as `[0-9A-Za-z_]`, or `literal: true`.",
+                    REGEX_SIZE_LIMIT >> 20
+                )
+            } else {
+                format!(
+                    "`pattern` is not a valid regular expression: {text}. Escape special characters (e.g. `\\(`), or pass `literal: true` to search for the text as it is."
+                )
+            };
+            ToolError::new(ErrorCode::InvalidArgs, message)
         })?;
-        let context = input.context.unwrap_or(0) as usize;
-        if context > MAX_CONTEXT {
-            return Err(ToolError::new(
-                ErrorCode::InvalidArgs,
-                format!("`context` is {context}; it must be 0 to {MAX_CONTEXT}."),
-            ));
-        }
-        let limit = input.limit.map_or(DEFAULT_LIMIT, |l| l as usize);
-        if !(1..=MAX_LIMIT).contains(&limit) {
-            return Err(ToolError::new(
-                ErrorCode::InvalidArgs,
-                format!("`limit` is {limit}; it must be 1 to {MAX_LIMIT}."),
-            ));
-        }
         Ok(Query { matcher, context, limit, glob: input.glob.clone().filter(|g| !g.is_empty()) })
     }
 }
@@ -141,68 +202,153 @@ struct Place {
     shown: PathBuf,
 }
 
-/// The matches of one file, as shown lines; `matches` counts every matching line.
-#[derive(Default)]
-struct FileResult {
-    lines: Vec<String>,
+/// One shown line of a file: a match (`PATH:N:TEXT`), context (`PATH-N-TEXT`) or a group break
+/// (`--`). The path is the file's, added when the line is rendered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Line {
+    Match(u64, String),
+    Context(u64, String),
+    Break,
+}
+
+impl Line {
+    /// Its characters in the reply, newline included, for a file shown as `path_chars`.
+    fn chars(&self, path_chars: usize) -> usize {
+        match self {
+            Line::Match(n, text) | Line::Context(n, text) => path_chars + 3 + digits(*n) + text.chars().count(),
+            Line::Break => 3,
+        }
+    }
+}
+
+fn digits(n: u64) -> usize {
+    n.checked_ilog10().map_or(1, |d| d as usize + 1)
+}
+
+/// How much a file may still keep: matching lines, and characters of shown lines.
+#[derive(Debug, Clone, Copy)]
+struct Room {
     matches: usize,
+    chars: usize,
+}
+
+/// What one file gave: its shown lines (at most what [`Room`] allowed when it was searched),
+/// and every matching line counted.
+#[derive(Debug, Default)]
+struct FileResult {
+    shown: String,
+    lines: Vec<Line>,
+    matches: usize,
+    skipped: Option<Skipped>,
+}
+
+/// Why a file was not searched (to its end).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Skipped {
+    /// Larger than `--max-file-size`.
+    TooLarge,
+    /// A line (with its context) longer than [`MAX_LINE_BYTES`]: the search stopped there.
+    LongLine,
 }
 
 /// The report of a whole search.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Report {
-    /// The shown lines.
+    /// The shown lines, as the reply shows them.
     pub lines: Vec<String>,
+    /// Characters of the shown lines, newlines included.
+    pub chars: usize,
+    /// Matching lines shown.
+    pub shown_matches: usize,
     /// Matching lines in all.
     pub matches: usize,
     /// Files with a match.
     pub files_matched: usize,
     /// Matching lines not shown, and in how many files they are.
     pub more: (usize, usize),
+    /// Whether the output bound (not `limit`) is what left matches out.
+    pub cut_by_size: bool,
     /// Files searched.
     pub files_searched: usize,
+    /// Files not searched for being larger than `--max-file-size`.
+    pub too_large: usize,
+    /// Files whose search stopped at a line longer than [`MAX_LINE_BYTES`].
+    pub long_lines: usize,
 }
 
-/// Searches `places` for `query` (blocking; run it on a blocking thread). The walk runs on this
-/// thread and hands batches of files to rayon's threads as it goes, so reading overlaps walking;
-/// the batches' results are put back in walk order, so the output is the same on every run.
-fn search(sandbox: &Sandbox, places: &[Place], query: &Query) -> Result<Report, ToolError> {
+/// A file reader that fails once the call is cancelled (timed out, or the client cancelled), so
+/// that a search of a huge file stops within one buffer of the answer.
+struct Cancellable<R> {
+    inner: R,
+    cancel: CancellationToken,
+}
+
+impl<R: Read> Read for Cancellable<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.cancel.is_cancelled() {
+            return Err(std::io::Error::other("the search was cancelled"));
+        }
+        self.inner.read(buf)
+    }
+}
+
+/// Searches `places` for `query` (blocking; run it on a blocking thread), within `limits`,
+/// until `cancel` is cancelled (then `Err(CANCELLED)`). The walk runs on a thread of its own
+/// and hands batches of files over a channel of two, so reading overlaps walking; each batch is
+/// searched on rayon's threads and its results taken in walk order before the next starts, so
+/// that the output is the same on every run and each file keeps at most what can still be
+/// shown: the memory of a search is bounded by its output bound, whatever the files hold.
+fn search(
+    sandbox: &Sandbox,
+    places: &[Place],
+    query: &Query,
+    limits: SearchLimits,
+    cancel: &CancellationToken,
+) -> Result<Report, ToolError> {
     let mut report = Report::default();
+    let budget = limits.output_chars();
     for place in places {
         let filter = glob_filter(&place.shown, query.glob.as_deref())?;
-        let results: Mutex<Vec<(usize, Vec<FileResult>)>> = Mutex::new(Vec::new());
-        // Matching lines found so far (any order): later batches keep fewer lines.
-        let found = AtomicUsize::new(0);
-        let mut searched = 0usize;
-        let walked = rayon::in_place_scope(|scope| {
-            let mut batch: Vec<(FileEntry, PathBuf)> = Vec::with_capacity(BATCH);
-            let mut index = 0usize;
-            let (results, found) = (&results, &found);
-            let flush = |batch: Vec<(FileEntry, PathBuf)>, index: usize| {
-                scope.spawn(move |_| {
-                    let keep = query.limit.saturating_sub(found.load(Ordering::Relaxed));
-                    let out: Vec<FileResult> =
-                        batch.iter().map(|(entry, shown)| search_one(|| entry.open(), shown, query, keep)).collect();
-                    found.fetch_add(out.iter().map(|r| r.matches).sum(), Ordering::Relaxed);
-                    results.lock().unwrap_or_else(PoisonError::into_inner).push((index, out));
+        let walked = std::thread::scope(|scope| {
+            let (send, batches) = mpsc::sync_channel::<Vec<(FileEntry, PathBuf)>>(2);
+            let walker = scope.spawn(|| {
+                let send = send;
+                let mut batch = Vec::with_capacity(BATCH);
+                let walked = sandbox.each_file(&place.path, &WalkOptions::default(), &mut |entry| {
+                    if cancel.is_cancelled() {
+                        return false;
+                    }
+                    if filter.as_ref().is_some_and(|o| o.matched(&entry.rel, false).is_ignore()) {
+                        return true;
+                    }
+                    let shown = place.shown.join(&entry.rel);
+                    batch.push((entry, shown));
+                    if batch.len() < BATCH {
+                        return true;
+                    }
+                    // The searcher is gone (cancelled): stop walking.
+                    send.send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH))).is_ok()
                 });
-            };
-            let walked = sandbox.each_file(&place.path, &WalkOptions::default(), &mut |entry| {
-                if filter.as_ref().is_some_and(|o| o.matched(&entry.rel, false).is_ignore()) {
-                    return;
+                if !batch.is_empty() {
+                    let _ = send.send(batch);
                 }
-                searched += 1;
-                let shown = place.shown.join(&entry.rel);
-                batch.push((entry, shown));
-                if batch.len() == BATCH {
-                    flush(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)), index);
-                    index += 1;
-                }
+                walked
             });
-            if !batch.is_empty() {
-                flush(batch, index);
+            for batch in batches {
+                if cancel.is_cancelled() {
+                    break;
+                }
+                let room = report.room(query, budget);
+                report.files_searched += batch.len();
+                let results: Vec<FileResult> = batch
+                    .par_iter()
+                    .map(|(entry, shown)| search_one(|| entry.open(), shown, query, room, limits, cancel))
+                    .collect();
+                for result in results {
+                    report.add(result, query, budget);
+                }
             }
-            walked
+            walker.join().unwrap_or(Ok(false))
         });
         match walked {
             Ok(_) => {}
@@ -210,74 +356,87 @@ fn search(sandbox: &Sandbox, places: &[Place], query: &Query) -> Result<Report, 
                 // A single file: searched whatever its name (as `rg PATTERN FILE`).
                 let file = sandbox.open_read(&place.path).map_err(ToolError::from)?;
                 report.files_searched += 1;
-                let result = search_one(|| file.try_clone(), &place.shown, query, query.limit);
-                add(&mut report, result, query);
-                continue;
+                let room = report.room(query, budget);
+                let result = search_one(|| file.try_clone(), &place.shown, query, room, limits, cancel);
+                report.add(result, query, budget);
             }
             Err(e) => return Err(e.into()),
         }
-        report.files_searched += searched;
-        let mut results = results.into_inner().unwrap_or_else(PoisonError::into_inner);
-        results.sort_unstable_by_key(|(index, _)| *index);
-        for (_, batch) in results {
-            for result in batch {
-                add(&mut report, result, query);
-            }
+        if cancel.is_cancelled() {
+            return Err(ToolError::new(ErrorCode::Cancelled, "The search was cancelled; nothing more was searched."));
         }
     }
     Ok(report)
 }
 
 impl Report {
-    /// Matching lines shown so far.
-    fn lines_matched(&self) -> usize {
-        self.matches - self.more.0
+    /// What the next file may keep.
+    fn room(&self, query: &Query, budget: usize) -> Room {
+        Room {
+            matches: query.limit.saturating_sub(self.shown_matches),
+            chars: if self.cut_by_size { 0 } else { budget.saturating_sub(self.chars) },
+        }
     }
-}
 
-/// Adds one file's result, keeping at most `query.limit` matching lines shown.
-fn add(report: &mut Report, result: FileResult, query: &Query) {
-    if result.matches == 0 {
-        return;
-    }
-    report.files_matched += 1;
-    let room = query.limit.saturating_sub(report.lines_matched());
-    let shown_matches = result.matches.min(room).min(count_matching(&result.lines));
-    if shown_matches > 0 {
+    /// Adds one file's result, keeping at most `query.limit` matching lines and `budget`
+    /// characters shown, in walk order.
+    fn add(&mut self, result: FileResult, query: &Query, budget: usize) {
+        match result.skipped {
+            Some(Skipped::TooLarge) => self.too_large += 1,
+            Some(Skipped::LongLine) => self.long_lines += 1,
+            None => {}
+        }
+        if result.matches == 0 {
+            return;
+        }
+        self.files_matched += 1;
+        self.matches += result.matches;
+        let path_chars = result.shown.chars().count();
+        let mut shown = 0;
+        let mut lines = Vec::new();
+        let mut chars = 0;
         // Groups of context lines are separated by `--`, also from one file to the next.
-        if query.context > 0 && !report.lines.is_empty() {
-            report.lines.push("--".into());
+        if query.context > 0 && !self.lines.is_empty() {
+            lines.push(Line::Break);
+            chars += 3;
         }
-        let mut taken = 0;
         for line in result.lines {
-            if is_match_line(&line) {
-                if taken == shown_matches {
-                    break;
-                }
-                taken += 1;
+            if matches!(line, Line::Match(..)) && self.shown_matches + shown == query.limit {
+                break;
             }
-            report.lines.push(line);
+            let cost = line.chars(path_chars);
+            if self.cut_by_size || self.chars + chars + cost > budget {
+                self.cut_by_size = true;
+                break;
+            }
+            if matches!(line, Line::Match(..)) {
+                shown += 1;
+            }
+            chars += cost;
+            lines.push(line);
         }
-        while report.lines.last().is_some_and(|l| l == "--") {
-            report.lines.pop();
+        // A group never ends with its separator.
+        while lines.last() == Some(&Line::Break) {
+            lines.pop();
+            chars -= 3;
+        }
+        if shown > 0 {
+            for line in lines {
+                self.lines.push(match line {
+                    Line::Match(n, text) => format!("{}:{n}:{text}", result.shown),
+                    Line::Context(n, text) => format!("{}-{n}-{text}", result.shown),
+                    Line::Break => "--".to_owned(),
+                });
+            }
+            self.chars += chars;
+        }
+        self.shown_matches += shown;
+        let hidden = result.matches - shown;
+        if hidden > 0 {
+            self.more.0 += hidden;
+            self.more.1 += 1;
         }
     }
-    report.matches += result.matches;
-    let hidden = result.matches - shown_matches;
-    if hidden > 0 {
-        report.more.0 += hidden;
-        report.more.1 += 1;
-    }
-}
-
-/// Shown lines are `PATH:N:TEXT` (a match), `PATH-N-TEXT` (context) or `--`; a match line is
-/// marked by a NUL we put after the path, removed when rendering.
-fn is_match_line(line: &str) -> bool {
-    line.contains('\u{0}')
-}
-
-fn count_matching(lines: &[String]) -> usize {
-    lines.iter().filter(|l| is_match_line(l)).count()
 }
 
 /// The `glob` filter, as ripgrep's `-g` (gitignore-style: a pattern without `/` matches a name at
@@ -295,14 +454,24 @@ fn glob_filter(base: &Path, glob: Option<&str>) -> Result<Option<Override>, Tool
     builder.build().map(Some).map_err(invalid)
 }
 
-/// Searches one file (opened by `open`), keeping at most `keep` matching lines.
+/// Searches one file (opened by `open`), keeping at most what `room` allows.
 fn search_one(
     open: impl FnOnce() -> std::io::Result<std::fs::File>,
     shown: &Path,
     query: &Query,
-    keep: usize,
+    room: Room,
+    limits: SearchLimits,
+    cancel: &CancellationToken,
 ) -> FileResult {
-    let Ok(mut file) = open() else { return FileResult::default() };
+    let shown = shown.display().to_string();
+    let nothing = |skipped| FileResult { skipped, ..FileResult::default() };
+    if cancel.is_cancelled() {
+        return nothing(None);
+    }
+    let Ok(mut file) = open() else { return nothing(None) };
+    if file.metadata().is_ok_and(|md| md.len() > limits.max_file_size) {
+        return nothing(Some(Skipped::TooLarge));
+    }
     // The encoding, from the first bytes (as the editor decides it); binary files are skipped.
     let mut head = [0u8; 8192];
     let mut filled = 0;
@@ -310,20 +479,21 @@ fn search_one(
         match file.read(&mut head[filled..]) {
             Ok(0) => break,
             Ok(n) => filled += n,
-            Err(_) => return FileResult::default(),
+            Err(_) => return nothing(None),
         }
     }
     let Ok(format) = document::sniff(&head[..filled], filled < head.len()) else {
-        return FileResult::default();
+        return nothing(None);
     };
     if file.seek(SeekFrom::Start(0)).is_err() {
-        return FileResult::default();
+        return nothing(None);
     }
     let mut builder = SearcherBuilder::new();
     builder
         .line_number(true)
         .before_context(query.context)
         .after_context(query.context)
+        .heap_limit(Some(MAX_LINE_BYTES))
         .binary_detection(BinaryDetection::quit(b'\x00'));
     if let TextEncoding::Legacy(encoding) = format.encoding
         && let Ok(encoding) = grep_searcher::Encoding::new(encoding.name())
@@ -331,33 +501,54 @@ fn search_one(
         builder.encoding(Some(encoding));
     }
     let mut searcher = builder.build();
-    let mut sink = Collect { shown: shown.display().to_string(), keep, result: FileResult::default() };
-    if searcher.search_file(&query.matcher, &file, &mut sink).is_err() {
-        return FileResult::default();
+    let path_chars = shown.chars().count();
+    let mut sink = Collect { path_chars, room, chars: 0, full: false, result: FileResult::default() };
+    let reader = Cancellable { inner: file, cancel: cancel.clone() };
+    let outcome = searcher.search_reader(&query.matcher, reader, &mut sink);
+    let mut result = sink.result;
+    result.shown = shown;
+    if outcome.is_err() && !cancel.is_cancelled() {
+        // The line buffer reached its bound (or the file could not be read on): what was found
+        // before stands.
+        result.skipped = Some(Skipped::LongLine);
     }
-    sink.result
+    result
 }
 
-/// Collects shown lines and counts matches.
+/// Collects shown lines while they fit in `room`, and counts every match.
 struct Collect {
-    shown: String,
-    keep: usize,
+    path_chars: usize,
+    room: Room,
+    /// Characters of the lines kept.
+    chars: usize,
+    /// The room is used up: nothing more is kept (matches are still counted).
+    full: bool,
     result: FileResult,
 }
 
 impl Collect {
-    fn line(&mut self, separator: &str, number: Option<u64>, bytes: &[u8]) {
+    fn keep(&mut self, is_match: bool, number: Option<u64>, bytes: &[u8]) {
+        if self.full {
+            return;
+        }
         let text = String::from_utf8_lossy(bytes);
         let text = text.trim_end_matches(['\n', '\r']);
-        let cut: Cow<'_, str> = match text.char_indices().nth(MAX_LINE_CHARS) {
+        let cut = match text.char_indices().nth(MAX_LINE_CHARS) {
             Some((at, _)) => {
                 let rest = text[at..].chars().count();
-                format!("{}… [{rest} more characters]", &text[..at]).into()
+                format!("{}… [{rest} more characters]", &text[..at])
             }
-            None => text.into(),
+            None => text.to_owned(),
         };
-        let marker = if separator == ":" { "\u{0}" } else { "" };
-        self.result.lines.push(format!("{}{marker}{separator}{}{separator}{cut}", self.shown, number.unwrap_or(0)));
+        let number = number.unwrap_or(0);
+        let line = if is_match { Line::Match(number, cut) } else { Line::Context(number, cut) };
+        let cost = line.chars(self.path_chars);
+        if self.chars + cost > self.room.chars {
+            self.full = true;
+            return;
+        }
+        self.chars += cost;
+        self.result.lines.push(line);
     }
 }
 
@@ -366,8 +557,8 @@ impl Sink for Collect {
 
     fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, Self::Error> {
         self.result.matches += 1;
-        if self.result.matches <= self.keep {
-            self.line(":", mat.line_number(), mat.bytes());
+        if self.result.matches <= self.room.matches {
+            self.keep(true, mat.line_number(), mat.bytes());
         }
         Ok(true)
     }
@@ -375,41 +566,71 @@ impl Sink for Collect {
     fn context(&mut self, _: &Searcher, context: &SinkContext<'_>) -> Result<bool, Self::Error> {
         // Context after the last kept match is still wanted; before a match that is not kept, not.
         let wanted = match context.kind() {
-            SinkContextKind::Before => self.result.matches < self.keep,
-            _ => self.result.matches <= self.keep,
+            SinkContextKind::Before => self.result.matches < self.room.matches,
+            _ => self.result.matches <= self.room.matches,
         };
         if wanted {
-            self.line("-", context.line_number(), context.bytes());
+            self.keep(false, context.line_number(), context.bytes());
         }
         Ok(true)
     }
 
     fn context_break(&mut self, _: &Searcher) -> Result<bool, Self::Error> {
-        if self.result.matches < self.keep && !self.result.lines.is_empty() {
-            self.result.lines.push("--".into());
+        if self.result.matches < self.room.matches && !self.result.lines.is_empty() && !self.full {
+            self.result.lines.push(Line::Break);
+            self.chars += 3;
         }
         Ok(true)
     }
 }
 
 /// The text a model reads.
-pub fn render(report: &Report, pattern: &str, scope: &str, limit: usize) -> String {
-    if report.matches == 0 {
-        return format!(
-            "No matches for {pattern:?} in {scope} ({} files searched; hidden, .gitignored and binary files are skipped).",
-            report.files_searched
-        );
-    }
+pub fn render(report: &Report, pattern: &str, scope: &str, limit: usize, limits: SearchLimits) -> String {
     let mut out = String::new();
+    if report.matches == 0 {
+        out.push_str(&format!(
+            "No matches for {pattern:?} in {scope} ({} files searched; hidden, .gitignored and binary files are skipped).\n",
+            report.files_searched
+        ));
+    }
     for line in &report.lines {
-        out.push_str(&line.replacen('\u{0}', "", 1));
+        out.push_str(line);
         out.push('\n');
     }
     if report.more.0 > 0 {
+        if report.cut_by_size {
+            out.push_str(&format!(
+                "[{} more matches in {} files not shown: {} matching lines in {} files in all, the first {} shown before the reply reached its bound of {} characters (--max-output-chars). Narrow `pattern`, `path` or `glob`, or lower `context`.]\n",
+                report.more.0,
+                report.more.1,
+                report.matches,
+                report.files_matched,
+                report.shown_matches,
+                limits.output_chars()
+            ));
+        } else {
+            out.push_str(&format!(
+                "[{} more matches in {} files not shown: {} matching lines in {} files in all, the first {limit} shown. Narrow `pattern`, `path` or `glob`, or raise `limit` (at most {MAX_LIMIT}).]\n",
+                report.more.0, report.more.1, report.matches, report.files_matched
+            ));
+        }
+    }
+    if report.too_large > 0 {
         out.push_str(&format!(
-            "[{} more matches in {} files not shown: {} matching lines in {} files in all, the first {limit} shown. Narrow `pattern`, `path` or `glob`, or raise `limit` (at most {MAX_LIMIT}).]\n",
-            report.more.0, report.more.1, report.matches, report.files_matched
+            "[{} files larger than this server's --max-file-size ({} bytes) were not searched. View parts of them with `view_range`.]\n",
+            report.too_large, limits.max_file_size
         ));
+    }
+    if report.long_lines > 0 {
+        out.push_str(&format!(
+            "[{} files have a line longer than {} MiB (minified or generated text); each was searched up to that line only.]\n",
+            report.long_lines,
+            MAX_LINE_BYTES >> 20
+        ));
+    }
+    if report.matches == 0 {
+        // The old one-line answer had no final newline.
+        out.truncate(out.trim_end_matches('\n').len());
     }
     out
 }
@@ -433,20 +654,34 @@ impl Tool for SearchText {
     }
 
     async fn run(&self, input: SearchTextInput, ctx: ToolContext) -> ToolOutput {
+        let failed = |what: &str| {
+            ToolError::new(
+                ErrorCode::InternalError,
+                format!("The {what} failed unexpectedly; the server logged the details; retry."),
+            )
+        };
         let result = async {
-            let query = Query::new(&input)?;
+            // Cheap checks first; the pattern is compiled off the runtime's threads, a few at a
+            // time, so that costly patterns neither stall other requests nor add up in memory.
+            check_input(&input)?;
+            let permit = Arc::clone(&self.compiles).acquire_owned().await.map_err(|_| failed("search"))?;
+            let compiled = tokio::task::spawn_blocking(move || {
+                let query = Query::new(&input);
+                drop(permit);
+                (query, input)
+            });
+            let (query, input) = compiled.await.map_err(|_| failed("search"))?;
+            let query = query?;
             let sandbox = self.workspace.sandbox(&ctx).await?;
             let places = places(&sandbox, input.path.as_deref())?;
             let scope = places.iter().map(|p| p.shown.display().to_string()).collect::<Vec<_>>().join(", ");
-            let limit = query.limit;
-            let work = tokio::task::spawn_blocking(move || search(&sandbox, &places, &query));
-            let report = work.await.map_err(|_| {
-                ToolError::new(
-                    ErrorCode::InternalError,
-                    "The search failed unexpectedly; the server logged the details; retry.",
-                )
-            })??;
-            Ok::<_, ToolError>(render(&report, &input.pattern, &scope, limit))
+            let (limit, limits) = (query.limit, self.limits);
+            // Cancelled when the call times out or the client cancels it: the walk and the search
+            // stop then, not when they are done.
+            let cancel = ctx.cancellation().clone();
+            let work = tokio::task::spawn_blocking(move || search(&sandbox, &places, &query, limits, &cancel));
+            let report = work.await.map_err(|_| failed("search"))??;
+            Ok::<_, ToolError>(render(&report, &input.pattern, &scope, limit, limits))
         }
         .await;
         match result {
@@ -497,12 +732,18 @@ mod tests {
         }
     }
 
-    fn run(root: &Path, input: SearchTextInput) -> String {
+    const LIMITS: SearchLimits = SearchLimits { max_output_chars: 16_000, max_file_size: 1 << 20 };
+
+    fn run_with(root: &Path, input: SearchTextInput, limits: SearchLimits) -> String {
         let sandbox = Sandbox::new([root]).unwrap();
         let query = Query::new(&input).unwrap();
         let places = places(&sandbox, input.path.as_deref()).unwrap();
-        let report = search(&sandbox, &places, &query).unwrap();
-        render(&report, &input.pattern, "root", query.limit)
+        let report = search(&sandbox, &places, &query, limits, &CancellationToken::new()).unwrap();
+        render(&report, &input.pattern, "root", query.limit, limits)
+    }
+
+    fn run(root: &Path, input: SearchTextInput) -> String {
+        run_with(root, input, LIMITS)
     }
 
     #[test]
@@ -531,5 +772,80 @@ mod tests {
         assert!(Query::new(&SearchTextInput { limit: Some(0), ..input("x") }).is_err());
         assert!(Query::new(&SearchTextInput { context: Some(11), ..input("x") }).is_err());
         assert!(Query::new(&input("")).is_err());
+    }
+
+    #[test]
+    fn one_budget_bounds_the_whole_output_and_keeps_walk_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let deep = root.join("a".repeat(200)).join("b".repeat(200));
+        std::fs::create_dir_all(&deep).unwrap();
+        let text: String = (0..200).map(|i| format!("M line {i}\n")).collect();
+        for i in 0..40 {
+            std::fs::write(deep.join(format!("f{i:02}.txt")), &text).unwrap();
+        }
+        let ask = || SearchTextInput { context: Some(10), limit: Some(1000), ..input("M") };
+        let small = SearchLimits { max_output_chars: 5_000, ..LIMITS };
+        let out = run_with(&root, ask(), small);
+        let (shown, note) = out.rsplit_once("\n[").unwrap();
+        assert!(shown.chars().count() < 5_000, "{} characters", shown.chars().count());
+        assert!(note.contains("reached its bound of 5000 characters (--max-output-chars)"), "{note}");
+        assert!(note.contains("8000 matching lines in 40 files in all"), "{note}");
+        // The same lines as a search with room for more, cut: walk order, nothing skipped.
+        let big = run_with(&root, ask(), SearchLimits { max_output_chars: 0, ..LIMITS });
+        assert!(big.starts_with(shown), "the bounded reply is the start of the unbounded one");
+        assert!(big.chars().count() <= MAX_OUTPUT_CHARS_UNBOUNDED + 400);
+        assert!(big.contains("the first 1000 shown"), "the limit, not the size, cut the unbounded one");
+        assert!(shown.starts_with(&format!("{}:1:M line 0\n", deep.join("f00.txt").display())));
+    }
+
+    #[test]
+    fn files_over_the_size_limit_and_endless_lines_are_noted() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join("big.txt"), "needle\n".repeat(900_000)).unwrap();
+        let mut long = b"needle at the start\n".to_vec();
+        long.extend(std::iter::repeat_n(b'x', MAX_LINE_BYTES + 10));
+        long.extend(b"\nneedle after the long line\n");
+        std::fs::write(root.join("long.txt"), long).unwrap();
+        let limits = SearchLimits { max_file_size: 6_000_000, ..LIMITS };
+        let out = run_with(&root, input("needle"), limits);
+        let long = root.join("long.txt").display().to_string();
+        assert!(out.starts_with(&format!("{long}:1:needle at the start\n")), "{out}");
+        assert!(!out.contains("after the long line"), "{out}");
+        assert!(
+            out.contains("[1 files larger than this server's --max-file-size (6000000 bytes) were not searched."),
+            "{out}"
+        );
+        assert!(out.contains("[1 files have a line longer than 4 MiB"), "{out}");
+        assert!(!out.contains("big.txt"), "{out}");
+    }
+
+    #[test]
+    fn a_cancelled_search_stops_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join("a.txt"), "needle\n").unwrap();
+        let sandbox = Sandbox::new([&root]).unwrap();
+        let query = Query::new(&input("needle")).unwrap();
+        let places = places(&sandbox, None).unwrap();
+        let cancel = CancellationToken::new();
+        cancel.cancel();
+        let error = search(&sandbox, &places, &query, LIMITS, &cancel).unwrap_err();
+        assert_eq!(error.code, ErrorCode::Cancelled);
+        // A reader stops at its next read once cancelled.
+        let mut reader = Cancellable { inner: &b"abc"[..], cancel };
+        assert!(reader.read(&mut [0; 3]).is_err());
+    }
+
+    #[test]
+    fn costly_and_overlong_patterns_are_refused_with_what_to_do() {
+        let error = Query::new(&input(r"\w{5000}")).err().unwrap();
+        assert_eq!(error.code, ErrorCode::InvalidArgs);
+        assert!(error.message.contains("too costly to compile"), "{}", error.message);
+        let error = Query::new(&input(&"a".repeat(MAX_PATTERN_BYTES + 1))).err().unwrap();
+        assert!(error.message.contains("at most 16384"), "{}", error.message);
+        let error = Query::new(&SearchTextInput { glob: Some("*".repeat(MAX_PATTERN_BYTES + 1)), ..input("x") });
+        assert!(error.err().unwrap().message.contains("`glob` is"));
     }
 }

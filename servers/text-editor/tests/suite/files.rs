@@ -68,6 +68,8 @@ fn move_then_undo_moves_back_and_restores_what_was_overwritten() {
     ok(c.call_tool(TOOL, json!({"command": "undo_edit", "path": "sub/deep/c.txt"})).unwrap());
     assert_eq!(std::fs::read(root.join("a.txt")).unwrap(), b"caf\xe9\r\nline\r\n");
     assert!(!root.join("sub/deep/c.txt").exists());
+    assert!(!root.join("sub/deep").exists(), "the directory the move made is gone with it");
+    assert!(root.join("sub").is_dir(), "the one that was there stays");
     // An existing destination: refused, unless overwrite; the undo brings it back.
     let refused = c.call_tool("move_file", json!({"source": "a.txt", "destination": "b.txt"})).unwrap();
     assert_eq!(error_code(&refused).as_deref(), Some("ALREADY_EXISTS"), "{refused}");
@@ -108,4 +110,63 @@ fn directories_symlinks_and_paths_outside_are_refused_and_nothing_changes() {
     assert_eq!(std::fs::read(base.join("outside/secret.txt")).unwrap(), b"secret\n");
     assert!(root.join("a.txt").exists() && root.join("link.txt").exists() && !root.join("stolen.txt").exists());
     assert_eq!(std::fs::read_dir(base.join("outside")).unwrap().count(), 1);
+}
+
+/// A file of `len` bytes without writing them (sparse where the file system allows).
+fn sized(path: &std::path::Path, len: u64) {
+    std::fs::File::create(path).unwrap().set_len(len).unwrap();
+}
+
+/// Every deletion's reply promises an undo: once the undo history (256 MB) holds four 60 MB
+/// files, a fifth deletion is refused with nothing deleted, and the first one still comes
+/// back. (The history used to evict the first file's bytes to make room: its undo then said
+/// the path did not exist, and the file was lost.)
+#[test]
+fn deletions_beyond_the_undo_budget_are_refused_never_forgotten() {
+    let (_dir, _base, root) = setup();
+    const MB60: u64 = 60 * 1024 * 1024;
+    for i in 0..5 {
+        sized(&root.join(format!("big{i}.bin")), MB60);
+    }
+    let mut c = spawn_on(&root, &[]);
+    for i in 0..4 {
+        let said = ok(c.call_tool("delete_file", json!({"path": format!("big{i}.bin")})).unwrap());
+        assert!(said.contains("`undo_edit` on this path restores it"), "{said}");
+    }
+    let refused = c.call_tool("delete_file", json!({"path": "big4.bin"})).unwrap();
+    assert_eq!(error_code(&refused).as_deref(), Some("FILE_TOO_LARGE"), "{refused}");
+    assert!(text_of(&refused).contains("was not deleted") && text_of(&refused).contains("Nothing was changed"));
+    assert_eq!(std::fs::metadata(root.join("big4.bin")).unwrap().len(), MB60, "nothing deleted");
+    // Edits meanwhile do not push the deletions out.
+    ok(c.call_tool(TOOL, json!({"command": "str_replace", "path": "b.txt", "old_str": "bee", "new_str": "bea"}))
+        .unwrap());
+    for i in 0..4 {
+        let undone = ok(c.call_tool(TOOL, json!({"command": "undo_edit", "path": format!("big{i}.bin")})).unwrap());
+        assert!(undone.contains("has been restored"), "{undone}");
+        assert_eq!(std::fs::metadata(root.join(format!("big{i}.bin"))).unwrap().len(), MB60);
+    }
+    // Room again: the fifth can go now.
+    ok(c.call_tool("delete_file", json!({"path": "big4.bin"})).unwrap());
+}
+
+/// A file larger than the whole undo budget (`--max-file-size` raised): refused at once, before
+/// it is read; with `--undo-depth 0` a deletion says plainly that it cannot be undone.
+#[test]
+fn a_file_beyond_the_budget_is_refused_and_no_history_means_no_promise() {
+    let (_dir, _base, root) = setup();
+    sized(&root.join("huge.bin"), 300 * 1024 * 1024);
+    let mut c = spawn_on(&root, &["--max-file-size", "400000000"]);
+    let refused = c.call_tool("delete_file", json!({"path": "huge.bin"})).unwrap();
+    assert_eq!(error_code(&refused).as_deref(), Some("FILE_TOO_LARGE"), "{refused}");
+    assert!(root.join("huge.bin").exists());
+    let refused =
+        c.call_tool("move_file", json!({"source": "a.txt", "destination": "huge.bin", "overwrite": true})).unwrap();
+    assert_eq!(error_code(&refused).as_deref(), Some("FILE_TOO_LARGE"), "{refused}");
+    assert!(root.join("a.txt").exists() && std::fs::metadata(root.join("huge.bin")).unwrap().len() > 1000);
+
+    let mut c = spawn_on(&root, &["--undo-depth", "0"]);
+    let said = ok(c.call_tool("delete_file", json!({"path": "b.txt"})).unwrap());
+    assert!(said.contains("This cannot be undone") && !said.contains("restores"), "{said}");
+    let said = ok(c.call_tool("move_file", json!({"source": "a.txt", "destination": "c.txt"})).unwrap());
+    assert!(said.contains("This cannot be undone") && !said.contains("moves it back"), "{said}");
 }

@@ -141,3 +141,59 @@ fn tools_chooses_what_is_offered_and_text_editor_alone_is_the_strict_drop_in() {
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown tool `grep`"));
 }
+
+/// A tree 1,900 levels deep, made through the tool itself: `find_files` and `search_text` find
+/// its leaf, and the server lives on (the walker recursed per level and died of SIGSEGV).
+#[test]
+#[cfg_attr(windows, ignore = "a path of 3,800 characters is beyond Windows' MAX_PATH")]
+fn a_tree_thousands_of_levels_deep_is_searched_without_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let mut c = spawn_on(&root, &[]);
+    let deep = format!("{}leaf.txt", "d/".repeat(1900));
+    let made = c.call_tool(super::TOOL, json!({"command": "create", "path": deep, "file_text": "needle\n"})).unwrap();
+    assert!(!is_error(&made), "{made}");
+    let found = text_of(&c.call_tool("find_files", json!({"pattern": "leaf.txt"})).unwrap());
+    assert_eq!(found, format!("{}\n", root.join(&deep).display()));
+    let out = text_of(&c.call_tool("search_text", json!({"pattern": "needle"})).unwrap());
+    assert_eq!(out, format!("{}:1:needle\n", root.join(&deep).display()));
+    assert!(!is_error(&c.call_tool("find_files", json!({"pattern": "*.txt"})).unwrap()), "still serving");
+}
+
+/// One bound for a whole search: 32 files of 42 KB under a 1 KB-long directory path, every line
+/// a match, 10 lines of context, limit 1000: the reply stays within `--max-output-chars` and says
+/// what it left out (it was 21 MB, after 1.33 GB of peak memory).
+#[test]
+fn a_search_reply_stays_within_max_output_chars() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let long = root.join(format!("{}/{}/{}/{}", "a".repeat(250), "b".repeat(250), "c".repeat(250), "d".repeat(250)));
+    std::fs::create_dir_all(&long).unwrap();
+    let text: String = (0..1400).map(|i| format!("M {i:026}\n")).collect();
+    for i in 0..32 {
+        std::fs::write(long.join(format!("f{i:02}.txt")), &text).unwrap();
+    }
+    let mut c = spawn_on(&root, &["--max-output-chars", "20000"]);
+    let out = text_of(&c.call_tool("search_text", json!({"pattern": "M", "limit": 1000, "context": 10})).unwrap());
+    let (shown, note) = out.rsplit_once("\n[").unwrap();
+    assert!(shown.chars().count() <= 20_000, "{} characters shown", shown.chars().count());
+    assert!(note.contains("44800 matching lines in 32 files in all"), "{note}");
+    assert!(note.contains("its bound of 20000 characters (--max-output-chars)"), "{note}");
+    assert!(shown.starts_with(&format!("{}:1:M {:026}\n", long.join("f00.txt").display(), 0)));
+}
+
+/// A FIFO is not a file: `find_files` leaves it out (and searching never opens it).
+#[test]
+#[cfg(unix)]
+fn fifos_are_not_listed_as_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::write(root.join("a.txt"), "needle\n").unwrap();
+    let made = std::process::Command::new("mkfifo").arg(root.join("pipe.txt")).status().unwrap();
+    assert!(made.success());
+    let mut c = spawn_on(&root, &[]);
+    let found = text_of(&c.call_tool("find_files", json!({"pattern": "*.txt"})).unwrap());
+    assert_eq!(found, format!("{}\n", root.join("a.txt").display()));
+    let out = text_of(&c.call_tool("search_text", json!({"pattern": "needle"})).unwrap());
+    assert_eq!(out, format!("{}:1:needle\n", root.join("a.txt").display()));
+}
