@@ -98,7 +98,15 @@ pub struct McpServer {
     log_level: Arc<Mutex<Option<String>>>,
     roots: Arc<ClientRoots>,
     subscriptions: Arc<Subscriptions>,
+    /// Open `subscriptions/listen` streams, at most [`MAX_LISTENS`] at once.
+    listens: Arc<tokio::sync::Semaphore>,
 }
+
+/// The most `subscriptions/listen` streams open at once, across clients.
+pub const MAX_LISTENS: usize = 256;
+
+/// The most resources one `subscriptions/listen` stream follows.
+pub const MAX_LISTEN_RESOURCES: usize = 64;
 
 impl McpServer {
     /// A server for `registry`, announcing `identity`.
@@ -111,6 +119,7 @@ impl McpServer {
             log_level: Arc::new(Mutex::new(None)),
             roots: Arc::default(),
             subscriptions: Arc::default(),
+            listens: Arc::new(tokio::sync::Semaphore::new(MAX_LISTENS)),
         }
     }
 
@@ -425,14 +434,28 @@ impl ServerHandler for McpServer {
             accepted.tools_list_changed = requested.tools_list_changed;
             accepted.resources_list_changed = requested.resources_list_changed;
         }
-        accepted.resource_subscriptions = requested
-            .resource_subscriptions
-            .as_ref()
-            .map(|uris| uris.iter().filter(|uri| self.extension.subscribable(uri)).take(64).cloned().collect());
+        // Each resource once (duplicates would crowd others out of the cut), then the cut.
+        accepted.resource_subscriptions = requested.resource_subscriptions.as_ref().map(|uris| {
+            let mut seen = std::collections::HashSet::new();
+            uris.iter()
+                .filter(|uri| self.extension.subscribable(uri) && seen.insert(uri.as_str()))
+                .take(MAX_LISTEN_RESOURCES)
+                .cloned()
+                .collect()
+        });
         Some(accepted)
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        // Held while the stream is open.
+        let Ok(_open) = Arc::clone(&self.listens).try_acquire_owned() else {
+            return Err(McpError::invalid_request(
+                format!(
+                    "The server has its maximum of {MAX_LISTENS} subscriptions/listen streams open; close one (cancel its request) first."
+                ),
+                None,
+            ));
+        };
         let mut changes = self.extension.changes();
         let mut updates = self.extension.resource_updates();
         let (mut changes_open, mut updates_open) = (true, true);
@@ -636,7 +659,8 @@ impl McpServer {
             None => {
                 let known = self.registry.names().join(", ");
                 let error = McpError::invalid_params(
-                    format!("Unknown tool `{}`. Known tools: {known}.", request.name),
+                    // A name is echoed cut: a client's 20 MB name is not sent back whole.
+                    format!("Unknown tool `{}`. Known tools: {known}.", crate::call_log::bounded(&request.name)),
                     Some(json!({"knownTools": self.registry.names()})),
                 );
                 (Err(error), "UNKNOWN_TOOL")

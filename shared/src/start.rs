@@ -31,7 +31,9 @@
 pub fn run<E: std::fmt::Debug>(main: fn() -> Result<(), E>) -> ! {
     sanitize_standard_fds();
     ignore_sigpipe();
-    let code = match std::panic::catch_unwind(main) {
+    let ran = std::panic::catch_unwind(main);
+    crate::logging::flush();
+    let code = match ran {
         // std's own report of what `main` returned (`Error: {err:?}` on stderr for an `Err`),
         // and the code std exits with: `ExitCode::FAILURE` is 1 on Unix.
         Ok(result) => {
@@ -132,7 +134,9 @@ macro_rules! main {
 
         #[cfg(any(not(target_os = "linux"), test))]
         fn main() -> ::std::process::ExitCode {
-            ::std::process::Termination::report($run())
+            let result = $run();
+            $crate::logging::flush();
+            ::std::process::Termination::report(result)
         }
     };
 }

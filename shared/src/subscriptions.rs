@@ -4,8 +4,11 @@
 //! the session ends (the first notification that cannot be sent ends the task).
 //!
 //! Sessions are told apart by their client's `initialize` params (one `Arc` per session, as in
-//! [`crate::client_roots`]). At most [`MAX_SUBSCRIPTIONS`] are held at once across sessions; one
-//! more is refused with a clear error, so no client can grow the server without bound.
+//! [`crate::client_roots`]). At most [`MAX_SUBSCRIPTIONS`] are held at once across sessions, and
+//! [`MAX_PER_SESSION`] per session; one more is refused with a clear error, so no client can grow
+//! the server without bound. A session that ends (an HTTP `DELETE`, a client gone) frees its
+//! slots: its tasks notice within [`SWEEP_EVERY`] even when nothing changes, and a subscribe that
+//! finds the server full first sweeps the ended sessions' subscriptions.
 
 use std::{
     collections::HashMap,
@@ -19,14 +22,28 @@ use tokio_util::sync::CancellationToken;
 /// The most subscriptions held at once, across sessions.
 pub const MAX_SUBSCRIPTIONS: usize = 1024;
 
+/// The most subscriptions one session holds.
+pub const MAX_PER_SESSION: usize = 64;
+
+/// How often a subscription's task looks whether its session has ended.
+pub const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Which session (its client's `initialize` params, by address) subscribed to which URI.
 type Key = (usize, String);
 
 /// The subscriptions of every session.
 #[derive(Default)]
 pub struct Subscriptions {
-    held: Mutex<HashMap<Key, (u64, CancellationToken)>>,
+    held: Mutex<HashMap<Key, Held>>,
     next: std::sync::atomic::AtomicU64,
+}
+
+/// One subscription: its id (to tell it from a newer one of the same key), what ends its task,
+/// and its session's peer (to see whether the session has ended).
+struct Held {
+    id: u64,
+    token: CancellationToken,
+    peer: Peer<RoleServer>,
 }
 
 fn session_of(peer: &Peer<RoleServer>) -> usize {
@@ -45,8 +62,23 @@ impl Subscriptions {
         let key = (session_of(&peer), uri.clone());
         let token = {
             let mut held = self.lock();
-            if held.contains_key(&key) {
-                return Ok(());
+            if let Some(h) = held.get(&key) {
+                if !h.peer.is_transport_closed() {
+                    return Ok(());
+                }
+                // An ended session's, whose `initialize` params' address a new session now has.
+                h.token.cancel();
+                held.remove(&key);
+            }
+            if held.len() >= MAX_SUBSCRIPTIONS {
+                // Sessions that ended since (their tasks look only now and then).
+                held.retain(|_, h| {
+                    let open = !h.peer.is_transport_closed();
+                    if !open {
+                        h.token.cancel();
+                    }
+                    open
+                });
             }
             if held.len() >= MAX_SUBSCRIPTIONS {
                 return Err(McpError::invalid_request(
@@ -56,17 +88,32 @@ impl Subscriptions {
                     None,
                 ));
             }
+            let mine =
+                held.iter().filter(|((session, _), h)| *session == key.0 && !h.peer.is_transport_closed()).count();
+            if mine >= MAX_PER_SESSION {
+                return Err(McpError::invalid_request(
+                    format!(
+                        "This session holds its maximum of {MAX_PER_SESSION} resource subscriptions; unsubscribe from one first."
+                    ),
+                    None,
+                ));
+            }
             let token = CancellationToken::new();
             let id = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            held.insert(key.clone(), (id, token.clone()));
+            held.insert(key.clone(), Held { id, token: token.clone(), peer: peer.clone() });
             (id, token)
         };
         let (id, token) = token;
         let this = Arc::clone(self);
         tokio::spawn(async move {
+            let mut sweep = tokio::time::interval(SWEEP_EVERY);
+            sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
                 tokio::select! {
                     () = token.cancelled() => break,
+                    _ = sweep.tick() => if peer.is_transport_closed() {
+                        break;
+                    },
                     update = updates.next() => match update {
                         None => break,
                         Some(changed) if changed == uri => {
@@ -83,7 +130,7 @@ impl Subscriptions {
             }
             // The session is gone (or unsubscribed): forget this subscription, not a newer one.
             let mut held = this.lock();
-            if held.get(&key).is_some_and(|(held_id, _)| *held_id == id) {
+            if held.get(&key).is_some_and(|h| h.id == id) {
                 held.remove(&key);
             }
         });
@@ -92,8 +139,8 @@ impl Subscriptions {
 
     /// Ends `peer`'s session's subscription to `uri` (none: nothing to do).
     pub fn unsubscribe(&self, peer: &Peer<RoleServer>, uri: &str) {
-        if let Some((_, token)) = self.lock().remove(&(session_of(peer), uri.to_owned())) {
-            token.cancel();
+        if let Some(held) = self.lock().remove(&(session_of(peer), uri.to_owned())) {
+            held.token.cancel();
         }
     }
 
@@ -107,7 +154,7 @@ impl Subscriptions {
         self.len() == 0
     }
 
-    fn lock(&self) -> MutexGuard<'_, HashMap<Key, (u64, CancellationToken)>> {
+    fn lock(&self) -> MutexGuard<'_, HashMap<Key, Held>> {
         self.held.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }

@@ -128,6 +128,20 @@ impl HttpSession {
         })
     }
 
+    /// Ends the session (`DELETE` with its `Mcp-Session-Id`); the response.
+    pub fn delete(&mut self) -> Result<Response> {
+        let mut head = format!("DELETE {} HTTP/1.1\r\nHost: {}\r\nContent-Length: 0\r\n", self.path, self.host);
+        if let Some(session) = &self.session {
+            head.push_str(&format!("Mcp-Session-Id: {session}\r\n"));
+        }
+        if let Some(token) = &self.token {
+            head.push_str(&format!("Authorization: Bearer {token}\r\n"));
+        }
+        head.push_str("\r\n");
+        self.writer.write_all(head.as_bytes())?;
+        read_response(&mut self.reader)
+    }
+
     /// POSTs one JSON-RPC message and reads the whole response.
     pub fn post(&mut self, message: &Value) -> Result<Response> {
         self.post_with(message, &[("MCP-Protocol-Version", PROTOCOL_VERSION)])

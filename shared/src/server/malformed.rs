@@ -49,7 +49,7 @@ impl McpServer {
         if self.registry.get(name).is_none() {
             let known = self.registry.names().join(", ");
             return Err(McpError::invalid_params(
-                format!("Unknown tool `{name}`. Known tools: {known}."),
+                format!("Unknown tool `{}`. Known tools: {known}.", crate::call_log::bounded(name)),
                 Some(json!({"knownTools": self.registry.names()})),
             ));
         }

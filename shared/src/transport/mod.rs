@@ -281,6 +281,7 @@ pub fn serve_blocking_with(
         return run_http(server, args, start, stop);
     }
     let settings = args.settings(&server.identity().name)?;
+    let call_log = settings.call_log.clone();
     let server = server.with_settings(settings);
     // A person typing on a terminal gains nothing from it, and would see the log lines of
     // `start` only after their first line.
@@ -292,7 +293,17 @@ pub fn serve_blocking_with(
     // The log's subscriber, built once the client has its answer (unless something was logged
     // before): see `logging`.
     crate::logging::init();
-    run_stdio(server, args.max_message_bytes, early, start, stop)
+    let served = run_stdio(server, args.max_message_bytes, early, start, stop);
+    drain(call_log.as_deref());
+    served
+}
+
+/// Lets the call log write what is queued before the process ends (bounded: a log nobody reads
+/// does not hold the exit up).
+fn drain(call_log: Option<&crate::call_log::CallLog>) {
+    if let Some(log) = call_log {
+        log.drain(Duration::from_secs(2));
+    }
 }
 
 /// The HTTP part of [`serve_blocking_with`]. Not inlined, as [`run_stdio`].
@@ -346,11 +357,14 @@ pub fn http_runtime() -> Result<tokio::runtime::Runtime, ServeError> {
 /// process is interrupted (HTTP).
 pub async fn serve(server: McpServer, args: &TransportArgs) -> Result<(), ServeError> {
     let settings = args.settings(&server.identity().name)?;
+    let call_log = settings.call_log.clone();
     let server = server.with_settings(settings);
-    match args.http {
+    let served = match args.http {
         Some(addr) => http::serve_http(server, addr, args.http_options()).await,
         None => serve_stdio(server, args.max_message_bytes).await,
-    }
+    };
+    drain(call_log.as_deref());
+    served
 }
 
 /// Serves over stdin/stdout until stdin closes.

@@ -260,3 +260,96 @@ fn a_stateless_http_request_cannot_subscribe_and_is_told_why() {
     let answer = read.messages().into_iter().find(|m| m["id"] == 2).unwrap();
     assert_eq!(answer["result"]["contents"][0]["mimeType"], "application/json", "{answer}");
 }
+
+/// The URL a bridge started with `--http 127.0.0.1:0` serves at, from its log.
+fn http_url(bridge: &mcp_tests::StdioClient) -> String {
+    let log = bridge.wait_for_stderr("url=http://").unwrap();
+    let start = log.find("url=http://").unwrap() + "url=".len();
+    let end = start + log[start..].find("/mcp").unwrap() + "/mcp".len();
+    log[start..end].to_owned()
+}
+
+/// 512 HTTP sessions subscribe to both resources and end (`DELETE`): their slots are free
+/// again, so a new session can subscribe (every later subscribe was refused, for good with the
+/// headless host, whose resources never change).
+#[test]
+fn subscriptions_of_ended_http_sessions_are_freed() {
+    let env = Env::new();
+    let fake = FakeHost::start(Mode::Ide);
+    let ws = env.workspace("ws", &[]);
+    let bridge =
+        env.bridge_builder(&ws, &["--url", &fake.url(), "--token", "t", "--http", "127.0.0.1:0"]).spawn().unwrap();
+    let url = http_url(&bridge);
+    let subscribe = |http: &mut HttpSession, id: u64, uri: &str| {
+        let response = http
+            .post(&json!({"jsonrpc": "2.0", "id": id, "method": "resources/subscribe", "params": {"uri": uri}}))
+            .unwrap();
+        response.messages().into_iter().find(|m| m["id"] == id).unwrap()
+    };
+    for _ in 0..512 {
+        let mut http = HttpSession::open(&url, None, WAIT).unwrap();
+        for (id, uri) in [(1, "ide://selection"), (2, "ide://diagnostics")] {
+            let answer = subscribe(&mut http, id, uri);
+            assert_eq!(answer["result"], json!({}), "{answer}");
+        }
+        let ended = http.delete().unwrap();
+        assert!((200..300).contains(&ended.status), "DELETE: HTTP {}", ended.status);
+    }
+    let mut http = HttpSession::open(&url, None, WAIT).unwrap();
+    let answer = subscribe(&mut http, 1, "ide://selection");
+    assert_eq!(answer["result"], json!({}), "a new session subscribes: {answer}");
+    // One session's quota: the same URI again is the same subscription, not a new one.
+    let again = subscribe(&mut http, 2, "ide://selection");
+    assert_eq!(again["result"], json!({}), "{again}");
+}
+
+/// `subscriptions/listen` takes each resource once before its cut (64 copies of the selection
+/// crowded the diagnostics out), and holds at most 256 streams open at once.
+#[test]
+fn listen_takes_each_resource_once_and_streams_are_bounded() {
+    let env = Env::new();
+    let fake = FakeHost::start(Mode::Ide);
+    let ws = env.workspace("ws", &[]);
+    let mut bridge = env.bridge_builder(&ws, &["--url", &fake.url(), "--token", "t"]).spawn().unwrap();
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "ide-state-test", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let mut uris = vec!["ide://selection"; 64];
+    uris.push("ide://diagnostics");
+    let deadline = Instant::now() + WAIT;
+    for id in 0..257u64 {
+        let named = if id == 0 { uris.clone() } else { vec!["ide://selection"] };
+        bridge
+            .send_message(&json!({"jsonrpc": "2.0", "id": 1000 + id, "method": "subscriptions/listen", "params": {
+                "_meta": meta, "notifications": {"resourceSubscriptions": named}}}))
+            .unwrap();
+    }
+    let (mut ack, mut refused) = (None, None);
+    while ack.is_none() || refused.is_none() {
+        assert!(Instant::now() < deadline, "no acknowledgement of the first or answer to the last");
+        if let Some(m) = bridge.try_read_message(Duration::from_millis(100)).unwrap() {
+            let listen = &m["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"];
+            if m["method"].as_str().is_some_and(|m| m.contains("subscriptions")) && *listen == 1000 {
+                ack = Some(m.clone());
+            }
+            if m["id"] == 1256 {
+                refused = Some(m);
+            }
+        }
+    }
+    let ack = ack.unwrap();
+    // rmcp acknowledges the request's own list filtered by what the server accepts (duplicates
+    // and all); what counts is that the diagnostics are in it.
+    let accepted: std::collections::BTreeSet<&str> = ack["params"]["notifications"]["resourceSubscriptions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(accepted, ["ide://diagnostics", "ide://selection"].into(), "{ack}");
+    let refused = refused.unwrap();
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("maximum of 256 subscriptions/listen streams"), "{refused}");
+}

@@ -260,3 +260,56 @@ fn a_calls_traceparent_is_on_its_log_lines() {
     );
     assert!(!client.stderr_text().contains("forged"), "{}", client.stderr_text());
 }
+
+/// `--audit-log -` with a client that never reads the server's stderr: every call is answered
+/// (the log's writes blocked the calls once the pipe was full: 9 of 3,000 were), and a
+/// 20 MB tool name is neither logged nor echoed whole.
+#[test]
+fn an_unread_stderr_call_log_never_holds_a_call_up() {
+    use std::io::BufRead as _;
+    let mut child = std::process::Command::new(BIN)
+        .args(["--audit-log", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Held, never read: the pipe fills after ~64 KB of log.
+    let _stderr = child.stderr.take().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let calls = 3_000;
+    let writer = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}});
+        writeln!(out, "{init}").unwrap();
+        writeln!(out, "{}", json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).unwrap();
+        stdin.write_all(&out).unwrap();
+        for id in 1..=calls {
+            let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "hoge", "arguments": {"action": "calc", "args": {"x": id, "y": 1}}}});
+            writeln!(stdin, "{call}").unwrap();
+        }
+        let long = json!({"jsonrpc": "2.0", "id": calls + 1, "method": "tools/call", "params": {"name": "x".repeat(20_000_000), "arguments": {}}});
+        writeln!(stdin, "{long}").unwrap();
+        stdin
+    });
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut answered = 0;
+    let mut line = String::new();
+    while answered < calls + 2 {
+        line.clear();
+        if stdout.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        let message: Value = serde_json::from_str(&line).unwrap();
+        if message.get("id").is_some() {
+            answered += 1;
+            if message["id"] == calls + 1 {
+                assert!(line.len() < 10_000, "the unknown name is not echoed whole ({} bytes)", line.len());
+            }
+        }
+    }
+    assert_eq!(answered, calls + 2, "every request answered (initialize, the calls, the long name)");
+    drop(writer.join().unwrap());
+    let _ = child.kill();
+    let _ = child.wait();
+}
