@@ -261,6 +261,59 @@ try {
     assert.equal((await rpc(mismatched, 'initialize')).status, 401);
   });
 
+  await check('a header marking an extension as critical (crit), or an iat in the future: 401', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const claims = { iss: issuer, aud: resource, client_id: 'svc', scope: 'mcp:read', iat: now, exp: now + 300 };
+    const crit = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'ES256', kid: 'k1', crit: ['urn:example:ext'], 'urn:example:ext': 1 })
+      .sign(privateKey, { crit: { 'urn:example:ext': true } });
+    let r = await rpc(crit, 'initialize');
+    assert.equal(r.status, 401);
+    assert.match((await r.json()).error_description, /crit/);
+    const future = await sign({ ...claims, iat: now + 86400, exp: now + 90000 });
+    r = await rpc(future, 'initialize');
+    assert.equal(r.status, 401);
+    assert.match((await r.json()).error_description, /future/);
+    // Within the leeway: a clock a little ahead is fine.
+    r = await rpc(await sign({ ...claims, iat: now + 30 }), 'initialize');
+    assert.equal(r.status, 200, await r.text());
+  });
+
+  await check("a session is its opener's: another principal's valid token gets 404 for it, replays included", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const mallory = await sign({ iss: issuer, aud: resource, sub: 'mallory', client_id: 'svc', scope: 'mcp:read mcp:write', iat: now, exp: now + 300 });
+    const init = await rpc(full, 'initialize');
+    assert.equal(init.status, 200);
+    const session = init.headers.get('mcp-session-id');
+    assert.ok(session, 'a session id');
+    await init.text();
+    const headers = (token) => ({
+      'content-type': 'application/json', accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25', 'mcp-session-id': session, authorization: `Bearer ${token}`,
+    });
+    const post = (token, body) => fetch(resource, { method: 'POST', headers: headers(token), body: JSON.stringify(body) });
+    assert.equal((await post(full, { jsonrpc: '2.0', method: 'notifications/initialized' })).status, 202);
+    const call = { jsonrpc: '2.0', id: ++rpcId, method: 'tools/call', params: { name: 'find_files', arguments: { pattern: '*.txt' } } };
+    let r = await post(full, call);
+    assert.equal(r.status, 200);
+    const answer = await r.text();
+    assert.ok(answer.includes('a.txt'), answer);
+    const eventId = /^id: *(.+)$/m.exec(answer)?.[1];
+    // Mallory's token is valid, but the session is not Mallory's: as if it did not exist.
+    r = await post(mallory, { ...call, id: ++rpcId });
+    assert.equal(r.status, 404, await r.text());
+    r = await fetch(resource, { method: 'GET', headers: { ...headers(mallory), accept: 'text/event-stream', 'last-event-id': eventId ?? '0' } });
+    assert.equal(r.status, 404);
+    const replay = await r.text();
+    assert.ok(!replay.includes('a.txt'), `nothing of the session's results: ${replay}`);
+    r = await fetch(resource, { method: 'DELETE', headers: headers(mallory) });
+    assert.equal(r.status, 404);
+    // Still the opener's, and working.
+    r = await post(full, { ...call, id: ++rpcId });
+    assert.equal(r.status, 200);
+    assert.ok((await r.text()).includes('a.txt'));
+  });
+
   await check('a token in the URL is refused', async () => {
     const r = await fetch(`${resource}?access_token=${full}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     assert.equal(r.status, 400);

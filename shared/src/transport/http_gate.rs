@@ -13,7 +13,10 @@
 //! - at `--max-sessions`, a new session takes the place of the least recently used idle one,
 //!   those that never got past `initialize` first; a session with a call in flight is never
 //!   ended. Only when every session is busy is the newcomer refused (`503`). A flood of
-//!   abandoned sessions therefore never locks a real client out.
+//!   abandoned sessions therefore never locks a real client out;
+//! - under OAuth a session belongs to the token's subject and client that opened it
+//!   ([`SessionOwner`]): a request for it with another principal's token is `404`, as for a
+//!   session that does not exist (the MCP security guidance: bind a session to its user).
 
 use std::{
     collections::HashMap,
@@ -199,8 +202,16 @@ async fn collect(body: Body, max: usize) -> Result<Bytes, Refused> {
     Ok(Bytes::from(collected))
 }
 
+/// Who a request speaks for, when that decides whose sessions it may use (OAuth: the token's
+/// subject and client), an extension of the request set by the caller's check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionOwner(pub Arc<str>);
+
+/// What rmcp answers for a session that does not exist; the same for one of someone else.
+const NO_SUCH_SESSION: &str = "Not Found: Session not found";
+
 /// What the server knows of one session beyond rmcp's map.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Track {
     /// When a request of it last came.
     last: Instant,
@@ -208,6 +219,8 @@ struct Track {
     in_flight: usize,
     /// It sent something after its `initialize` (so its client has it).
     established: bool,
+    /// Whom it belongs to, under OAuth.
+    owner: Option<SessionOwner>,
 }
 
 /// The sessions, the cap, and the idle timeout.
@@ -251,8 +264,12 @@ impl SessionGate {
             open.iter()
                 .filter(|id| {
                     // One this gate did not see open starts its clock now.
-                    let track =
-                        tracks.entry(Arc::clone(id)).or_insert(Track { last: now, in_flight: 0, established: false });
+                    let track = tracks.entry(Arc::clone(id)).or_insert(Track {
+                        last: now,
+                        in_flight: 0,
+                        established: false,
+                        owner: None,
+                    });
                     track.in_flight == 0 && now.duration_since(track.last) >= idle
                 })
                 .cloned()
@@ -295,12 +312,12 @@ impl SessionGate {
             let tracks = self.tracks_of(&open);
             open.iter()
                 .filter_map(|id| {
-                    let track = tracks.get(id).copied();
+                    let track = tracks.get(id).map(|t| (t.in_flight, t.established, t.last));
                     match track {
-                        Some(t) if t.in_flight > 0 => None,
+                        Some((in_flight, ..)) if in_flight > 0 => None,
                         // Unknown to us: opened while we were not looking; as good as idle.
                         None => Some((false, None, id)),
-                        Some(t) => Some((t.established, Some(t.last), id)),
+                        Some((_, established, last)) => Some((established, Some(last), id)),
                     }
                 })
                 .min_by_key(|(established, last, _)| (*established, *last))
@@ -331,10 +348,25 @@ impl Drop for InFlight {
     }
 }
 
+impl SessionGate {
+    /// Whether `id` belongs to someone other than the request's owner (a session opened under
+    /// OAuth, used with another principal's token).
+    fn foreign(&self, id: &str, request: &Request) -> bool {
+        let Some(owner) = request.extensions().get::<SessionOwner>() else { return false };
+        self.tracks().get(id).is_some_and(|track| track.owner.as_ref().is_some_and(|o| o != owner))
+    }
+}
+
 /// The session bookkeeping and the cap (see the module docs).
 pub async fn sessions<F: Onward>(gate: &Arc<SessionGate>, request: Request, next: F) -> Response {
     let session: Option<Arc<str>> =
         request.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()).map(Arc::from);
+    if let Some(id) = &session
+        && gate.foreign(id, &request)
+    {
+        tracing::debug!(session = %id, "a session used with another principal's token: 404");
+        return (StatusCode::NOT_FOUND, NO_SUCH_SESSION).into_response();
+    }
     let method = request.method().clone();
     match (&method, session) {
         (&Method::DELETE, Some(id)) => {
@@ -382,9 +414,11 @@ pub async fn sessions<F: Onward>(gate: &Arc<SessionGate>, request: Request, next
                 response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("10"));
                 return response;
             }
+            let owner = request.extensions().get::<SessionOwner>().cloned();
             let response = next(request).await;
             if let Some(id) = response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()) {
-                gate.tracks().insert(Arc::from(id), Track { last: Instant::now(), in_flight: 0, established: false });
+                let track = Track { last: Instant::now(), in_flight: 0, established: false, owner };
+                gate.tracks().insert(Arc::from(id), track);
             }
             response
         }

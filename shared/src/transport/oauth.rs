@@ -169,6 +169,8 @@ pub fn metadata_urls(issuer: &Uri) -> Vec<String> {
 pub struct Principal {
     /// `sub`, else `client_id`, else `unknown`.
     pub subject: String,
+    /// `client_id`, else `azp`: the client the token was issued to.
+    pub client: Option<String>,
     /// The token's scopes.
     pub scopes: HashSet<String>,
 }
@@ -176,6 +178,9 @@ pub struct Principal {
 #[derive(Debug, Deserialize)]
 struct Claims {
     exp: u64,
+    /// Issued at (a NumericDate: an integer or not).
+    #[serde(default)]
+    iat: Option<Value>,
     sub: Option<String>,
     client_id: Option<String>,
     azp: Option<String>,
@@ -386,6 +391,13 @@ impl ResourceServer {
                 header.alg
             )));
         }
+        // RFC 7515 §4.1.11: a `crit` header names extensions the recipient must understand, or
+        // reject the token; this server understands none.
+        if header.crit.is_some() {
+            return Err(Rejected(
+                "the token's header marks extensions as critical (crit), which this server does not understand".into(),
+            ));
+        }
         let kid = header.kid.unwrap_or_default();
         let key = match self.key_for(&kid).await {
             Some(key) => key,
@@ -423,9 +435,21 @@ impl ResourceServer {
             )
         })?;
         let claims = data.claims;
+        let now = jsonwebtoken::get_current_timestamp();
+        if let Some(iat) = &claims.iat {
+            let Some(issued) = iat.as_f64() else {
+                return Err(Rejected("the token's iat is not a number".into()));
+            };
+            // u64 → f64: seconds since 1970 are exact in an f64 for the next few million years.
+            #[allow(clippy::cast_precision_loss)]
+            if issued > now.saturating_add(LEEWAY_SECS) as f64 {
+                return Err(Rejected("the token is issued in the future (iat); check the clocks".into()));
+            }
+        }
+        let client = claims.client_id.clone().or_else(|| claims.azp.clone());
         let subject = claims.sub.or(claims.client_id).or(claims.azp).unwrap_or_else(|| "unknown".to_owned());
         let scopes = scopes_of(claims.scope.as_ref()).chain(scopes_of(claims.scp.as_ref())).collect();
-        Ok((Principal { subject, scopes }, claims.exp))
+        Ok((Principal { subject, client, scopes }, claims.exp))
     }
 
     fn challenge(&self, error: Option<&str>, scope: &str) -> HeaderValue {
@@ -521,6 +545,9 @@ pub async fn gate<F: super::http_gate::Onward>(rs: &ResourceServer, request: Req
     }
     let (mut parts, body) = request.into_parts();
     parts.extensions.insert(Caller(principal.subject.clone()));
+    // A session belongs to the subject and client that opened it (`http_gate::sessions`).
+    let owner = format!("{}\u{0}{}", principal.subject, principal.client.as_deref().unwrap_or_default());
+    parts.extensions.insert(super::http_gate::SessionOwner(owner.into()));
     if parts.method != Method::POST || principal.scopes.contains(&rs.options.write_scope) {
         return next(Request::from_parts(parts, body)).await;
     }
