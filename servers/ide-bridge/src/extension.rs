@@ -199,8 +199,13 @@ impl ServerExtension for BridgeExtension {
             let folders = self.bridge.workspace_folders();
             let path = parse_file_uri(&uri, &folders).map_err(|e| McpError::invalid_params(e.to_string(), None))?;
             let wire = ReadParams { path: to_host_path(&folders, &self.bridge.folder_names(), &path) };
-            let read: ReadResult =
-                self.bridge.request(METHOD_READ, &wire).await.map_err(|e| mcp_error(&e, Op::Read(&path)))?;
+            let read: ReadResult = self.bridge.request(METHOD_READ, &wire).await.map_err(|e| {
+                let outside = crate::paths::outside_reading(&uri, &folders);
+                match outside.and_then(|outside| e.outside_workspace(&uri, &outside)) {
+                    Some((code, message)) => McpError::invalid_params(message, Some(json!({"code": code.as_str()}))),
+                    None => mcp_error(&e, Op::Read(&path)),
+                }
+            })?;
             Ok(ReadResourceResult::new(vec![ResourceContents::text(read.content, uri)]))
         })
     }

@@ -99,6 +99,15 @@ pub enum UriError {
     NotUtf8(String),
 }
 
+/// The absolute reading of a `file:///` URI that is not inside a workspace folder
+/// (`file:///tmp/x` → `/tmp/x`): such a URI is read as workspace-relative (the template's
+/// meaning), and when the workspace has no such file this is what the caller most likely meant,
+/// a path outside the workspace. `None` for anything else.
+pub fn outside_reading(uri: &str, folders: &[String]) -> Option<String> {
+    let decoded = parse_file_uri(uri, folders).ok()?;
+    (!Path::new(&decoded).is_absolute()).then(|| format!("/{decoded}"))
+}
+
 /// The path of a `file:///{path}` URI, percent-decoded (so `/` may be written raw or as `%2F`).
 /// `file://localhost/…` is accepted too. The result is what the caller wrote: relative to the
 /// workspace root, or absolute (`file:///home/me/project/src/a.rs` → `/home/me/project/src/a.rs`)

@@ -19,7 +19,8 @@ use tokio_util::sync::CancellationToken;
 /// The workspace host of the IDE bridge (the IDE extension's role, headless): serves fs/list,
 /// fs/read and fs/write on one folder over an authenticated WebSocket on 127.0.0.1.
 #[derive(Debug, Parser)]
-#[command(name = "ide-bridge-host", version, about)]
+// `about` from the doc comment above, not the package's description (the bridge's).
+#[command(name = "ide-bridge-host", version)]
 struct Cli {
     /// The workspace folder to serve. Default: the working directory if it is a project (not /,
     /// the home directory or a system directory); otherwise the host refuses to start.

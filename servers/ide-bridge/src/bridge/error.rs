@@ -95,6 +95,22 @@ impl BridgeError {
         }
     }
 
+    /// For a `file:///` URI `raw` that the host found no file for as a workspace-relative path,
+    /// and whose absolute reading (`outside`, e.g. `/tmp/x`) is outside the workspace folders:
+    /// `ACCESS_DENIED` naming both readings, not "does not exist" (the caller most likely meant
+    /// the absolute path). Whether that path exists is never looked at.
+    pub fn outside_workspace(&self, raw: &str, outside: &str) -> Option<(ErrorCode, String)> {
+        let BridgeError::Request(RequestError::Host(wire)) = self else { return None };
+        (wire.error_code() == ErrorCode::NotFound).then(|| {
+            (
+                ErrorCode::AccessDenied,
+                format!(
+                    "`{raw}` is outside the workspace: {outside} is not in a workspace folder, which is all the bridge may access (and the workspace has no such relative path either). Use a path inside the workspace, relative to its root (see list_files)."
+                ),
+            )
+        })
+    }
+
     /// The failure as a tool result.
     pub fn to_output(&self, op: Op<'_>) -> ToolOutput {
         let (code, message) = self.describe(op);

@@ -116,6 +116,16 @@ impl WorkspaceFolder {
         if len > max {
             return Err(too_large_file(shown, len, max));
         }
+        // Its answer (JSON only grows it) must fit in one message a bridge accepts: refused
+        // before reading, not after holding it twice over.
+        if len > MAX_READ_ANSWER {
+            return Err(WireError::new(
+                ErrorCode::FileTooLarge,
+                format!(
+                    "`{shown}` is {len} bytes, more than fits in one message to the bridge ({MAX_READ_ANSWER} bytes)"
+                ),
+            ));
+        }
         let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
         file.take(max.saturating_add(1)).read_to_end(&mut bytes).map_err(|e| {
             tracing::warn!(error = %e, path = shown, "reading a file failed");
@@ -191,6 +201,10 @@ impl WorkspaceFolder {
         String::from_utf8(self.sandbox.read(path).ok()?).ok()
     }
 }
+
+/// The largest file `fs/read` answers with, whatever `maxFileSize`: what a bridge accepts in one
+/// message, less room for the JSON around it.
+pub const MAX_READ_ANSWER: u64 = crate::protocol::BRIDGE_MAX_MESSAGE_SIZE as u64 - 4096;
 
 fn too_large_file(shown: &str, len: u64, max: u64) -> WireError {
     WireError::new(
@@ -322,6 +336,26 @@ mod tests {
         assert_eq!(e.code, -32602);
         let e = ws.list(&ListParams { recursive: false, path: Some("nope".into()) }).unwrap_err();
         assert_eq!(e.code, -32003);
+    }
+
+    /// A tree 1,900 levels deep is listed on a small stack (the walker recursed per level and
+    /// the host overflowed its stack).
+    #[test]
+    #[cfg_attr(windows, ignore = "a path of 3,800 characters is beyond Windows' MAX_PATH")]
+    fn a_very_deep_tree_is_listed_without_recursion() {
+        let dir = tempfile::tempdir().unwrap();
+        let deep = "d/".repeat(1900);
+        std::fs::create_dir_all(dir.path().join(&deep)).unwrap();
+        std::fs::write(dir.path().join(&deep).join("leaf.txt"), "x").unwrap();
+        let ws =
+            WorkspaceFolder::open(dir.path(), WorkspaceSettings { max_list_entries: 10_000, ..settings() }).unwrap();
+        let listed = std::thread::Builder::new()
+            .stack_size(128 * 1024)
+            .spawn(move || ws.list(&ListParams { recursive: true, path: None }).unwrap())
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(listed.files, vec![format!("{deep}leaf.txt")]);
     }
 
     #[test]

@@ -188,11 +188,24 @@ async fn on_text(text: &str, shared: &Arc<Shared>, out: &mpsc::Sender<Message>, 
                 if let Ok(mut map) = in_flight.lock() {
                     map.remove(&key);
                 }
-                let text = match outcome {
-                    Ok(Payload::Value(value)) => protocol::response(id, Ok(value)).to_string(),
+                let mut text = match outcome {
+                    Ok(Payload::Value(value)) => protocol::response(id.clone(), Ok(value)).to_string(),
                     Ok(Payload::Content(content)) => protocol::read_response(&id, &content),
-                    Err(error) => protocol::response(id, Err(error)).to_string(),
+                    Err(error) => protocol::response(id.clone(), Err(error)).to_string(),
                 };
+                // A bridge drops a larger message, and the connection with it: the caller is told
+                // why instead of "the connection was lost".
+                if text.len() > protocol::BRIDGE_MAX_MESSAGE_SIZE {
+                    let error = WireError::new(
+                        ErrorCode::FileTooLarge,
+                        format!(
+                            "the answer is {} bytes, over the {} bytes a bridge accepts in one message",
+                            text.len(),
+                            protocol::BRIDGE_MAX_MESSAGE_SIZE
+                        ),
+                    );
+                    text = protocol::response(id, Err(error)).to_string();
+                }
                 let _ = out.send(Message::Text(text.into())).await;
             });
         }

@@ -23,7 +23,17 @@ pub(crate) async fn call<P: serde::Serialize, T: serde::de::DeserializeOwned>(
     params: &P,
     op: Op<'_>,
 ) -> Result<T, ToolOutput> {
-    bridge.request(method, params).await.map_err(|e| e.to_output(op))
+    bridge.request(method, params).await.map_err(|e| {
+        let raw = match op {
+            Op::Read(raw) | Op::Write(raw) => raw,
+            _ => return e.to_output(op),
+        };
+        let outside = crate::paths::outside_reading(raw, &bridge.workspace_folders());
+        match outside.and_then(|outside| e.outside_workspace(raw, &outside)) {
+            Some((code, message)) => ToolOutput::error(code, message),
+            None => e.to_output(op),
+        }
+    })
 }
 
 /// `path` as the host takes it: a `file:///` URI (as `resources/list` gives them, or an IDE's

@@ -46,6 +46,19 @@ fn escapes_are_access_denied_and_change_nothing() {
         assert!(is_error(&write), "write {path}");
         assert_eq!(code(&write), "ACCESS_DENIED", "write {path}: {write}");
     }
+    // A `file:///` URI of an absolute path outside the workspace (read as workspace-relative, it
+    // names nothing there): ACCESS_DENIED, as a tool and as a resource, not "does not exist".
+    for uri in [format!("file://{absolute_outside}"), "file:///tmp/mcp-suite-no-such-dir/x.txt".to_owned()] {
+        let read = bridge.call_tool("read_file", json!({"path": uri})).unwrap();
+        assert_eq!(code(&read), "ACCESS_DENIED", "read {uri}: {read}");
+        assert!(text_of(&read).contains("outside the workspace"), "{read}");
+        let resource = bridge.request("resources/read", json!({"uri": uri})).unwrap();
+        assert_eq!(resource["error"]["data"]["code"], "ACCESS_DENIED", "{resource}");
+    }
+    let missing = bridge.call_tool("read_file", json!({"path": "file:///inside-no-such.txt"})).unwrap();
+    assert_eq!(code(&missing), "ACCESS_DENIED", "a relative URI naming nothing has an outside reading too: {missing}");
+    let missing = bridge.call_tool("read_file", json!({"path": "inside-no-such.txt"})).unwrap();
+    assert_eq!(code(&missing), "NOT_FOUND", "a plain missing path stays NOT_FOUND: {missing}");
     let new_outside =
         bridge.call_tool("write_file", json!({"path": "link-to-outside/new.txt", "content": "pwned"})).unwrap();
     assert_eq!(code(&new_outside), "ACCESS_DENIED");

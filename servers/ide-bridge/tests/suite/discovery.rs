@@ -120,3 +120,13 @@ fn a_bridge_with_a_trimmed_environment_still_finds_the_host() {
     bridge.initialize().unwrap();
     assert_eq!(text_of(&bridge.call_tool("read_file", json!({"path": "a.txt"})).unwrap()), "found");
 }
+
+/// `ide-bridge-host --help` says what the host is, not the bridge's package description.
+#[test]
+fn the_host_s_help_describes_the_host() {
+    let out = std::process::Command::new(super::HOST).arg("--help").output().unwrap();
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.starts_with("The workspace host of the IDE bridge"), "{help}");
+    assert!(!help.contains("An MCP stdio server that proxies"), "{help}");
+}

@@ -118,6 +118,24 @@ fn files_over_the_size_limit_are_file_too_large_both_ways() {
     });
 }
 
+/// With the host's limits raised past what a bridge accepts in one message (64 MiB), a larger
+/// file is FILE_TOO_LARGE before it is read (it was read whole, encoded, sent, and the bridge
+/// dropped the connection: "the connection was lost", and twice its size in the host's memory).
+#[test]
+fn a_file_too_large_for_one_message_is_file_too_large_not_a_lost_connection() {
+    let env = Env::new();
+    let ws = env.workspace("ws", &[]);
+    fs::File::create(ws.join("huge.txt")).unwrap().set_len(70 * 1024 * 1024).unwrap();
+    let _host = env.host(&ws, &["--max-file-size", "2000000000", "--max-message-size", "2000000000"]);
+    let mut bridge = env.bridge(&ws, &[]);
+    let read = bridge.call_tool("read_file", json!({"path": "huge.txt"})).unwrap();
+    assert_eq!(code(&read), "FILE_TOO_LARGE", "{read}");
+    assert!(text_of(&read).contains("one message"), "{read}");
+    // The connection is still there.
+    let listed = bridge.call_tool("list_files", json!({})).unwrap();
+    assert!(!is_error(&listed), "{listed}");
+}
+
 #[test]
 fn write_file_is_atomic_creates_parents_and_is_logged() {
     let env = Env::new();
