@@ -47,6 +47,8 @@ fn fixture() -> &'static Fixture {
             home: None,
             max_manuscript_bytes: 1 << 20,
             fsync: false,
+            accept_content: true,
+            attachment_limits: mcp_server_draft_post::attach::AttachmentLimits::default(),
         };
         let drafts = Arc::new(mcp_server_draft_post::Places::new(settings).unwrap());
         let tools = vec![

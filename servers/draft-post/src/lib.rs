@@ -8,6 +8,7 @@
 //! `36-x/`, ... `list_posts` lists the articles.
 //!
 //! - [`source`]: the manuscript and its `source_id`.
+//! - [`attach`]: the images and attachments written beside an article.
 //! - [`frontmatter`]: finding, validating and editing YAML frontmatter without re-serialising it.
 //! - [`slug`]: slugs for directory names.
 //! - [`view`]: the fast read-only view used to scan thousands of articles.
@@ -20,6 +21,7 @@ use std::sync::Arc;
 
 use mcp_shared::{McpServer, RegistryError, ServerExtension, ServerIdentity, ToolRegistry};
 
+pub mod attach;
 pub mod frontmatter;
 pub mod index;
 pub mod repo;

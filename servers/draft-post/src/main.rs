@@ -30,6 +30,19 @@ struct Cli {
     #[arg(long, value_name = "BYTES", default_value_t = mcp_server_draft_post::source::DEFAULT_MAX_MANUSCRIPT_BYTES)]
     max_manuscript_size: u64,
 
+    /// Refuse manuscripts sent as `content` (file only what this server can read from its
+    /// source directories).
+    #[arg(long)]
+    no_content: bool,
+
+    /// The largest attachment (an image a manuscript links, or one a client sends), in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = mcp_server_draft_post::attach::DEFAULT_MAX_ATTACHMENT_BYTES)]
+    max_attachment_size: u64,
+
+    /// The most bytes of attachments one call writes.
+    #[arg(long, value_name = "BYTES", default_value_t = mcp_server_draft_post::attach::DEFAULT_MAX_ATTACHMENTS_TOTAL)]
+    max_attachments_total: u64,
+
     /// Do not fsync written articles (faster; a power cut may then lose the last write, a crash
     /// of the server still cannot tear an article).
     #[arg(long)]
@@ -45,6 +58,9 @@ impl Default for Cli {
             repo: None,
             source_roots: Vec::new(),
             max_manuscript_size: mcp_server_draft_post::source::DEFAULT_MAX_MANUSCRIPT_BYTES,
+            no_content: false,
+            max_attachment_size: mcp_server_draft_post::attach::DEFAULT_MAX_ATTACHMENT_BYTES,
+            max_attachments_total: mcp_server_draft_post::attach::DEFAULT_MAX_ATTACHMENTS_TOTAL,
             no_fsync: false,
             transport: TransportArgs::default(),
         }
@@ -79,6 +95,11 @@ fn run() -> anyhow::Result<()> {
         home: mcp_shared::workspace::home_dir(),
         max_manuscript_bytes: cli.max_manuscript_size,
         fsync: !cli.no_fsync,
+        accept_content: !cli.no_content,
+        attachment_limits: mcp_server_draft_post::attach::AttachmentLimits {
+            max_file: cli.max_attachment_size,
+            max_total: cli.max_attachments_total,
+        },
     };
     let (server, places) = mcp_server_draft_post::server(settings)?;
     // Logged once the runtime runs: over stdio, after `initialize` is answered.

@@ -185,6 +185,9 @@ pub struct Manuscript {
     pub stem: Option<String>,
     /// Its text.
     pub text: String,
+    /// The directory it was read from (canonical), for the files it links; `None` for a
+    /// manuscript sent as content.
+    pub dir: Option<std::path::PathBuf>,
 }
 
 /// Where manuscripts may come from, and how large they may be.
@@ -317,7 +320,59 @@ fn read_checked(sources: &Sources, source: &str, between: &dyn Fn()) -> Result<M
     })?;
     let canonical = resolved.canonical();
     let stem = canonical.file_stem().and_then(|s| s.to_str()).map(str::to_owned);
-    Ok(Manuscript { shown: shown.to_owned(), source_id: source_id(canonical), stem, text })
+    let dir = canonical.parent().map(Path::to_path_buf);
+    Ok(Manuscript { shown: shown.to_owned(), source_id: source_id(canonical), stem, text, dir })
+}
+
+/// The manuscript a client sent as `content`, with `source` its own path of it: the server never
+/// opens that path. The path is its identity as when it is read from disk (a `FILE:` prefix
+/// stripped, a relative path taken from `base`, `.` and `..` resolved; no symlink can be resolved
+/// on a path of another machine), so a client that switches between the two keeps its article.
+/// The same rules as for a file: a Markdown name, no hidden component, at most `max_bytes`.
+pub fn manuscript_from_content(
+    source: &str,
+    content: String,
+    base: &Path,
+    max_bytes: u64,
+) -> Result<Manuscript, SourceError> {
+    let shown = strip_file_prefix(source);
+    if shown.is_empty() {
+        return Err(SourceError::Empty);
+    }
+    if shown.contains('\0') {
+        return Err(SourceError::NotFound { shown: shown.replace('\0', "\\0") });
+    }
+    let given = Path::new(shown);
+    // A Windows client's `C:\drafts\a.md` is absolute too, on any server.
+    let windows_absolute =
+        shown.len() > 2 && shown.as_bytes()[1] == b':' && matches!(shown.as_bytes()[2], b'\\' | b'/');
+    let joined = if given.is_absolute() || windows_absolute { given.to_path_buf() } else { base.join(given) };
+    let mut normal = std::path::PathBuf::new();
+    for part in joined.components() {
+        match part {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                normal.pop();
+            }
+            other => normal.push(other),
+        }
+    }
+    // The file and the directory holding it, as for a file read from a source directory (whose
+    // own place may well lie under a hidden directory, as a temporary one does).
+    let names: Vec<&str> = shown.split(['/', '\\']).filter(|n| !n.is_empty() && *n != ".").collect();
+    if names.iter().rev().take(2).any(|n| n.starts_with('.') && *n != "..") {
+        return Err(SourceError::Hidden { shown: shown.to_owned() });
+    }
+    let file_name = names.last().copied().unwrap_or_default();
+    if !is_markdown_name(Path::new(file_name)) {
+        return Err(SourceError::NotMarkdown { shown: shown.to_owned() });
+    }
+    let len = content.len() as u64;
+    if len > max_bytes {
+        return Err(SourceError::TooLarge { shown: shown.to_owned(), len, max: max_bytes });
+    }
+    let stem = Path::new(file_name).file_stem().and_then(|s| s.to_str()).map(str::to_owned);
+    Ok(Manuscript { shown: shown.to_owned(), source_id: source_id(&normal), stem, text: content, dir: None })
 }
 
 #[cfg(test)]
@@ -457,5 +512,25 @@ mod tests {
         }
         let message = read_manuscript(&s, "nope.md").unwrap_err().to_string();
         assert!(message.contains("\"nope.md\"") && !message.contains(d.to_str().unwrap()), "{message}");
+    }
+
+    #[test]
+    fn content_is_identified_by_the_client_path_normalised_as_a_file_is() {
+        let base = Path::new("/srv/work");
+        let from = |source: &str| manuscript_from_content(source, "# x\n".into(), base, 100);
+        let id = from("/home/me/drafts/a.md").unwrap().source_id;
+        assert_eq!(id, source_id(Path::new("/home/me/drafts/a.md")));
+        assert_eq!(from("FILE:/home/me/./drafts/x/../a.md").unwrap().source_id, id, "`.` and `..` resolved");
+        assert_eq!(from("drafts/a.md").unwrap().source_id, source_id(Path::new("/srv/work/drafts/a.md")));
+        let windows = from("C:\\Users\\me\\a.md").unwrap();
+        assert_eq!(windows.source_id, source_id(Path::new("C:\\Users\\me\\a.md")), "absolute on any server");
+        assert_eq!(windows.stem.as_deref(), Some("a"));
+        assert!(matches!(from("/home/me/a.txt"), Err(SourceError::NotMarkdown { .. })));
+        assert!(matches!(from("/home/me/.private/a.md"), Err(SourceError::Hidden { .. })));
+        assert!(matches!(from("/home/me/.a.md"), Err(SourceError::Hidden { .. })));
+        assert!(from("/tmp/.tmp123/drafts/a.md").is_ok(), "a hidden directory further up is the client's own place");
+        assert!(matches!(from(""), Err(SourceError::Empty)));
+        let big = manuscript_from_content("/a.md", "x".repeat(101), base, 100);
+        assert!(matches!(big, Err(SourceError::TooLarge { len: 101, max: 100, .. })));
     }
 }

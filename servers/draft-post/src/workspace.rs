@@ -51,6 +51,10 @@ pub struct Settings {
     pub max_manuscript_bytes: u64,
     /// Whether writes are fsync'ed (`--no-fsync` clears it).
     pub fsync: bool,
+    /// Whether a manuscript may be sent as `content` (`--no-content` clears it).
+    pub accept_content: bool,
+    /// `--max-attachment-size` and `--max-attachments-total`.
+    pub attachment_limits: crate::attach::AttachmentLimits,
 }
 
 /// Why the server could not start.
@@ -273,6 +277,22 @@ impl Places {
             _ => configured,
         };
         Ok(Sources { roots, base: self.settings.cwd.clone(), max_bytes: self.settings.max_manuscript_bytes })
+    }
+
+    /// Whether a manuscript may be sent as `content` (not `--no-content`).
+    pub fn accepts_content(&self) -> bool {
+        self.settings.accept_content
+    }
+
+    /// The bounds of a call's attachments.
+    pub fn attachment_limits(&self) -> crate::attach::AttachmentLimits {
+        self.settings.attachment_limits
+    }
+
+    /// What a manuscript sent as content is judged by: the directory a relative `source` is
+    /// taken from (the working directory, as for a file), and the largest manuscript.
+    pub fn content_rules(&self) -> (PathBuf, u64) {
+        (self.settings.cwd.clone(), self.settings.max_manuscript_bytes)
     }
 
     /// The repository at the client's root `dir`, opened once.

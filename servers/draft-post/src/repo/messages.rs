@@ -74,7 +74,7 @@ pub(super) fn cancelled_failure() -> ToolError {
 }
 
 /// The failure for a manuscript that was refused or could not be read.
-pub(super) fn source_failure(error: SourceError) -> ToolError {
+pub fn source_failure(error: SourceError) -> ToolError {
     let code = error.code();
     let mut message = error.to_string();
     if let Some(first) = message.get(..1) {

@@ -56,6 +56,7 @@ use mcp_shared::{
 };
 
 pub use layout::{MAX_PROJECT_CHARS, dir_name, parse_dir_name, validate_project};
+pub use messages::source_failure;
 pub use scan::FULL_REVALIDATION_MAX;
 pub use upsert::MAX_DIFF_BYTES;
 
@@ -131,6 +132,20 @@ pub struct DraftRequest {
     pub project: String,
     /// The slug for a new article, from the argument (already a slug).
     pub slug: Option<String>,
+    /// Say what would happen, and write nothing.
+    pub dry_run: bool,
+}
+
+/// What a call files: the manuscript (read from disk, or sent as content), the files to write
+/// beside its article, and the warnings about image links left as they are.
+#[derive(Debug, Clone)]
+pub struct Submission {
+    /// The manuscript.
+    pub manuscript: crate::source::Manuscript,
+    /// The files written beside the article.
+    pub attachments: Vec<crate::attach::Attachment>,
+    /// What was left alone, and why.
+    pub warnings: Vec<String>,
 }
 
 /// The structured result of `draft_post`.
@@ -154,9 +169,17 @@ pub struct Outcome {
     /// What an update changed (only for "updated").
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub change: Option<Change>,
-    /// Malformed articles elsewhere that were skipped (only when there are some).
+    /// Image links left as they are, and malformed articles elsewhere that were skipped (only
+    /// when there are some).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// The files written beside the article, relative to the repository (with `dry_run`: those
+    /// that would be); one whose bytes were already there is not rewritten and not listed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<String>,
+    /// Present and true for a dry run: nothing was written; the rest says what would happen.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dry_run: bool,
 }
 
 /// What an update changed in the article (frontmatter included).

@@ -8,16 +8,16 @@ use mcp_shared::{
 };
 
 use super::{
-    ARTICLE, Action, Change, DraftRequest, LOCK_FILE, Outcome, Repo,
+    ARTICLE, Action, Change, DraftRequest, LOCK_FILE, Outcome, Repo, Submission,
     layout::{dir_name, parse_dir_name},
-    messages::{cancelled_failure, sandbox_failure, source_failure},
+    messages::{cancelled_failure, sandbox_failure},
     scan::{Depth, carries_id},
 };
 use crate::{
+    attach::Attachment,
     frontmatter,
     index::{ArticleState, Entry, Index, ProjectIndex, Seen},
     slug,
-    source::{self, Sources},
     view::{self, Kind, now_ns},
 };
 
@@ -104,16 +104,17 @@ impl Repo {
         Ok(holders)
     }
 
-    /// `draft_post`: files the manuscript (see the module docs).
+    /// `draft_post`: files the manuscript and its attachments (see the module docs); with
+    /// `request.dry_run`, says what would happen and writes nothing.
     ///
     /// `cancelled` is asked before anything is written; when it says yes, nothing is.
     pub fn draft_post(
         &self,
         request: &DraftRequest,
-        sources: &Sources,
+        submission: &Submission,
         cancelled: &dyn Fn() -> bool,
     ) -> Result<Outcome, ToolError> {
-        let manuscript = source::read_manuscript(sources, &request.source).map_err(source_failure)?;
+        let manuscript = &submission.manuscript;
         let id = manuscript.source_id.clone();
         let (text, meta) = frontmatter::compose_article(&manuscript.text, &id).map_err(|e| {
             ToolError::new(
@@ -129,6 +130,16 @@ impl Repo {
             Some(s) => s.clone(),
             None => slug::choose(meta.slug.as_deref(), meta.title.as_deref(), manuscript.stem.as_deref()).0,
         };
+        let filing = Filing { id: &id, text: &text, title: meta.title.clone(), new_slug: &new_slug };
+        let with_links = |mut outcome: Outcome| {
+            let mut warnings = submission.warnings.clone();
+            warnings.append(&mut outcome.warnings);
+            outcome.warnings = warnings;
+            outcome
+        };
+        if request.dry_run {
+            return self.preview(request, &filing, &submission.attachments).map(with_links);
+        }
 
         // Everything from the look-up to the write happens under the repository's lock.
         let projects_path = self.resolve(view::PROJECTS)?;
@@ -158,8 +169,10 @@ impl Repo {
             )
         })?;
         let mut index = self.index();
-        let filing = Filing { id: &id, text: &text, title: meta.title.clone(), new_slug: &new_slug };
-        let result = self.upsert(&mut index, request, &filing, cancelled);
+        let result = self
+            .upsert(&mut index, request, &filing, cancelled)
+            .and_then(|outcome| self.attach(outcome, &submission.attachments, false, cancelled))
+            .map(with_links);
         // A refused call writes nothing, not even the cache.
         if result.is_ok() {
             self.save_index(&mut index);
@@ -167,6 +180,118 @@ impl Repo {
         drop(index);
         drop(lock);
         result
+    }
+
+    /// The files of `attachments` beside the article of `outcome` whose bytes are not there yet,
+    /// written (unless `dry_run`), and listed in the outcome. Other files there are never touched.
+    fn attach(
+        &self,
+        mut outcome: Outcome,
+        attachments: &[Attachment],
+        dry_run: bool,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<Outcome, ToolError> {
+        for attachment in attachments {
+            let rel = format!("{}/{}", outcome.dir, attachment.path);
+            let path = self.resolve(&rel)?;
+            match self.sandbox.read(&path) {
+                Ok(bytes) if bytes == attachment.bytes => continue,
+                Ok(_) | Err(SandboxError::NotFound { .. }) => {}
+                // A directory (or anything unreadable) in its place: written over, or refused below.
+                Err(_) => {}
+            }
+            if !dry_run {
+                if cancelled() {
+                    return Err(cancelled_failure());
+                }
+                let options = WriteOptions { fsync: self.fsync, create_parents: true, ..WriteOptions::default() };
+                self.sandbox.write_atomic(&path, &attachment.bytes, &options).map_err(|e| {
+                    let mut failure = sandbox_failure(&e, "write an attachment");
+                    failure.message = format!(
+                        "{} (attachment {rel}; the article itself is {} and the attachments listed before it are written)",
+                        failure.message,
+                        outcome.action.as_str()
+                    );
+                    failure
+                })?;
+            }
+            outcome.attachments.push(rel);
+        }
+        Ok(outcome)
+    }
+
+    /// What `draft_post` would do, without the lock and without writing anything.
+    fn preview(
+        &self,
+        request: &DraftRequest,
+        filing: &Filing<'_>,
+        attachments: &[Attachment],
+    ) -> Result<Outcome, ToolError> {
+        let Filing { id, text, new_slug, .. } = *filing;
+        let mut index = self.index();
+        self.refresh(&mut index, Depth::Fast)?;
+        let holders = Self::unique_holder(&index, id)?;
+        let warnings = Self::warnings(&index, false, None);
+        drop(index);
+        let outcome = match holders.ok.into_iter().next() {
+            Some((project, dir)) => {
+                let rel = format!("{}/{project}/{dir}/{ARTICLE}", view::PROJECTS);
+                let current = match self.sandbox.read(&self.resolve(&rel)?) {
+                    Ok(bytes) => Some(bytes),
+                    Err(SandboxError::NotFound { .. }) => None,
+                    Err(e) => return Err(sandbox_failure(&e, "read the existing article")),
+                };
+                let (action, change) = if current.as_deref() == Some(text.as_bytes()) {
+                    (Action::Unchanged, None)
+                } else {
+                    let old = String::from_utf8_lossy(current.as_deref().unwrap_or_default());
+                    let diff =
+                        mcp_shared::diff::unified(&old, text, &format!("a/{rel}"), &format!("b/{rel}"), MAX_DIFF_BYTES);
+                    (Action::Updated, Some(Change::from(diff)))
+                };
+                Outcome {
+                    action,
+                    number: parse_dir_name(&dir).map_or(0, |(n, _)| n),
+                    slug: parse_dir_name(&dir).map_or(String::new(), |(_, s)| s.to_owned()),
+                    dir: format!("{}/{project}/{dir}", view::PROJECTS),
+                    article: rel,
+                    project,
+                    source_id: id.to_owned(),
+                    warnings,
+                    change,
+                    attachments: Vec::new(),
+                    dry_run: true,
+                }
+            }
+            None => {
+                let project = request.project.clone();
+                let index = self.index();
+                let last = index
+                    .projects
+                    .get(&project)
+                    .and_then(|p| {
+                        p.entries.values().filter(|e| e.state != ArticleState::Missing).map(|e| e.number).max()
+                    })
+                    .unwrap_or(0);
+                drop(index);
+                let number = last.saturating_add(1);
+                let dir = format!("{}/{project}/{}", view::PROJECTS, dir_name(number, new_slug));
+                Outcome {
+                    action: Action::Created,
+                    article: format!("{dir}/{ARTICLE}"),
+                    dir,
+                    project,
+                    number,
+                    slug: new_slug.to_owned(),
+                    source_id: id.to_owned(),
+                    warnings,
+                    change: None,
+                    attachments: Vec::new(),
+                    dry_run: true,
+                }
+            }
+        };
+        self.attach(outcome, attachments, true, &|| false)
     }
 
     fn upsert(
@@ -232,6 +357,8 @@ impl Repo {
                     source_id: id.to_owned(),
                     warnings: Self::warnings(index, false, None),
                     change: diff.map(Change::from),
+                    attachments: Vec::new(),
+                    dry_run: false,
                 };
                 return Ok(outcome);
             }
@@ -302,6 +429,8 @@ impl Repo {
                 source_id: id.to_owned(),
                 warnings: Self::warnings(index, false, None),
                 change: None,
+                attachments: Vec::new(),
+                dry_run: false,
             });
         }
         Err(ToolError::new(

@@ -1,10 +1,13 @@
-//! `draft_post {source, project?, slug?}`: files a manuscript into
-//! `projects/<project>/NN-slug/article.md`, idempotently. The manuscript's path is its identity
-//! (`source_id`): the same manuscript updates its article instead of making a new directory.
+//! `draft_post {source, content?, attachments?, project?, slug?, dry_run?}`: files a manuscript
+//! into `projects/<project>/NN-slug/article.md`, idempotently. The manuscript's path is its
+//! identity (`source_id`): the same manuscript updates its article instead of making a new
+//! directory. The manuscript is read from the server's disk, or sent as `content` by a client
+//! that does not share it (then `source` is the client's own path of it, and the server never
+//! opens it); its images are written beside the article (`crate::attach`).
 //!
 //! Result: `{action: created | updated | unchanged, project, number, slug, dir, article,
-//! source_id}` (paths relative to the repository), plus `warnings` when malformed articles
-//! elsewhere were skipped.
+//! source_id}` (paths relative to the repository), plus `attachments` written, `warnings` for
+//! image links left as they are and malformed articles elsewhere, and `dry_run` for a dry run.
 
 use std::{borrow::Cow, sync::Arc};
 
@@ -16,8 +19,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::{
-    repo::{Action, DraftRequest, Outcome},
+    attach::{self, AttachmentInput},
+    repo::{Action, DraftRequest, Outcome, Submission, source_failure},
     slug::slugify,
+    source,
     tools::rules,
     workspace::Places,
 };
@@ -30,10 +35,24 @@ pub struct DraftPostInput {
     /// frontmatter, inside an allowed source directory and not in a hidden file or directory. A
     /// `FILE:` prefix is accepted. A relative path is resolved against the server's working
     /// directory (an absolute path is safest). The manuscript is only read, and its path is its
-    /// identity: pass the same path every time you re-submit it.
+    /// identity: pass the same path every time you re-submit it. With `content`, this is your own
+    /// path of the manuscript (on your machine); the server does not open it, and it is the
+    /// identity all the same.
     #[garde(custom(rules::source))]
     #[schemars(length(min = 1))]
     pub source: String,
+    /// The manuscript's text, when the server cannot read `source` (a remote server, an agent in a
+    /// container): Markdown with optional YAML frontmatter, as the file would hold it. Pass the
+    /// same `source` path with it every time.
+    #[garde(skip)]
+    #[serde(default)]
+    pub content: Option<String>,
+    /// With `content`: files the manuscript links (images), written beside the article at `path`,
+    /// e.g. {"path": "img/fig.png", "data": "<base64>"} for `![figure](img/fig.png)`. A manuscript
+    /// read from disk brings the images it links by itself.
+    #[garde(skip)]
+    #[serde(default)]
+    pub attachments: Option<Vec<AttachmentInput>>,
     /// Project for a new article: one directory name under projects/ such as "2026-01" (letters,
     /// digits, `-`, `_`, `.`, not starting with `.`, at most 100 characters). Default: the current
     /// year-month. A manuscript that already has an article is updated where it is, whatever this
@@ -49,6 +68,11 @@ pub struct DraftPostInput {
     #[garde(custom(rules::slug))]
     #[serde(default)]
     pub slug: Option<String>,
+    /// Say what would happen (created at projects/P/NN-slug, updated with this diff, or
+    /// unchanged, and the attachments) and write nothing. Default false.
+    #[garde(skip)]
+    #[serde(default)]
+    pub dry_run: Option<bool>,
 }
 
 /// Files a manuscript into the repository.
@@ -71,6 +95,9 @@ pub fn default_project() -> String {
 /// The one-line summary of an outcome.
 fn summary(outcome: &Outcome, requested_project: Option<&str>, requested_slug: Option<&str>) -> String {
     let mut line = format!("{} {} (source_id {})", outcome.action.as_str(), outcome.article, outcome.source_id);
+    if outcome.dry_run {
+        line = format!("dry run, nothing was written: would be {line}");
+    }
     match outcome.action {
         Action::Created => line.push_str(": a new article"),
         Action::Updated => {
@@ -90,6 +117,10 @@ fn summary(outcome: &Outcome, requested_project: Option<&str>, requested_slug: O
     if let Some(requested) = requested_slug.filter(|s| *s != outcome.slug && outcome.action != Action::Created) {
         line.push_str(&format!("; its directory keeps its name (`slug` {requested:?} only names new articles)"));
     }
+    if !outcome.attachments.is_empty() {
+        let verb = if outcome.dry_run { "would be written" } else { "written" };
+        line.push_str(&format!("; attachments {verb}: {}", outcome.attachments.join(", ")));
+    }
     line
 }
 
@@ -106,8 +137,11 @@ impl Tool for DraftPost {
          article's frontmatter), so submitting the same manuscript again after editing it updates \
          its article in place (action \"updated\", or \"unchanged\" when nothing changed) instead \
          of creating a new numbered directory. A new manuscript gets the next number of the \
-         project (action \"created\"). Returns {action, project, number, slug, dir, article, \
-         source_id} with paths relative to the repository."
+         project (action \"created\"). The images it links are copied beside the article. When \
+         the server cannot read your files (a remote server), pass the text as `content` (and the \
+         images as `attachments`) with your own path as `source`. `dry_run: true` says what would \
+         happen and writes nothing. Returns {action, project, number, slug, dir, article, \
+         source_id, attachments} with paths relative to the repository."
             .into()
     }
 
@@ -129,18 +163,69 @@ impl Tool for DraftPost {
         let project = input.project.unwrap_or_else(default_project);
         let slug = input.slug.as_deref().map(slugify).filter(|s| !s.is_empty());
         let requested_slug = slug.clone();
-        let request = DraftRequest { source: input.source, project, slug };
+        let dry_run = input.dry_run.unwrap_or(false);
+        if input.content.is_none() && input.attachments.as_ref().is_some_and(|a| !a.is_empty()) {
+            return ToolOutput::error(
+                ErrorCode::InvalidArgs,
+                "`attachments` go with `content`: a manuscript read from the server's disk brings the images it links \
+                 by itself. Pass `content` too, or leave `attachments` out; nothing was written.",
+            );
+        }
+        if input.content.is_some() && !self.workspace.accepts_content() {
+            return ToolOutput::error(
+                ErrorCode::InvalidArgs,
+                "This server files manuscripts from its own disk only (--no-content): pass `source` alone, the path \
+                 of a manuscript in an allowed source directory, and no `content`; nothing was written.",
+            );
+        }
+        let limits = self.workspace.attachment_limits();
+        let given = match input.attachments.as_deref().map(|a| attach::from_input(a, limits)).transpose() {
+            Ok(given) => given.unwrap_or_default(),
+            Err(failure) => return failure.into_output(),
+        };
+        let request = DraftRequest { source: input.source, project, slug, dry_run };
         let target = match self.workspace.target(&ctx).await {
             Ok(target) => target,
             Err(failure) => return failure.into_output(),
         };
-        let (repo, sources) = match self.workspace.sources(&target) {
-            Ok(sources) => (target.repo, sources),
-            Err(failure) => return failure.into_output(),
+        // A manuscript sent as content needs no source directory: the server never opens its path.
+        let sources = match &input.content {
+            Some(_) => None,
+            None => match self.workspace.sources(&target) {
+                Ok(sources) => Some(sources),
+                Err(failure) => return failure.into_output(),
+            },
         };
+        let (base, max_bytes) = self.workspace.content_rules();
+        let repo = target.repo;
+        let content = input.content;
         let token = ctx.cancellation().clone();
-        let joined =
-            tokio::task::spawn_blocking(move || repo.draft_post(&request, &sources, &|| token.is_cancelled())).await;
+        let joined = tokio::task::spawn_blocking(move || {
+            let submission = match (content, &sources) {
+                (Some(content), _) => {
+                    let manuscript = source::manuscript_from_content(&request.source, content, &base, max_bytes)
+                        .map_err(source_failure)?;
+                    let warnings = attach::unprovided_links(&manuscript.text, &given);
+                    Submission { manuscript, attachments: given, warnings }
+                }
+                (None, Some(sources)) => {
+                    let manuscript = source::read_manuscript(sources, &request.source).map_err(source_failure)?;
+                    let (attachments, warnings) = match &manuscript.dir {
+                        Some(dir) => attach::from_links(sources, dir, &manuscript.text, limits),
+                        None => (Vec::new(), Vec::new()),
+                    };
+                    Submission { manuscript, attachments, warnings }
+                }
+                (None, None) => {
+                    return Err(mcp_shared::ToolError::new(
+                        ErrorCode::InternalError,
+                        "no source directory; call again",
+                    ));
+                }
+            };
+            repo.draft_post(&request, &submission, &|| token.is_cancelled())
+        })
+        .await;
         match joined {
             Ok(Ok(outcome)) => render(&outcome, requested_project.as_deref(), requested_slug.as_deref()),
             Ok(Err(failure)) => failure.into_output(),
@@ -190,6 +275,8 @@ mod tests {
             source_id: "0123456789abcdef".into(),
             warnings: Vec::new(),
             change: None,
+            attachments: Vec::new(),
+            dry_run: false,
         }
     }
 

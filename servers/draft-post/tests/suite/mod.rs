@@ -16,6 +16,7 @@ mod http_replicas;
 mod listing;
 mod no_repo;
 mod protocol;
+mod remote;
 mod safety;
 mod saved_index;
 mod sources;
