@@ -123,13 +123,15 @@ impl Reply {
 pub struct Editor {
     pub(crate) limits: Limits,
     pub(crate) history: Mutex<History>,
+    /// The line counts of files viewed from their end (`view_range` `[-20, -1]`).
+    line_counts: Mutex<view::LineCounts>,
 }
 
 impl Editor {
     /// An editor with `limits` and an empty history.
     pub fn new(limits: Limits) -> Editor {
         let history = History::new(limits.undo_depth, history::DEFAULT_BUDGET_BYTES);
-        Editor { limits, history: Mutex::new(history) }
+        Editor { limits, history: Mutex::new(history), line_counts: Mutex::default() }
     }
 
     /// The limits.
@@ -195,6 +197,10 @@ impl Editor {
     pub fn run(&self, sandbox: &Sandbox, command: Command, raw: &str, request: Request) -> Result<Reply, ToolError> {
         let path = resolve(sandbox, raw, command)?;
         self.execute(sandbox, command, &path, request)
+    }
+
+    pub(crate) fn line_counts(&self) -> std::sync::MutexGuard<'_, view::LineCounts> {
+        self.line_counts.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     pub(crate) fn history(&self) -> std::sync::MutexGuard<'_, History> {

@@ -87,6 +87,9 @@ impl Editor {
             return Err(self.too_large(t, md.len));
         }
         let file = t.sandbox.open_read(t.path).map_err(|e| t.sandbox_error(e))?;
+        if let Some(range) = range.filter(|r| r.start < 0 || r.end < -1) {
+            return self.view_from_end(t, md, file, range);
+        }
         let range = range.unwrap_or(Range { start: 1, end: -1 });
         let content = self.read_range(t, file, range, md.len)?;
         Ok(Reply::text(render::cat_n(&content, t.shown, to_usize(range.start), self.limits.max_output_chars)))
@@ -151,6 +154,184 @@ impl Editor {
         lines.feed(&doc.text, true);
         lines.finish(true)
     }
+}
+
+impl Editor {
+    /// A range counted from the end (`[-20, -1]`: the last 20 lines; `-N` is the N-th line from
+    /// the end, the trailing newline ending the last line): the file's newlines are counted once
+    /// and remembered while it is unchanged ([`LineCounts`]), then the range's first line is
+    /// found by reading backwards from the end, so the last lines of a file of any size cost a
+    /// few chunks. The lines are numbered and shown exactly as the same range in line numbers.
+    fn view_from_end(
+        &self,
+        t: &Target<'_>,
+        md: &Metadata,
+        mut file: std::fs::File,
+        range: Range,
+    ) -> Result<Reply, ToolError> {
+        let mut head = vec![0u8; CHUNK.min(usize::try_from(md.len).unwrap_or(CHUNK))];
+        let filled = read_full(&mut file, &mut head).map_err(|e| io_error(t, e))?;
+        let format = document::sniff(&head[..filled], filled as u64 >= md.len).map_err(|e| not_text(t.shown, &e))?;
+        let ascii_compatible = match format.encoding {
+            document::TextEncoding::Utf8 => true,
+            document::TextEncoding::Legacy(encoding) => encoding.is_ascii_compatible(),
+            _ => false,
+        };
+        let (newlines, ends_with_newline) = self.line_count(t, &file, md, ascii_compatible)?;
+        // Lines as a reader counts them: the text after the last newline, if any, is one more.
+        let lines = newlines + u64::from(!ends_with_newline && md.len > format.bom_len() as u64);
+        let from_end = |n: i64| i64::try_from(lines).unwrap_or(i64::MAX).saturating_add(1).saturating_add(n);
+        let start = if range.start < 0 { from_end(range.start) } else { range.start };
+        let end = if range.end < -1 { from_end(range.end) } else { range.end };
+        let shown = render::py_list(&[range.start, range.end]);
+        if start < 1 {
+            return Err(error::invalid(format!(
+                "Invalid `view_range`: {shown}. {} has {lines} lines, so a line counted from the end is -1 to -{lines}; `[-{lines}, -1]` is the whole file.",
+                t.shown
+            )));
+        }
+        if end != -1 && end < start {
+            return Err(error::invalid(format!(
+                "Invalid `view_range`: {shown}. It is lines {start} to {end} of {}, and the second should not come before the first.",
+                t.shown
+            )));
+        }
+        if !ascii_compatible {
+            // UTF-16: no backward search for a newline byte; the lines in line numbers.
+            drop(file);
+            let file = t.sandbox.open_read(t.path).map_err(|e| t.sandbox_error(e))?;
+            let content = self.read_range(t, file, Range { start, end }, md.len)?;
+            return Ok(Reply::text(render::cat_n(&content, t.shown, to_usize(start), self.limits.max_output_chars)));
+        }
+        // Line `start` begins after the file's (start - 1)-th newline, which is the
+        // (newlines - start + 2)-th counted from the end: found reading backwards.
+        let before = u64::try_from(start - 1).unwrap_or(0);
+        let offset = if before == 0 {
+            format.bom_len() as u64
+        } else {
+            newline_from_end(&mut file, md.len, newlines - before + 1).map_err(|e| io_error(t, e))?
+        };
+        file.seek(std::io::SeekFrom::Start(offset)).map_err(|e| io_error(t, e))?;
+        let relative = Range { start: 1, end: if end == -1 { -1 } else { end - start + 1 } };
+        let mut scan = LineScan::new(relative, self.limits.max_output_chars);
+        let mut decoder = StreamDecoder::new(document::Format { bom: format.bom && offset == 0, ..format });
+        let mut buf = vec![0u8; CHUNK];
+        let mut piece = String::new();
+        loop {
+            let filled = read_full(&mut file, &mut buf).map_err(|e| io_error(t, e))?;
+            let eof = filled < CHUNK;
+            decoder.decode(&buf[..filled], eof, &mut piece).map_err(|e| not_text(t.shown, &e))?;
+            scan.feed(&piece, eof);
+            if eof || scan.done() {
+                break;
+            }
+        }
+        let content = scan.content;
+        Ok(Reply::text(render::cat_n(&content, t.shown, to_usize(start), self.limits.max_output_chars)))
+    }
+
+    /// The file's newlines, and whether it ends with one: remembered per file while its size,
+    /// modification time and identity stay the same; else counted (one pass of `memchr`).
+    fn line_count(
+        &self,
+        t: &Target<'_>,
+        file: &std::fs::File,
+        md: &Metadata,
+        ascii_compatible: bool,
+    ) -> Result<(u64, bool), ToolError> {
+        let stamp = Stamp { len: md.len, modified: md.modified, id: mcp_shared::platform::file_id_of(file).ok() };
+        let key = crate::editor::history_key(t.path);
+        if let Some(known) = self.line_counts().get(&key, &stamp) {
+            return Ok(known);
+        }
+        let counted = if ascii_compatible {
+            count_newlines(file).map_err(|e| io_error(t, e))?
+        } else {
+            // UTF-16: count in the decoded text, as a whole view would (within --max-file-size).
+            if md.len > self.limits.max_file_size {
+                return Err(self.too_large(t, md.len));
+            }
+            let bytes = t.sandbox.read(t.path).map_err(|e| t.sandbox_error(e))?;
+            let doc = document::decode(bytes).map_err(|e| not_text(t.shown, &e))?;
+            let text = doc.text.replace("\r\n", "\n");
+            (memchr::memchr_iter(b'\n', text.as_bytes()).count() as u64, text.ends_with('\n'))
+        };
+        self.line_counts().put(key, stamp, counted);
+        Ok(counted)
+    }
+}
+
+/// What identifies a file's content for [`LineCounts`]: its size, modification time and
+/// identity (a file replaced by a rename is another file).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    id: Option<mcp_shared::platform::FileId>,
+}
+
+/// The line counts of files viewed from their end, while they are unchanged (at most
+/// [`LineCounts::MAX`] files; the oldest go first).
+#[derive(Debug, Default)]
+pub(crate) struct LineCounts {
+    files: std::collections::VecDeque<(std::path::PathBuf, Stamp, (u64, bool))>,
+}
+
+impl LineCounts {
+    const MAX: usize = 64;
+
+    fn get(&self, key: &std::path::Path, stamp: &Stamp) -> Option<(u64, bool)> {
+        self.files.iter().find(|(k, s, _)| k == key && s == stamp).map(|(_, _, counted)| *counted)
+    }
+
+    fn put(&mut self, key: std::path::PathBuf, stamp: Stamp, counted: (u64, bool)) {
+        self.files.retain(|(k, ..)| *k != key);
+        if self.files.len() >= Self::MAX {
+            self.files.pop_front();
+        }
+        self.files.push_back((key, stamp, counted));
+    }
+}
+
+/// Counts the newline bytes of a file, and whether its last byte is one.
+fn count_newlines(mut file: &std::fs::File) -> std::io::Result<(u64, bool)> {
+    file.seek(std::io::SeekFrom::Start(0))?;
+    let mut buf = vec![0u8; 1 << 20];
+    let (mut count, mut last) = (0u64, 0u8);
+    loop {
+        let n = read_full(&mut file, &mut buf)?;
+        if n == 0 {
+            break;
+        }
+        count += memchr::memchr_iter(b'\n', &buf[..n]).count() as u64;
+        last = buf[n - 1];
+        if n < buf.len() {
+            break;
+        }
+    }
+    Ok((count, last == b'\n'))
+}
+
+/// The offset just after the `nth` newline counted from the end of a file of `len` bytes (the
+/// last newline is the 1st).
+fn newline_from_end(file: &mut std::fs::File, len: u64, nth: u64) -> std::io::Result<u64> {
+    let mut buf = vec![0u8; CHUNK];
+    let mut end = len;
+    let mut seen = 0u64;
+    while end > 0 {
+        let start = end.saturating_sub(CHUNK as u64);
+        let size = usize::try_from(end - start).unwrap_or(CHUNK);
+        file.seek(std::io::SeekFrom::Start(start))?;
+        let filled = read_full(file, &mut buf[..size])?;
+        for at in memchr::memrchr_iter(b'\n', &buf[..filled]) {
+            seen += 1;
+            if seen == nth {
+                return Ok(start + at as u64 + 1);
+            }
+        }
+        end = start;
+    }
+    Ok(0)
 }
 
 /// Reads until `buf` is full or the file ends; the number of bytes read.
