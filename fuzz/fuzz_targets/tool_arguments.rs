@@ -36,6 +36,7 @@ fn fixture() -> &'static Fixture {
             tools: mcp_server_text_editor::TOOLS.iter().map(|t| (*t).to_owned()).collect(),
             workspace: Startup::Explicit(vec![root.clone()]),
             tool_name: "text_editor".into(),
+            read_only: false,
             limits: mcp_server_text_editor::Limits { fsync: false, ..Default::default() },
         };
         let editor_workspace = Arc::new(mcp_server_text_editor::EditorRoots::explicit(Sandbox::new([&root]).unwrap()));

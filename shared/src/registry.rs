@@ -60,6 +60,14 @@ pub trait Tool: Send + Sync + 'static {
         parse_params::<Self::Params>(&self.name(), arguments)
     }
 
+    /// Whether a call with these raw `arguments` can change something (with OAuth it then needs
+    /// the write scope). By default, whether the tool is not annotated read-only; a tool whose
+    /// commands differ (the text editor's `view` changes nothing) decides per call.
+    fn call_writes(&self, arguments: Option<&JsonObject>) -> bool {
+        let _ = arguments;
+        self.annotations().read_only_hint != Some(true)
+    }
+
     /// Runs the tool. It never panics on purpose and reports failures as error results; a panic is
     /// still caught by the server and becomes `INTERNAL_ERROR`.
     fn run(&self, params: Self::Params, ctx: ToolContext) -> impl Future<Output = ToolOutput> + Send;
@@ -205,11 +213,16 @@ impl ToolContext {
 trait DynTool: Send + Sync {
     fn call(self: Arc<Self>, arguments: Option<JsonObject>, ctx: ToolContext) -> BoxFuture<'static, ToolOutput>;
     fn descriptor(&self) -> rmcp::model::Tool;
+    fn call_writes(&self, arguments: Option<&JsonObject>) -> bool;
 }
 
 struct Typed<T>(T);
 
 impl<T: Tool> DynTool for Typed<T> {
+    fn call_writes(&self, arguments: Option<&JsonObject>) -> bool {
+        self.0.call_writes(arguments)
+    }
+
     fn descriptor(&self) -> rmcp::model::Tool {
         let tool = &self.0;
         // Every schema goes through the shared rules here, whoever wrote it: a tool cannot list
@@ -253,6 +266,11 @@ impl RegisteredTool {
     /// The MCP descriptor (`tools/list` entry).
     pub fn descriptor(&self) -> &rmcp::model::Tool {
         self.descriptor.get_or_init(|| self.tool.descriptor())
+    }
+
+    /// Whether a call with `arguments` can change something ([`Tool::call_writes`]).
+    pub fn call_writes(&self, arguments: Option<&JsonObject>) -> bool {
+        self.tool.call_writes(arguments)
     }
 
     /// Parses `arguments` and runs the tool. Timeouts, cancellation and panics are the caller's

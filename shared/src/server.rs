@@ -145,19 +145,10 @@ impl McpServer {
         &self.identity
     }
 
-    /// The tools whose call can change something (not annotated read-only): with OAuth, their
-    /// calls need the write scope.
-    pub fn write_tools(&self) -> std::collections::HashSet<String> {
-        self.registry
-            .names()
-            .into_iter()
-            .filter(|name| {
-                self.registry.get(name).is_none_or(|tool| {
-                    tool.descriptor().annotations.as_ref().and_then(|a| a.read_only_hint) != Some(true)
-                })
-            })
-            .map(|name| name.to_string())
-            .collect()
+    /// Whether a call of tool `name` with `arguments` can change something ([`Tool::call_writes`]):
+    /// with OAuth, it then needs the write scope. An unknown tool changes nothing (it fails).
+    pub fn call_writes(&self, name: &str, arguments: Option<&JsonObject>) -> bool {
+        self.registry.get(name).is_some_and(|tool| tool.call_writes(arguments))
     }
 
     /// The level the client last set with `logging/setLevel` (e.g. `"debug"`), if any.

@@ -51,7 +51,11 @@ pub const ROOT_FLAG: DirectoryFlag<'static> =
 
 /// The tools a server can offer (`--tools`), by their fixed names (`text_editor` is the
 /// text editor tool whatever `--tool-name` calls it).
-pub const TOOLS: [&str; 5] = ["text_editor", "search_text", "find_files", "move_file", "delete_file"];
+pub const TOOLS: [&str; 8] =
+    ["text_editor", "search_text", "find_files", "move_file", "delete_file", "edit_file", "read_files", "list_tree"];
+
+/// The tools that change files: not offered with `--read-only`.
+pub const WRITING_TOOLS: [&str; 3] = ["move_file", "delete_file", "edit_file"];
 
 /// Everything the flags configure.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,6 +68,8 @@ pub struct Config {
     pub workspace: Startup,
     /// The tool's name.
     pub tool_name: String,
+    /// `--read-only`: only tools that change nothing, and the text editor's `view` alone.
+    pub read_only: bool,
     /// The editor's limits.
     pub limits: Limits,
 }
@@ -104,7 +110,8 @@ pub fn identity(config: &Config, workspace: &EditorRoots) -> ServerIdentity {
 pub fn registry(config: &Config, workspace: Arc<EditorRoots>) -> Result<ToolRegistry, RegistryError> {
     let editor = Arc::new(Editor::new(config.limits.clone()));
     let mut registry = ToolRegistry::new();
-    let offered = |name: &str| config.tools.iter().any(|t| t == name);
+    let offered =
+        |name: &str| config.tools.iter().any(|t| t == name) && !(config.read_only && WRITING_TOOLS.contains(&name));
     // One undo history and one set of per-file locks for every tool that writes.
     let locks = Arc::new(locks::FileLocks::new());
     if offered("text_editor") {
@@ -113,7 +120,8 @@ pub fn registry(config: &Config, workspace: Arc<EditorRoots>) -> Result<ToolRegi
             Arc::clone(&editor),
             Arc::clone(&workspace),
             Arc::clone(&locks),
-        );
+        )
+        .read_only(config.read_only);
         registry.register(tool)?;
     }
     if offered("search_text") {
@@ -131,7 +139,18 @@ pub fn registry(config: &Config, workspace: Arc<EditorRoots>) -> Result<ToolRegi
         registry.register(tool)?;
     }
     if offered("delete_file") {
-        registry.register(tools::delete_file::DeleteFile::new(editor, workspace, locks))?;
+        let tool = tools::delete_file::DeleteFile::new(Arc::clone(&editor), Arc::clone(&workspace), Arc::clone(&locks));
+        registry.register(tool)?;
+    }
+    if offered("edit_file") {
+        let tool = tools::edit_file::EditFile::new(Arc::clone(&editor), Arc::clone(&workspace), locks);
+        registry.register(tool)?;
+    }
+    if offered("read_files") {
+        registry.register(tools::read_files::ReadFiles::new(editor, Arc::clone(&workspace)))?;
+    }
+    if offered("list_tree") {
+        registry.register(tools::list_tree::ListTree::new(workspace))?;
     }
     Ok(registry)
 }

@@ -18,7 +18,8 @@ struct Cli {
     roots: Vec<PathBuf>,
 
     /// The tools offered, comma-separated: `text_editor` (Claude's tool; alone, the strict
-    /// drop-in for the npm `mcp-server-text-editor`), `search_text`, `find_files`, or `all`.
+    /// drop-in for the npm `mcp-server-text-editor`), `search_text`, `find_files`, `move_file`,
+    /// `delete_file`, `edit_file`, `read_files`, `list_tree`, or `all`.
     #[arg(long, value_name = "LIST", default_value = "all", value_parser = mcp_server_text_editor::parse_tools)]
     tools: mcp_server_text_editor::ToolChoice,
 
@@ -44,6 +45,11 @@ struct Cli {
     #[arg(long)]
     no_fsync: bool,
 
+    /// Change nothing: only tools that change nothing are listed, and the text editor's writing
+    /// commands are refused (its `view` works).
+    #[arg(long)]
+    read_only: bool,
+
     #[command(flatten)]
     transport: TransportArgs,
 }
@@ -60,6 +66,7 @@ impl Default for Cli {
             max_file_size: 64 * 1024 * 1024,
             undo_depth: 32,
             no_fsync: false,
+            read_only: false,
             transport: TransportArgs::default(),
         }
     }
@@ -98,6 +105,7 @@ fn run() -> anyhow::Result<()> {
         tools: cli.tools.0,
         workspace: startup,
         tool_name: cli.tool_name,
+        read_only: cli.read_only,
         limits: Limits {
             max_output_chars: cli.max_output_chars,
             max_file_size: cli.max_file_size,

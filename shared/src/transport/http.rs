@@ -206,8 +206,19 @@ pub async fn serve_http(server: McpServer, addr: SocketAddr, options: HttpOption
     let resource_server = match &options.oauth {
         None => None,
         Some(oauth) => {
-            let rs = super::oauth::ResourceServer::new(oauth.clone(), server.write_tools(), options.max_message_bytes)
-                .map_err(|e| ServeError::Refused(e.to_string()))?;
+            let rs = super::oauth::ResourceServer::new(
+                oauth.clone(),
+                {
+                    let server = server.clone();
+                    std::sync::Arc::new(
+                        move |name: &str, arguments: Option<&serde_json::Map<String, serde_json::Value>>| {
+                            server.call_writes(name, arguments)
+                        },
+                    )
+                },
+                options.max_message_bytes,
+            )
+            .map_err(|e| ServeError::Refused(e.to_string()))?;
             let rs = Arc::new(rs);
             let fetching = Arc::clone(&rs);
             tokio::spawn(async move { fetching.prefetch().await });

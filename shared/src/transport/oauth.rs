@@ -109,7 +109,7 @@ pub struct ResourceServer {
     /// The paths the metadata is served at.
     metadata_paths: Vec<String>,
     /// Tools whose call needs the write scope.
-    write_tools: HashSet<String>,
+    writes: CallWrites,
     /// The largest body read to find a tool call's name.
     max_body: usize,
     http: HttpsClient,
@@ -164,6 +164,9 @@ pub fn metadata_urls(issuer: &Uri) -> Vec<String> {
     urls
 }
 
+/// Whether a call (tool name, arguments) can change something, so that it needs the write scope.
+pub type CallWrites = Arc<dyn Fn(&str, Option<&serde_json::Map<String, Value>>) -> bool + Send + Sync>;
+
 /// Who a valid token speaks for, and what it may do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Principal {
@@ -209,13 +212,9 @@ fn scopes_of(value: Option<&Value>) -> impl Iterator<Item = String> + '_ {
 pub struct Rejected(pub String);
 
 impl ResourceServer {
-    /// The resource server for `options`; `write_tools` are the tools whose call needs the write
-    /// scope; `max_body` bounds the request body read to find a call's tool.
-    pub fn new(
-        options: OAuthOptions,
-        write_tools: HashSet<String>,
-        max_body: usize,
-    ) -> Result<ResourceServer, OAuthSetupError> {
+    /// The resource server for `options`; `writes` says which calls need the write scope (by
+    /// tool name and arguments); `max_body` bounds the request body read to find a call's tool.
+    pub fn new(options: OAuthOptions, writes: CallWrites, max_body: usize) -> Result<ResourceServer, OAuthSetupError> {
         check_url("--auth-issuer", &options.issuer)?;
         let public = check_public_url(&options.public_url)?;
         let (origin, path) = origin_and_path(&public);
@@ -231,7 +230,7 @@ impl ResourceServer {
             options,
             metadata_url,
             metadata_paths,
-            write_tools,
+            writes,
             max_body,
             http,
             jwks_uri: tokio::sync::Mutex::new(None),
@@ -483,7 +482,8 @@ impl ResourceServer {
             other => vec![other],
         };
         messages.into_iter().any(|m| {
-            m["method"] == "tools/call" && m["params"]["name"].as_str().is_some_and(|n| self.write_tools.contains(n))
+            m["method"] == "tools/call"
+                && m["params"]["name"].as_str().is_some_and(|n| (self.writes)(n, m["params"]["arguments"].as_object()))
         })
     }
 }
@@ -627,7 +627,9 @@ mod tests {
 
     #[tokio::test]
     async fn the_metadata_names_the_resource_and_its_server() {
-        let rs = ResourceServer::new(options(), HashSet::new(), 1024).unwrap();
+        let rs =
+            ResourceServer::new(options(), Arc::new(|_: &str, _: Option<&serde_json::Map<String, Value>>| false), 1024)
+                .unwrap();
         assert_eq!(
             rs.metadata_paths(),
             ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"]
@@ -645,7 +647,10 @@ mod tests {
 
     #[tokio::test]
     async fn a_call_needs_write_only_for_a_tool_that_changes_something() {
-        let rs = ResourceServer::new(options(), HashSet::from(["write_file".to_owned()]), 1024).unwrap();
+        let writes: CallWrites = Arc::new(|name, arguments| {
+            name == "write_file" || (name == "editor" && arguments.is_none_or(|a| a["command"] != "view"))
+        });
+        let rs = ResourceServer::new(options(), writes, 1024).unwrap();
         let call =
             |name: &str| format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"{name}"}}}}"#);
         assert!(rs.needs_write(call("write_file").as_bytes()));
@@ -653,11 +658,21 @@ mod tests {
         assert!(rs.needs_write(format!("[{},{}]", call("read_file"), call("write_file")).as_bytes()));
         assert!(!rs.needs_write(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#));
         assert!(!rs.needs_write(b"not json"));
+        // Decided per call: a tool whose `view` changes nothing.
+        let editor = |command: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"editor","arguments":{{"command":"{command}"}}}}}}"#
+            )
+        };
+        assert!(!rs.needs_write(editor("view").as_bytes()));
+        assert!(rs.needs_write(editor("create").as_bytes()));
     }
 
     #[tokio::test]
     async fn a_token_that_is_not_a_jwt_or_uses_another_algorithm_is_rejected() {
-        let rs = ResourceServer::new(options(), HashSet::new(), 1024).unwrap();
+        let rs =
+            ResourceServer::new(options(), Arc::new(|_: &str, _: Option<&serde_json::Map<String, Value>>| false), 1024)
+                .unwrap();
         assert_eq!(rs.validate("abc").await, Err(Rejected("the access token is not a JWT".into())));
         // {"alg":"HS256","typ":"JWT"}.{}.sig: a shared-secret token is never accepted.
         let hs = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.e30.c2ln";

@@ -8,7 +8,10 @@
 
 use std::sync::{Mutex, atomic::AtomicBool};
 
+pub use edit_file::Edit;
+
 mod create;
+mod edit_file;
 mod files;
 mod insert;
 mod str_replace;

@@ -152,7 +152,7 @@ impl Editor {
     }
 
     /// The one match of `old` once trailing whitespace is ignored, or `NO_MATCH`.
-    fn tolerant_match(
+    pub(super) fn tolerant_match(
         &self,
         t: &Target<'_>,
         text: &str,
@@ -200,7 +200,7 @@ impl Editor {
 }
 
 /// The 1-based line on which each occurrence starts (each line once).
-fn occurrence_lines(text: &str, finder: &memmem::Finder<'_>) -> Vec<i64> {
+pub(super) fn occurrence_lines(text: &str, finder: &memmem::Finder<'_>) -> Vec<i64> {
     let mut out: Vec<i64> = Vec::new();
     let mut line = 1i64;
     let mut from = 0usize;

@@ -99,6 +99,7 @@ pub struct TextEditor {
     editor: Arc<Editor>,
     workspace: Arc<EditorRoots>,
     locks: Arc<FileLocks>,
+    read_only: bool,
 }
 
 impl TextEditor {
@@ -110,7 +111,13 @@ impl TextEditor {
         workspace: Arc<EditorRoots>,
         locks: Arc<FileLocks>,
     ) -> TextEditor {
-        TextEditor { name: name.into(), editor, workspace, locks }
+        TextEditor { name: name.into(), editor, workspace, locks, read_only: false }
+    }
+
+    /// With `read_only`, every command but `view` is refused (`--read-only`).
+    pub fn read_only(mut self, read_only: bool) -> TextEditor {
+        self.read_only = read_only;
+        self
     }
 
     async fn call(&self, input: TextEditorInput, ctx: &ToolContext) -> Result<editor::Reply, ToolError> {
@@ -126,6 +133,15 @@ impl TextEditor {
                 ),
             ));
         };
+        if self.read_only && command != Command::View {
+            return Err(ToolError::new(
+                ErrorCode::ReadOnly,
+                format!(
+                    "This server is read-only (--read-only): the {} command was refused and nothing was changed. Only `view` works here; ask the user to make the change, or to start the server without --read-only.",
+                    command.as_str()
+                ),
+            ));
+        }
         let sandbox = self.workspace.sandbox(ctx).await?;
         let path = editor::resolve(&sandbox, &input.path, command)?;
         let request = Request {
@@ -219,10 +235,15 @@ impl Tool for TextEditor {
 
     fn annotations(&self) -> ToolAnnotations {
         ToolAnnotations::with_title("Text editor")
-            .read_only(false)
-            .destructive(true)
-            .idempotent(false)
+            .read_only(self.read_only)
+            .destructive(!self.read_only)
+            .idempotent(self.read_only)
             .open_world(false)
+    }
+
+    fn call_writes(&self, arguments: Option<&mcp_shared::reexports::rmcp::model::JsonObject>) -> bool {
+        // `view` changes nothing: with OAuth it needs the read scope only.
+        !self.read_only && arguments.and_then(|a| a.get("command")).and_then(Value::as_str) != Some("view")
     }
 
     async fn run(&self, input: TextEditorInput, ctx: ToolContext) -> ToolOutput {

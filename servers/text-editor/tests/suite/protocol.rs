@@ -30,7 +30,11 @@ fn tools_list_is_the_recorded_api() {
     insta::with_settings!({snapshot_path => "../snapshots", prepend_module_to_snapshot => false}, {
         insta::assert_json_snapshot!("tools_list", tools);
     });
-    assert_eq!(tools.len(), 5, "text_editor, search_text, find_files, move_file, delete_file");
+    assert_eq!(
+        tools.len(),
+        8,
+        "text_editor, search_text, find_files, move_file, delete_file, edit_file, read_files, list_tree"
+    );
     let tool = &tools[0];
     assert_eq!(tool["name"], TOOL);
     assert_eq!(tool["annotations"]["readOnlyHint"], false);

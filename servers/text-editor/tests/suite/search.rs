@@ -128,13 +128,22 @@ fn tools_chooses_what_is_offered_and_text_editor_alone_is_the_strict_drop_in() {
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(
         names,
-        ["text_editor", "search_text", "find_files", "move_file", "delete_file"],
+        [
+            "text_editor",
+            "search_text",
+            "find_files",
+            "move_file",
+            "delete_file",
+            "edit_file",
+            "read_files",
+            "list_tree"
+        ],
         "the default: every tool"
     );
-    for tool in &tools[1..3] {
+    for tool in [&tools[1], &tools[2], &tools[6], &tools[7]] {
         assert_eq!(tool["annotations"]["readOnlyHint"], true, "{tool}");
     }
-    for tool in &tools[3..] {
+    for tool in &tools[3..6] {
         assert_eq!(tool["annotations"]["destructiveHint"], true, "{tool}");
     }
     let bad = std::process::Command::new(super::BIN).args(["--tools", "grep"]).output().unwrap();

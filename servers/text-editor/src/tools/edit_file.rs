@@ -1,0 +1,133 @@
+//! `edit_file`: several edits to one file in one call, all or nothing, with a dry run (the
+//! editor's `edit_file`, see `editor/edit_file.rs`): one write and one `undo_edit` step.
+
+use std::{
+    borrow::Cow,
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    },
+};
+
+use mcp_shared::{ContentItem, ErrorCode, Tool, ToolContext, ToolOutput, reexports::rmcp::model::ToolAnnotations};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::{
+    Command,
+    editor::{self, Edit, Editor, history_key},
+    error::ToolError,
+    locks::FileLocks,
+    workspace::EditorRoots,
+};
+
+/// One edit: as `str_replace`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EditInput {
+    /// The exact text to replace (as `str_replace`'s `old_str`: whitespace and line breaks included; unique unless `replace_all`).
+    pub old_str: String,
+    /// What replaces it; empty or absent deletes it.
+    #[serde(default)]
+    pub new_str: Option<String>,
+    /// Replace every occurrence of `old_str`, not exactly one. Default false.
+    #[serde(default)]
+    pub replace_all: Option<bool>,
+}
+
+/// The edits to make. Unknown fields are ignored.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[garde(allow_unvalidated)]
+pub struct EditFileInput {
+    /// The file to edit (absolute, or relative to the first root).
+    pub path: String,
+    /// The edits, applied in order, each to the text the previous ones left: `[{"old_str": "a", "new_str": "b"}, ...]`.
+    pub edits: Vec<EditInput>,
+    /// Show the diff the edits would make, and write nothing. Default false.
+    #[serde(default)]
+    pub dry_run: Option<bool>,
+}
+
+/// The tool.
+pub struct EditFile {
+    editor: Arc<Editor>,
+    workspace: Arc<EditorRoots>,
+    locks: Arc<FileLocks>,
+}
+
+impl EditFile {
+    /// The tool, sharing the text editor's undo history and per-file locks.
+    pub fn new(editor: Arc<Editor>, workspace: Arc<EditorRoots>, locks: Arc<FileLocks>) -> EditFile {
+        EditFile { editor, workspace, locks }
+    }
+}
+
+/// The tool's description.
+pub const DESCRIPTION: &str = "Make several edits to one text file in one call, all or nothing. Each edit is {old_str, new_str, replace_all?} and matches exactly as the text editor's str_replace does (old_str must be unique unless replace_all; line endings and the file's encoding are kept); the edits apply in order, each to the result of the previous ones. If any edit fails, none is made and the error names the edit (edits[i]) and why. One write: a single `undo_edit` reverts them all. The result is the unified diff; with `dry_run: true`, the diff and nothing written.";
+
+/// Sets its flag when dropped (the call timed out or was cancelled: nothing may be written).
+struct AbandonOnDrop(Arc<AtomicBool>);
+
+impl Drop for AbandonOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+impl Tool for EditFile {
+    type Params = EditFileInput;
+
+    fn name(&self) -> Cow<'static, str> {
+        "edit_file".into()
+    }
+
+    fn description(&self) -> Cow<'static, str> {
+        DESCRIPTION.into()
+    }
+
+    fn annotations(&self) -> ToolAnnotations {
+        ToolAnnotations::with_title("Edit a file (several edits)")
+            .read_only(false)
+            .destructive(true)
+            .idempotent(false)
+            .open_world(false)
+    }
+
+    fn call_writes(&self, arguments: Option<&mcp_shared::reexports::rmcp::model::JsonObject>) -> bool {
+        // A dry run changes nothing.
+        arguments.and_then(|a| a.get("dry_run")).and_then(serde_json::Value::as_bool) != Some(true)
+    }
+
+    async fn run(&self, input: EditFileInput, ctx: ToolContext) -> ToolOutput {
+        let result = async {
+            let sandbox = self.workspace.sandbox(&ctx).await?;
+            let path = editor::resolve(&sandbox, &input.path, Command::StrReplace)?;
+            let edits: Vec<Edit> = input
+                .edits
+                .into_iter()
+                .map(|e| Edit {
+                    old_str: e.old_str,
+                    new_str: e.new_str.unwrap_or_default(),
+                    replace_all: e.replace_all.unwrap_or(false),
+                })
+                .collect();
+            let dry_run = input.dry_run.unwrap_or(false);
+            let guard = self.locks.lock(&history_key(&path)).await;
+            let editor = Arc::clone(&self.editor);
+            let abandoned = AbandonOnDrop(Arc::new(AtomicBool::new(false)));
+            let flag = Arc::clone(&abandoned.0);
+            let work = tokio::task::spawn_blocking(move || {
+                let _guard = guard;
+                editor.edit_file(&sandbox, &path, &edits, dry_run, Some(&flag))
+            });
+            work.await.map_err(|_| {
+                ToolError::new(ErrorCode::InternalError, "The edit failed unexpectedly; the server logged the details.")
+            })?
+        }
+        .await;
+        match result {
+            Ok(reply) => ToolOutput { content: vec![ContentItem::Text { text: reply.text }] },
+            Err(error) => error.into_output(),
+        }
+    }
+}
