@@ -319,7 +319,7 @@ try {
     assert.equal(r.status, 400);
   });
 
-  await check('a read-only token: reading works, writing is 403 insufficient_scope and writes nothing', async () => {
+  await check('a read-only token: reading works (a view, read_files, list_tree, a dry run too), writing is 403 insufficient_scope and writes nothing', async () => {
     const reader = await clientCredentials('reader', 'reader-secret', 'mcp:read');
     const ok = await callTool(reader, 'find_files', { pattern: '*.txt' });
     assert.equal(ok.status, 200);
@@ -330,6 +330,28 @@ try {
     assert.ok(c.includes('error="insufficient_scope"') && c.includes('scope="mcp:read mcp:write"'), c);
     assert.equal((await response.json()).error, 'insufficient_scope');
     assert.equal(existsSync(join(root, 'b.txt')), false);
+    // The scope is decided per call: what changes nothing needs mcp:read only.
+    for (const [tool, args] of [
+      ['text_editor', { command: 'view', path: join(root, 'a.txt') }],
+      ['search_text', { pattern: 'hello' }],
+      ['read_files', { paths: [join(root, 'a.txt')] }],
+      ['list_tree', {}],
+      ['edit_file', { path: join(root, 'a.txt'), edits: [{ old_str: 'hello', new_str: 'bye' }], dry_run: true }],
+    ]) {
+      const read = await callTool(reader, tool, args);
+      assert.equal(read.status, 200, `${tool} with mcp:read`);
+      assert.ok(!(await read.response.text()).includes('"isError":true'), tool);
+    }
+    for (const [tool, args] of [
+      ['edit_file', { path: join(root, 'a.txt'), edits: [{ old_str: 'hello', new_str: 'bye' }] }],
+      ['move_file', { source: join(root, 'a.txt'), destination: join(root, 'c.txt') }],
+      ['text_editor', { command: 'str_replace', path: join(root, 'a.txt'), old_str: 'hello', new_str: 'bye' }],
+    ]) {
+      const refused = await callTool(reader, tool, args);
+      assert.equal(refused.status, 403, `${tool} with mcp:read`);
+      assert.equal((await refused.response.json()).error, 'insufficient_scope');
+    }
+    assert.equal(readFileSync(join(root, 'a.txt'), 'utf8'), 'hello\n');
   });
 
   await check('the TypeScript SDK client: 401 -> metadata -> registration -> code + PKCE -> token -> call', async () => {
@@ -408,7 +430,10 @@ try {
     assert.equal(svc?.caller, 'svc', JSON.stringify(lines));
     const alice = lines.find((l) => l.tool === 'find_files' && l.caller === 'alice');
     assert.ok(alice, `the authorization-code call is logged as its user: ${JSON.stringify(lines)}`);
-    assert.ok(!lines.some((l) => l.tool === 'text_editor' && l.caller === 'reader'), 'the refused write never ran');
+    const byReader = (tool) => lines.filter((l) => l.tool === tool && l.caller === 'reader').length;
+    assert.equal(byReader('text_editor'), 1, 'the view ran; the refused writes never did');
+    assert.equal(byReader('edit_file'), 1, 'the dry run ran; the refused edit never did');
+    assert.equal(byReader('move_file'), 0, 'the refused move never ran');
   });
 } finally {
   cleanup();

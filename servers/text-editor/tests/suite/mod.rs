@@ -18,6 +18,7 @@ mod protocol;
 mod reference;
 mod replay;
 mod roots;
+mod scale;
 mod search;
 mod session;
 mod tour;
