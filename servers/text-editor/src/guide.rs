@@ -258,6 +258,17 @@ pub fn instructions(tool: &str, roots: &[String], tools: &[String]) -> String {
     if offers("move_file") || offers("delete_file") {
         extra.push_str(" `undo_edit` reverts a move (on its destination) or a deletion.");
     }
+    if offers("edit_file") {
+        extra.push_str(
+            " `edit_file` makes several str_replace edits to one file in one call, all or nothing (`dry_run` shows the diff), one undo step.",
+        );
+    }
+    if offers("read_files") {
+        extra.push_str(" `read_files` reads several files at once.");
+    }
+    if offers("list_tree") {
+        extra.push_str(" `list_tree` shows a directory tree with file sizes.");
+    }
     if !offers("text_editor") {
         let roots = roots.join(", ");
         return format!("Workspace tools over {roots}.{extra}");
@@ -265,7 +276,7 @@ pub fn instructions(tool: &str, roots: &[String], tools: &[String]) -> String {
     let first = roots.first().map_or(".", String::as_str);
     let base = format!(
         "Claude's text editor tool as an MCP server. `{tool}` views, creates and edits text files inside {roots}: \
-         `view` shows a file with line numbers (`view_range` [start, end] for part of it; -1 = to the end) or lists a directory two levels deep; \
+         `view` shows a file with line numbers (`view_range` [start, end] for part of it; -1 = to the end; [-20, -1] = the last 20 lines) or lists a directory two levels deep; \
          `create` makes a new file (never overwrites); \
          `str_replace` replaces `old_str`, which must match exactly one place (whitespace included; add surrounding lines to make it unique); \
          `insert` adds `new_str` as whole lines after line `insert_line` (0 = top; a trailing newline adds no empty line); \
