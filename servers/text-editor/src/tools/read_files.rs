@@ -25,8 +25,8 @@ pub struct ReadFilesInput {
     /// The files (absolute, or relative to the first root), 1 to 50, shown in this order.
     pub paths: Vec<String>,
     /// Lines to show of each file, as the text editor's `view_range`: `[11, 20]`, `[100, -1]` to the end, `[-20, -1]` for the last 20 lines. Default: whole files.
-    #[serde(default)]
-    #[schemars(extend("type" = "array", "items" = {"type": "integer"}))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "[i64; 2]")]
     pub view_range: Option<Value>,
 }
 
