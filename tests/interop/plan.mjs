@@ -25,8 +25,12 @@ export function buildPlan(binDir, dirs) {
             name: 'text-editor',
             command: join(binDir, 'mcp-server-text-editor'),
             args: ['--root', dirs.project],
-            tools: ['text_editor', 'search_text', 'find_files', 'move_file', 'delete_file'],
+            tools: ['text_editor', 'search_text', 'find_files', 'move_file', 'delete_file', 'edit_file', 'read_files', 'list_tree'],
             calls: [
+                { tool: 'read_files', args: { paths: [join(dirs.project, 'src/main.rs'), 'src/nope.rs'] }, says: ['println!', 'Error reading src/nope.rs (NOT_FOUND)'] },
+                { tool: 'list_tree', args: {}, says: ['src/', 'main.rs ('] },
+                { tool: 'edit_file', args: { path: join(dirs.project, 'src/main.rs'), edits: [{ old_str: 'println', new_str: 'print' }], dry_run: true }, says: ['Dry run: nothing was written', '+'] },
+                { tool: 'edit_file', args: { path: join(dirs.project, 'src/main.rs'), edits: [{ old_str: 'goodbye', new_str: 'x' }] }, code: 'NO_MATCH', says: ['edits[0]'] },
                 { tool: 'search_text', args: { pattern: 'println' }, says: ['main.rs:'] },
                 { tool: 'search_text', args: { pattern: 'fn(' }, code: 'INVALID_ARGS', says: ['literal: true'] },
                 { tool: 'find_files', args: { pattern: '**/*.rs' }, says: ['main.rs'] },
@@ -52,6 +56,7 @@ export function buildPlan(binDir, dirs) {
             calls: [
                 // Run by three clients in turn over the same repository: created, then unchanged.
                 { tool: 'draft_post', args: { source: manuscript, project: '2026-01' }, says: ['interop'] },
+                { tool: 'draft_post', args: { source: '/client/drafts/remote.md', content: '# Remote\n', project: '2026-01', dry_run: true }, says: ['dry run, nothing was written'] },
                 { tool: 'draft_post', args: { source: join(dirs.drafts, 'missing.md') }, code: 'NOT_FOUND', says: ['missing.md'] },
                 { tool: 'draft_post', args: { source: manuscript, project: '../up' }, code: 'INVALID_ARGS', says: ['project'] },
                 { tool: 'list_posts', args: { project: '2026-01' }, says: ['first'] },
