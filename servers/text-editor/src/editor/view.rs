@@ -190,6 +190,13 @@ impl Editor {
                 t.shown
             )));
         }
+        // The reference's count of lines (its `split("\n")`: one more after a final newline).
+        let reference_lines = i64::try_from(newlines).unwrap_or(i64::MAX).saturating_add(1);
+        if end > reference_lines {
+            return Err(error::invalid(format!(
+                "Invalid `view_range`: {shown}. Its second element `{end}` should be smaller than the number of lines in the file: `{reference_lines}`"
+            )));
+        }
         if end != -1 && end < start {
             return Err(error::invalid(format!(
                 "Invalid `view_range`: {shown}. It is lines {start} to {end} of {}, and the second should not come before the first.",

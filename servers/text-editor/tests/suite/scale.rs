@@ -102,6 +102,12 @@ fn the_tail_of_a_large_log_has_exact_line_numbers() {
     assert!(tail.ends_with("300001\tone more\n300002\t\n"), "{tail}");
     let refused = c.call_tool(TOOL, json!({"command": "view", "path": log, "view_range": [-400000, -1]})).unwrap();
     assert_eq!(error_code(&refused).as_deref(), Some("INVALID_ARGS"), "{refused}");
+    let refused = c.call_tool(TOOL, json!({"command": "view", "path": log, "view_range": [-2, 400000]})).unwrap();
+    assert!(
+        text_of(&refused)
+            .contains("Its second element `400000` should be smaller than the number of lines in the file: `300002`"),
+        "{refused}"
+    );
 }
 
 #[test]
