@@ -4,8 +4,9 @@
 //!
 //! Output: one line per matching line, `ABSOLUTE_PATH:LINE:TEXT` (context lines
 //! `ABSOLUTE_PATH-LINE-TEXT`, groups separated by `--`, as `rg -n --no-heading` prints them),
-//! files in path order, at most `limit` matching lines, then one line saying how many more
-//! matches (and files) were left out. Hidden files and directories, `.gitignore`d / `.ignore`d
+//! files in path order, at most `limit` matching lines and `--max-output-chars` characters in
+//! all, then one line saying how many more matches (and files) were left out, and notes on files
+//! not searched (over `--max-file-size`) or searched only up to a line over 4 MiB. Hidden files and directories, `.gitignore`d / `.ignore`d
 //! paths (also outside a git repository) and binary files (a NUL byte) are skipped, as ripgrep
 //! skips them; a file that is not UTF-8 is searched in the encoding the editor detects for it
 //! (Latin-1, Shift_JIS, UTF-16, …), so `café` finds `caf\xE9`.
@@ -60,8 +61,13 @@ pub const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
 /// still bounded.
 pub const MAX_OUTPUT_CHARS_UNBOUNDED: usize = 1_000_000;
 /// Files searched at once, in walk order; the next batch is searched once this one's results
-/// are in, so that each file keeps only what can still be shown.
-const BATCH: usize = 32;
+/// are in, so that each file keeps only what can still be shown. Each file of a batch may keep
+/// up to the whole output bound, so a large bound (`--max-output-chars 0`) takes smaller
+/// batches: a batch holds at most [`BATCH`] × the bound, or [`SMALL_BATCH`] × it past
+/// [`LARGE_BOUND`] characters.
+const BATCH: usize = 64;
+const SMALL_BATCH: usize = 16;
+const LARGE_BOUND: usize = 100_000;
 
 /// The search to run. Unknown fields are ignored.
 #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
@@ -307,13 +313,14 @@ fn search(
 ) -> Result<Report, ToolError> {
     let mut report = Report::default();
     let budget = limits.output_chars();
+    let batch_size = if budget > LARGE_BOUND { SMALL_BATCH } else { BATCH };
     for place in places {
         let filter = glob_filter(&place.shown, query.glob.as_deref())?;
         let walked = std::thread::scope(|scope| {
             let (send, batches) = mpsc::sync_channel::<Vec<(FileEntry, PathBuf)>>(2);
             let walker = scope.spawn(|| {
                 let send = send;
-                let mut batch = Vec::with_capacity(BATCH);
+                let mut batch = Vec::with_capacity(batch_size);
                 let walked = sandbox.each_file(&place.path, &WalkOptions::default(), &mut |entry| {
                     if cancel.is_cancelled() {
                         return false;
@@ -323,11 +330,11 @@ fn search(
                     }
                     let shown = place.shown.join(&entry.rel);
                     batch.push((entry, shown));
-                    if batch.len() < BATCH {
+                    if batch.len() < batch_size {
                         return true;
                     }
                     // The searcher is gone (cancelled): stop walking.
-                    send.send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH))).is_ok()
+                    send.send(std::mem::replace(&mut batch, Vec::with_capacity(batch_size))).is_ok()
                 });
                 if !batch.is_empty() {
                     let _ = send.send(batch);
