@@ -1,5 +1,5 @@
 //! Every tool's argument parsing and handling (text_editor, draft_post, list_posts, hoge,
-//! search_text, find_files), in process, over arbitrary arguments: the first
+//! search_text, find_files, edit_file, read_files, list_tree), in process, over arbitrary arguments: the first
 //! byte picks the tool, the rest is the arguments object. No panic, an answer for every call,
 //! and nothing outside the workspace touched (the text editor and draft-post both work in a
 //! temporary root with a secret beside it).
@@ -59,6 +59,9 @@ fn fixture() -> &'static Fixture {
             (mcp_server_sample_tool::registry().unwrap(), "hoge"),
             (mcp_server_text_editor::registry(&config, Arc::clone(&editor_workspace)).unwrap(), "search_text"),
             (mcp_server_text_editor::registry(&config, Arc::clone(&editor_workspace)).unwrap(), "find_files"),
+            (mcp_server_text_editor::registry(&config, Arc::clone(&editor_workspace)).unwrap(), "edit_file"),
+            (mcp_server_text_editor::registry(&config, Arc::clone(&editor_workspace)).unwrap(), "read_files"),
+            (mcp_server_text_editor::registry(&config, Arc::clone(&editor_workspace)).unwrap(), "list_tree"),
         ];
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         Fixture { _dir: dir, outside, runtime, tools }
