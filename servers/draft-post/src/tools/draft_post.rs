@@ -75,6 +75,14 @@ pub struct DraftPostInput {
     pub dry_run: Option<bool>,
 }
 
+/// Where a call's manuscript comes from.
+enum Origin {
+    /// Its text, sent by the client.
+    Content(String),
+    /// The server's disk, within these source directories.
+    Disk(crate::source::Sources),
+}
+
 /// Files a manuscript into the repository.
 pub struct DraftPost {
     workspace: Arc<Places>,
@@ -189,38 +197,31 @@ impl Tool for DraftPost {
             Err(failure) => return failure.into_output(),
         };
         // A manuscript sent as content needs no source directory: the server never opens its path.
-        let sources = match &input.content {
-            Some(_) => None,
+        let origin = match input.content {
+            Some(content) => Origin::Content(content),
             None => match self.workspace.sources(&target) {
-                Ok(sources) => Some(sources),
+                Ok(sources) => Origin::Disk(sources),
                 Err(failure) => return failure.into_output(),
             },
         };
         let (base, max_bytes) = self.workspace.content_rules();
         let repo = target.repo;
-        let content = input.content;
         let token = ctx.cancellation().clone();
         let joined = tokio::task::spawn_blocking(move || {
-            let submission = match (content, &sources) {
-                (Some(content), _) => {
+            let submission = match origin {
+                Origin::Content(content) => {
                     let manuscript = source::manuscript_from_content(&request.source, content, &base, max_bytes)
                         .map_err(source_failure)?;
                     let warnings = attach::unprovided_links(&manuscript.text, &given);
                     Submission { manuscript, attachments: given, warnings }
                 }
-                (None, Some(sources)) => {
-                    let manuscript = source::read_manuscript(sources, &request.source).map_err(source_failure)?;
+                Origin::Disk(sources) => {
+                    let manuscript = source::read_manuscript(&sources, &request.source).map_err(source_failure)?;
                     let (attachments, warnings) = match &manuscript.dir {
-                        Some(dir) => attach::from_links(sources, dir, &manuscript.text, limits),
+                        Some(dir) => attach::from_links(&sources, dir, &manuscript.text, limits),
                         None => (Vec::new(), Vec::new()),
                     };
                     Submission { manuscript, attachments, warnings }
-                }
-                (None, None) => {
-                    return Err(mcp_shared::ToolError::new(
-                        ErrorCode::InternalError,
-                        "no source directory; call again",
-                    ));
                 }
             };
             repo.draft_post(&request, &submission, &|| token.is_cancelled())
