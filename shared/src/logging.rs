@@ -7,18 +7,11 @@
 //! subscriber (its span registry alone zeroes 32 KiB, page by page; `RUST_LOG` is parsed) is
 //! work that answer does not need. The transport builds it once the answer is written
 //! ([`init`]), or earlier if something is logged before; nothing logged is lost either way.
-//!
-//! Lines are written by a thread of their own (`tracing-appender`'s non-blocking writer, lossy
-//! past [`QUEUED_LINES`]): a client that never reads the server's stderr fills the pipe, and
-//! then only that thread waits, never a call. [`flush`] writes what is queued before the process
-//! ends (the entry point calls it).
 
 use std::{
     io::{IsTerminal, Write},
-    sync::{Mutex, OnceLock, PoisonError},
+    sync::OnceLock,
 };
-
-use tracing_appender::non_blocking::{NonBlockingBuilder, WorkerGuard};
 
 use tracing::{
     Event, Metadata, Subscriber,
@@ -52,19 +45,6 @@ fn install() {
     });
 }
 
-/// Log lines queued for stderr before new ones are dropped.
-pub const QUEUED_LINES: usize = 8192;
-
-/// The writer thread's guard: dropping it writes out what is queued ([`flush`]).
-static WRITER: Mutex<Option<WorkerGuard>> = Mutex::new(None);
-
-/// Writes out the log lines still queued (waiting at most about a second), and stops the
-/// writer thread: for the end of the process.
-pub fn flush() {
-    let guard = WRITER.lock().unwrap_or_else(PoisonError::into_inner).take();
-    drop(guard);
-}
-
 /// The real subscriber, built on first use.
 static DEFERRED: Deferred = Deferred { inner: OnceLock::new() };
 
@@ -84,15 +64,9 @@ impl Deferred {
     fn built(&self) -> &Inner {
         self.inner.get_or_init(|| {
             let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_FILTER));
-            let (writer, guard) = NonBlockingBuilder::default()
-                .lossy(true)
-                .buffered_lines_limit(QUEUED_LINES)
-                .thread_name("log")
-                .finish(std::io::stderr());
-            *WRITER.lock().unwrap_or_else(PoisonError::into_inner) = Some(guard);
             let subscriber = tracing_subscriber::fmt()
                 .with_env_filter(filter)
-                .with_writer(writer)
+                .with_writer(std::io::stderr)
                 .with_ansi(std::io::stderr().is_terminal())
                 .with_target(false)
                 // When stderr is gone (the client closed its end of the pipe), a failed write must

@@ -31,9 +31,7 @@
 pub fn run<E: std::fmt::Debug>(main: fn() -> Result<(), E>) -> ! {
     sanitize_standard_fds();
     ignore_sigpipe();
-    let ran = std::panic::catch_unwind(main);
-    crate::logging::flush();
-    let code = match ran {
+    let code = match std::panic::catch_unwind(main) {
         // std's own report of what `main` returned (`Error: {err:?}` on stderr for an `Err`),
         // and the code std exits with: `ExitCode::FAILURE` is 1 on Unix.
         Ok(result) => {
@@ -134,9 +132,7 @@ macro_rules! main {
 
         #[cfg(any(not(target_os = "linux"), test))]
         fn main() -> ::std::process::ExitCode {
-            let result = $run();
-            $crate::logging::flush();
-            ::std::process::Termination::report(result)
+            ::std::process::Termination::report($run())
         }
     };
 }

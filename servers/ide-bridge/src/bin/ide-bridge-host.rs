@@ -83,13 +83,6 @@ fn say(line: &str) {
 }
 
 fn main() -> anyhow::Result<()> {
-    let result = run();
-    // The log's queued lines, before the process ends.
-    logging::flush();
-    result
-}
-
-fn run() -> anyhow::Result<()> {
     let cli = Cli::parse();
     logging::init();
     let (token, generated) = match cli.token.clone().filter(|t| !t.is_empty()) {
