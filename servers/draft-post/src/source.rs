@@ -256,6 +256,18 @@ fn sandbox_error(error: SandboxError, shown: &str, opening: bool) -> SourceError
     }
 }
 
+/// `source` without its `FILE:` prefix, refused when empty or holding a NUL byte.
+fn given_path(source: &str) -> Result<&str, SourceError> {
+    let shown = strip_file_prefix(source);
+    if shown.is_empty() {
+        return Err(SourceError::Empty);
+    }
+    if shown.contains('\0') {
+        return Err(SourceError::NotFound { shown: shown.replace('\0', "\\0") });
+    }
+    Ok(shown)
+}
+
 /// Reads the manuscript `source` (a `FILE:` prefix stripped; a relative path resolved against
 /// `sources.base`), refusing anything that is not a manuscript from an allowed place.
 pub fn read_manuscript(sources: &Sources, source: &str) -> Result<Manuscript, SourceError> {
@@ -265,13 +277,7 @@ pub fn read_manuscript(sources: &Sources, source: &str) -> Result<Manuscript, So
 /// [`read_manuscript`], with `between` run after the checks and before the open (tests swap
 /// the file there, deterministically).
 fn read_checked(sources: &Sources, source: &str, between: &dyn Fn()) -> Result<Manuscript, SourceError> {
-    let shown = strip_file_prefix(source);
-    if shown.is_empty() {
-        return Err(SourceError::Empty);
-    }
-    if shown.contains('\0') {
-        return Err(SourceError::NotFound { shown: shown.replace('\0', "\\0") });
-    }
+    let shown = given_path(source)?;
     let given = Path::new(shown);
     let joined = if given.is_absolute() { given.to_path_buf() } else { sources.base.join(given) };
     let Some(joined) = joined.to_str() else {
@@ -335,13 +341,7 @@ pub fn manuscript_from_content(
     base: &Path,
     max_bytes: u64,
 ) -> Result<Manuscript, SourceError> {
-    let shown = strip_file_prefix(source);
-    if shown.is_empty() {
-        return Err(SourceError::Empty);
-    }
-    if shown.contains('\0') {
-        return Err(SourceError::NotFound { shown: shown.replace('\0', "\\0") });
-    }
+    let shown = given_path(source)?;
     let given = Path::new(shown);
     // A Windows client's `C:\drafts\a.md` is absolute too, on any server.
     let windows_absolute =

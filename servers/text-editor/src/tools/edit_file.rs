@@ -3,16 +3,14 @@
 
 use std::{
     borrow::Cow,
-    sync::{
-        Arc,
-        atomic::{AtomicBool, Ordering},
-    },
+    sync::{Arc, atomic::AtomicBool},
 };
 
 use mcp_shared::{ContentItem, ErrorCode, Tool, ToolContext, ToolOutput, reexports::rmcp::model::ToolAnnotations};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::AbandonOnDrop;
 use crate::{
     Command,
     editor::{self, Edit, Editor, history_key},
@@ -64,15 +62,6 @@ impl EditFile {
 
 /// The tool's description.
 pub const DESCRIPTION: &str = "Make several edits to one text file in one call, all or nothing. Each edit is {old_str, new_str, replace_all?} and matches exactly as the text editor's str_replace does (old_str must be unique unless replace_all; line endings and the file's encoding are kept); the edits apply in order, each to the result of the previous ones. If any edit fails, none is made and the error names the edit (edits[i]) and why. One write: a single `undo_edit` reverts them all. The result is the unified diff; with `dry_run: true`, the diff and nothing written.";
-
-/// Sets its flag when dropped (the call timed out or was cancelled: nothing may be written).
-struct AbandonOnDrop(Arc<AtomicBool>);
-
-impl Drop for AbandonOnDrop {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::SeqCst);
-    }
-}
 
 impl Tool for EditFile {
     type Params = EditFileInput;

@@ -9,3 +9,18 @@ pub mod move_file;
 pub mod read_files;
 pub mod search_text;
 pub mod text_editor;
+
+use std::sync::{
+    Arc,
+    atomic::{AtomicBool, Ordering},
+};
+
+/// Sets its flag when dropped: held by a call's future, so that a call that timed out or was
+/// cancelled (its future dropped) tells its blocking work to write nothing.
+pub(crate) struct AbandonOnDrop(pub(crate) Arc<AtomicBool>);
+
+impl Drop for AbandonOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}

@@ -5,10 +5,7 @@
 
 use std::{
     borrow::Cow,
-    sync::{
-        Arc,
-        atomic::{AtomicBool, Ordering},
-    },
+    sync::{Arc, atomic::AtomicBool},
 };
 
 use mcp_shared::{
@@ -20,6 +17,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::AbandonOnDrop;
 use crate::{
     editor::{self, Command, Editor, Request},
     error::ToolError,
@@ -191,15 +189,6 @@ impl TextEditor {
                 ))
             }
         }
-    }
-}
-
-/// Sets its flag when dropped.
-struct AbandonOnDrop(Arc<AtomicBool>);
-
-impl Drop for AbandonOnDrop {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::SeqCst);
     }
 }
 
