@@ -16,10 +16,10 @@
 # against the do-nothing mcp-baseline, alternating spawns (mcp-bench); and mcp-baseline-tokio
 # against it too (the same answers on a tokio runtime and rmcp's stdio pipes: what the async
 # stack alone costs before any server code), for the binaries as they
-# ship: static executables, start-ordered and stripped (dist/static.sh, as dist/build.sh), built in
+# ship: static executables, stripped (dist/static.sh, as dist/build.sh), built in
 # target/static; the baseline built the same way. STATIC=0 measures the dynamic release builds.
 #
-#   bash bench/floor.sh        # needs wrk (apt-get install wrk), node (for the TS peer), valgrind
+#   bash bench/floor.sh        # needs wrk (apt-get install wrk), node (for the TS peer)
 #
 # Environment: CONNECTIONS (64), DURATION (10s), THREADS (2), ROUNDS (3; 0 measures stdio alone),
 # SPAWNS (1000), STATIC (1).

@@ -26,13 +26,13 @@
 # target/dist: the flags differ from a normal build, which must not be rebuilt because of them),
 # and every package wraps those same files. dist/test.sh then tests each artifact.
 #
-# DIST_CROSS_LTO (unset: the release profile's thin LTO) sets the cross targets' LTO, e.g.
-# `false` (each crate optimised alone, no whole-program pass per binary). The per-commit CI
-# (.ci/run) builds Windows that way: thin LTO optimises and generates the whole program again
-# for each of the five binaries, about half of a release build (91 s of wall time to link the
-# sample tool alone on two cores). The release workflow builds what ships, with the profile's LTO.
+# DIST_LTO (unset: the release profile's thin LTO) sets every target's LTO, e.g. `false` (each
+# crate optimised alone, no whole-program pass per binary). The per-commit CI (.ci/run) builds
+# that way: thin LTO optimises and generates the whole program again for each of the five
+# binaries, about half of a release build. The release workflow builds what ships, with the
+# profile's LTO.
 #
-# Needs: cargo (the x86_64-unknown-linux-gnu target), python3, valgrind and binutils (dist/static.sh),
+# Needs: cargo (the x86_64-unknown-linux-gnu target), python3, binutils (dist/static.sh),
 # npm, podman (DIST_NO_IMAGE=1 skips the image); root for the cross targets (debootstrap and chroot, see dist/toolchain.sh).
 set -euo pipefail
 
@@ -77,7 +77,7 @@ for target in $TARGETS; do
   ext=""
   case "$target" in
     x86_64-unknown-linux-gnu)
-      say "static release binaries ($target, +crt-static, start-ordered, stripped) in $TARGET_DIR (dist/static.sh)"
+      say "static release binaries ($target, +crt-static, stripped) in $TARGET_DIR (dist/static.sh)"
       # relocation-model=static: a static executable at a fixed address, not a static-pie. A
       # static-pie applies ~21,000 relocations to itself at every start, which writes every page
       # of its 400 KB of relocated read-only data (vtables, string tables): ~100 copy-on-write
@@ -85,15 +85,14 @@ for target in $TARGETS; do
       # run): cold start 1.8x the do-nothing server instead of 2.3x, idle RSS 6.0 MiB instead of
       # 6.7. The price is that the executable's own image is not randomised (ASLR still places
       # the stack, the heap, every mapping and thread stacks), as for Go's static binaries; the
-      # README says so. dist/static.sh also links each stdio server's code in the order its
-      # start runs it (dist/startup_order.py).
-      bash "$ROOT/dist/static.sh" "$TARGET_DIR" "${PACKAGES[@]}"
+      # README says so.
+      env ${DIST_LTO:+"CARGO_PROFILE_RELEASE_LTO=$DIST_LTO"} bash "$ROOT/dist/static.sh" "$TARGET_DIR" "${PACKAGES[@]}"
       built="$TARGET_DIR/$target/shipped"
       ;;
     aarch64-unknown-linux-gnu | x86_64-pc-windows-gnu | aarch64-apple-darwin | x86_64-apple-darwin)
       say "release binaries ($target, stripped) in $TARGET_DIR-cross, by dist/cross.sh"
       env CROSS_TARGET_DIR="$TARGET_DIR-cross" CARGO_PROFILE_RELEASE_STRIP=symbols \
-        ${DIST_CROSS_LTO:+"CARGO_PROFILE_RELEASE_LTO=$DIST_CROSS_LTO"} \
+        ${DIST_LTO:+"CARGO_PROFILE_RELEASE_LTO=$DIST_LTO"} \
         bash "$ROOT/dist/cross.sh" "$target" build --release --locked "${PACKAGES[@]}" --bins
       built="$TARGET_DIR-cross/$target/release"
       [[ "$target" == *windows* ]] && ext=".exe"

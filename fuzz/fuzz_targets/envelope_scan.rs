@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcp_shared::transport::id_scan::{IdKind, id_kind, scan};
+use mcp_shared::transport::stdio::{IdKind, id_kind, scan};
 use serde_json::Value;
 
 fuzz_target!(|data: &[u8]| {

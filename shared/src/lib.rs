@@ -11,12 +11,9 @@
 //! - [`platform`]: what differs per operating system (file identity, permissions, sync).
 //! - [`sandbox`]: confined, symlink-safe, atomic file access under one or more roots.
 //! - [`logging`]: tracing to stderr and the terminal banner.
-//! - [`alloc`]: the servers' global allocator (mimalloc over HTTP on Linux, `malloc` otherwise).
 //! - [`uri`]: `file://` URIs of MCP client roots as local paths.
 //! - [`workspace`]: the default workspace when a server's directory flag is absent.
-//! - [`start`]: a server's entry point ([`main!`]), without std's stack-overflow handler set-up.
 
-pub mod alloc;
 pub mod call_log;
 pub mod cli;
 pub mod client_roots;
@@ -31,7 +28,6 @@ pub mod registry;
 pub mod sandbox;
 pub mod schema;
 pub mod server;
-pub mod start;
 pub mod subscriptions;
 pub mod transport;
 pub mod uri;

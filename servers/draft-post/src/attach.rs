@@ -18,7 +18,7 @@ use base64::Engine as _;
 use mcp_shared::{ErrorCode, ToolError, sandbox::ResolvedKind};
 use pulldown_cmark::{Event, Parser, Tag};
 
-use crate::{repo::ARTICLE, source::Sources};
+use crate::{source::Sources, view::ARTICLE};
 
 /// The default largest attachment, in bytes (`--max-attachment-size`).
 pub const DEFAULT_MAX_ATTACHMENT_BYTES: u64 = 8 * 1024 * 1024;

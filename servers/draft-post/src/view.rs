@@ -25,6 +25,9 @@ use crate::frontmatter::{self, Located};
 /// `draft_post` killed mid-write are swept with it).
 pub use mcp_shared::sandbox::is_temp_name;
 
+/// The article's file name in its directory.
+pub const ARTICLE: &str = "article.md";
+
 /// The directory under the repository root that holds the projects.
 pub const PROJECTS: &str = "projects";
 

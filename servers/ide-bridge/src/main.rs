@@ -1,7 +1,5 @@
 //! `mcp-server-ide-bridge`: parses flags, starts the connection to the workspace host, and serves
 //! MCP (stdio by default).
-// std's runtime start-up less its stack-overflow handler, on Linux (see `mcp_shared::start`).
-#![cfg_attr(all(target_os = "linux", not(test)), no_main)]
 
 use std::{path::PathBuf, time::Duration};
 
@@ -54,13 +52,7 @@ const DIRECTORY: mcp_shared::cli::DirectoryArg<Cli> =
 /// The environment variables the flags read.
 const ENV: &[&str] = &[TOKEN_ENV, "MCP_HTTP_TOKEN"];
 
-// mimalloc when serving HTTP on Linux, the C library's malloc otherwise (see `mcp_shared::alloc`).
-mcp_shared::server_allocator!();
-
-mcp_shared::main!(run);
-
-/// The server's `main`.
-fn run() -> anyhow::Result<()> {
+fn main() -> anyhow::Result<()> {
     let cli: Cli = mcp_shared::cli::parse_with_directory(ENV, DIRECTORY);
     logging::start(&logging::Banner {
         name: mcp_server_ide_bridge::NAME,

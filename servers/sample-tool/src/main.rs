@@ -1,6 +1,4 @@
 //! `mcp-server-sample-tool`: parses flags and serves the sample registry.
-// std's runtime start-up less its stack-overflow handler, on Linux (see `mcp_shared::start`).
-#![cfg_attr(all(target_os = "linux", not(test)), no_main)]
 
 use mcp_shared::{McpServer, TransportArgs, logging};
 
@@ -16,13 +14,7 @@ struct Cli {
 /// The environment variables the flags read.
 const ENV: &[&str] = &["MCP_HTTP_TOKEN"];
 
-// mimalloc when serving HTTP on Linux, the C library's malloc otherwise (see `mcp_shared::alloc`).
-mcp_shared::server_allocator!();
-
-mcp_shared::main!(run);
-
-/// The server's `main`.
-fn run() -> anyhow::Result<()> {
+fn main() -> anyhow::Result<()> {
     let cli: Cli = mcp_shared::cli::parse(ENV);
     logging::start(&logging::Banner {
         name: mcp_server_sample_tool::NAME,

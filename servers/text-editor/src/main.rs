@@ -1,6 +1,4 @@
 //! `mcp-server-text-editor`: parses flags and serves the text editor tool.
-// std's runtime start-up less its stack-overflow handler, on Linux (see `mcp_shared::start`).
-#![cfg_attr(all(target_os = "linux", not(test)), no_main)]
 
 use std::path::PathBuf;
 
@@ -79,13 +77,7 @@ const DIRECTORY: mcp_shared::cli::DirectoryArg<Cli> =
 /// The environment variables the flags read.
 const ENV: &[&str] = &["MCP_HTTP_TOKEN"];
 
-// mimalloc when serving HTTP on Linux, the C library's malloc otherwise (see `mcp_shared::alloc`).
-mcp_shared::server_allocator!();
-
-mcp_shared::main!(run);
-
-/// The server's `main`.
-fn run() -> anyhow::Result<()> {
+fn main() -> anyhow::Result<()> {
     let cli: Cli = mcp_shared::cli::parse_with_directory(ENV, DIRECTORY);
     logging::start(&logging::Banner {
         name: NAME,

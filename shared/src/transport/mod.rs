@@ -7,18 +7,10 @@ use rmcp::ServiceExt;
 
 use crate::server::{McpServer, ServerSettings};
 
-pub mod auth;
-pub mod fast_call;
 pub mod http;
-pub mod http_gate;
-pub mod id_scan;
-pub mod ids;
-pub mod jsonrpc;
-pub mod listener;
-pub mod oauth;
-pub mod priming;
-pub mod session_call;
-pub mod sessions;
+mod id_scan;
+mod ids;
+mod jsonrpc;
 pub mod stdio;
 
 /// The flags every server shares. Embed with `#[command(flatten)]`.
@@ -67,10 +59,9 @@ pub struct TransportArgs {
     #[arg(long)]
     pub no_direct_calls: bool,
 
-    /// stdio: answer `initialize` once the async runtime runs, as every other message, instead
-    /// of before it starts (the same answer, later; for comparison, and a way back should the
-    /// early answer ever misbehave).
-    #[arg(long)]
+    /// Accepted for compatibility and without effect: `initialize` is always answered once the
+    /// async runtime runs, as every other message.
+    #[arg(long, hide = true)]
     pub no_early_initialize: bool,
 
     /// HTTP: open connections at most; past it, a connection that never sent a request gives
@@ -207,7 +198,7 @@ impl TransportArgs {
             direct_calls: !self.no_direct_calls,
             protect_metrics: self.protect_metrics,
             oauth: self.auth_issuer.as_ref().zip(self.public_url.as_ref()).map(|(issuer, public_url)| {
-                oauth::OAuthOptions {
+                http::OAuthOptions {
                     issuer: issuer.clone(),
                     public_url: public_url.clone(),
                     read_scope: self.auth_read_scope.clone(),
@@ -216,8 +207,8 @@ impl TransportArgs {
             }),
             max_sessions: self.max_sessions.max(1),
             session_idle_timeout: Duration::from_secs_f64(self.session_idle_timeout),
-            limits: listener::ListenerLimits {
-                max_connections: self.max_connections.unwrap_or_else(listener::default_max_connections).max(1),
+            limits: http::ListenerLimits {
+                max_connections: self.max_connections.unwrap_or_else(http::default_max_connections).max(1),
                 header_read_timeout: Duration::from_secs_f64(self.header_read_timeout),
                 shutdown_grace: Duration::from_secs_f64(self.shutdown_grace),
             },
@@ -259,43 +250,26 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, ServeError> {
 }
 
 /// [`serve`] on a [`runtime`]: what a server's `main` calls once its flags are parsed.
-///
-/// Over stdio the client's `initialize` is answered before the runtime is built
-/// ([`stdio::early_initialize`]; not with `--no-early-initialize`).
 pub fn serve_blocking(server: McpServer, args: &TransportArgs) -> Result<(), ServeError> {
     serve_blocking_with(server, args, || (), || ())
 }
 
 /// [`serve_blocking`] for a server with work of its own on the runtime: `start` runs on it
-/// before serving (it may spawn tasks; over stdio, after `initialize` is answered, so it is
-/// also where start-up log lines go: the first line of a process's log costs ~30 µs), `stop`
-/// after.
+/// before serving (it may spawn tasks), `stop` after.
 pub fn serve_blocking_with(
     server: McpServer,
     args: &TransportArgs,
     start: impl FnOnce(),
     stop: impl FnOnce(),
 ) -> Result<(), ServeError> {
-    if args.http.is_some() {
-        crate::logging::init();
-        return run_http(server, args, start, stop);
-    }
-    let settings = args.settings(&server.identity().name)?;
-    let call_log = settings.call_log.clone();
-    let server = server.with_settings(settings);
-    // A person typing on a terminal gains nothing from it, and would see the log lines of
-    // `start` only after their first line.
-    let early = if args.no_early_initialize || std::io::IsTerminal::is_terminal(&std::io::stdin()) {
-        stdio::EarlyStart::default()
-    } else {
-        stdio::early_initialize(&server, args.max_message_bytes, &mut stdio::Stdin, &mut std::io::stdout())
-    };
-    // The log's subscriber, built once the client has its answer (unless something was logged
-    // before): see `logging`.
     crate::logging::init();
-    let served = run_stdio(server, args.max_message_bytes, early, start, stop);
-    drain(call_log.as_deref());
-    served
+    let runtime = if args.http.is_some() { http_runtime()? } else { runtime()? };
+    runtime.block_on(async {
+        start();
+        let served = serve(server, args).await;
+        stop();
+        served
+    })
 }
 
 /// Lets the call log write what is queued before the process ends (bounded: a log nobody reads
@@ -304,43 +278,6 @@ fn drain(call_log: Option<&crate::call_log::CallLog>) {
     if let Some(log) = call_log {
         log.drain(Duration::from_secs(2));
     }
-}
-
-/// The HTTP part of [`serve_blocking_with`]. Not inlined, as [`run_stdio`].
-#[inline(never)]
-fn run_http(
-    server: McpServer,
-    args: &TransportArgs,
-    start: impl FnOnce(),
-    stop: impl FnOnce(),
-) -> Result<(), ServeError> {
-    // Boxed: `block_on` and the scheduler's frames below it would otherwise each hold a copy
-    // of this large future on the main thread's stack, pages that a start faults in one by one.
-    http_runtime()?.block_on(Box::pin(async {
-        start();
-        let served = serve(server, args).await;
-        stop();
-        served
-    }))
-}
-
-/// The stdio part of [`serve_blocking_with`] once `initialize` may have been answered. Not
-/// inlined: its stack frame (the runtime's) would otherwise be the caller's, pages that the
-/// start touches before it answers.
-#[inline(never)]
-fn run_stdio(
-    server: McpServer,
-    max_message_bytes: usize,
-    early: stdio::EarlyStart,
-    start: impl FnOnce(),
-    stop: impl FnOnce(),
-) -> Result<(), ServeError> {
-    runtime()?.block_on(Box::pin(async {
-        start();
-        let served = serve_stdio_after(server, max_message_bytes, early).await;
-        stop();
-        served
-    }))
 }
 
 /// The runtime of `--http`: one worker per core, since many clients call at once (a cold start
@@ -369,19 +306,10 @@ pub async fn serve(server: McpServer, args: &TransportArgs) -> Result<(), ServeE
 
 /// Serves over stdin/stdout until stdin closes.
 pub async fn serve_stdio(server: McpServer, max_message_bytes: usize) -> Result<(), ServeError> {
-    serve_stdio_after(server, max_message_bytes, stdio::EarlyStart::default()).await
-}
-
-/// [`serve_stdio`], going on from what [`stdio::early_initialize`] read and answered.
-pub async fn serve_stdio_after(
-    server: McpServer,
-    max_message_bytes: usize,
-    early: stdio::EarlyStart,
-) -> Result<(), ServeError> {
     // Non-blocking pipes on Linux when the client launched us with pipes (no thread hand-off per
     // message); the blocking std handles otherwise (e.g. a terminal).
     let (reader, writer) = rmcp::transport::io::stdio_pipes();
-    let transport = stdio::after_early_start(reader, writer, max_message_bytes, early);
+    let transport = stdio::StdioTransport::new(reader, writer, max_message_bytes);
     let running = match server.serve(transport).await {
         Ok(running) => running,
         Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
@@ -391,11 +319,6 @@ pub async fn serve_stdio_after(
         Err(error) => return Err(ServeError::Initialize(error.to_string())),
     };
     let reason = running.waiting().await.map_err(|e| ServeError::Join(e.to_string()))?;
-    tracing::debug!(
-        ?reason,
-        allocator = crate::alloc::name(),
-        mimalloc_started = crate::alloc::mimalloc_started(),
-        "session ended"
-    );
+    tracing::debug!(?reason, "session ended");
     Ok(())
 }

@@ -166,3 +166,312 @@ fn every_type_the_module_tables_place_is_defined_there() {
     assert!(checked > 10, "the check found only {checked} types in the module tables");
     assert!(wrong.is_empty(), "docs/architecture.md misplaces types:\n{}", wrong.join("\n"));
 }
+
+/// A crate's modules: each module's path (`transport::http`) and the production source of its
+/// file (from its first `#[cfg(test)]` on: tests may use anything).
+struct Crate {
+    name: String,
+    modules: Vec<(Vec<String>, String)>,
+}
+
+/// The crates of the workspace: each library and binary root under `src/`, each integration test
+/// root under `tests/`, and the fuzz targets.
+fn crates(root: &Path) -> Vec<Crate> {
+    let mut found = Vec::new();
+    let mut dirs = vec![root.join("shared"), root.join("tests")];
+    for server in SERVERS {
+        dirs.push(root.join("servers").join(server));
+    }
+    for dir in dirs {
+        let src = dir.join("src");
+        for root_file in ["lib.rs", "main.rs"] {
+            if src.join(root_file).exists() {
+                found.push(crate_at(&format!("{}/src/{root_file}", relative(root, &dir)), &src, root_file));
+            }
+        }
+        for (sub, exclude_root) in [("src/bin", false), ("tests", true)] {
+            let Ok(entries) = std::fs::read_dir(dir.join(sub)) else { continue };
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if name.ends_with(".rs") && !(exclude_root && name == "mod.rs") {
+                    found.push(crate_at(&format!("{}/{sub}/{name}", relative(root, &dir)), &dir.join(sub), &name));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// `dir` from the repository's root.
+fn relative(root: &Path, dir: &Path) -> String {
+    dir.strip_prefix(root).unwrap_or(dir).display().to_string()
+}
+
+/// The crate whose root is `dir/root_file`: that file and every file its `mod` lines reach.
+fn crate_at(name: &str, dir: &Path, root_file: &str) -> Crate {
+    let mut modules = Vec::new();
+    let mut pending = vec![(Vec::<String>::new(), dir.join(root_file), dir.to_path_buf())];
+    while let Some((path, file, children_dir)) = pending.pop() {
+        let source = std::fs::read_to_string(&file).unwrap_or_default();
+        let production = production(&source);
+        for child in declared_modules(&production) {
+            let mut child_path = path.clone();
+            child_path.push(child.clone());
+            let (flat, nested) = (children_dir.join(format!("{child}.rs")), children_dir.join(&child).join("mod.rs"));
+            if flat.exists() {
+                pending.push((child_path, flat, children_dir.join(&child)));
+            } else if nested.exists() {
+                pending.push((child_path, nested, children_dir.join(&child)));
+            }
+        }
+        modules.push((path, production));
+    }
+    Crate { name: name.to_owned(), modules }
+}
+
+/// `source` up to its first `#[cfg(test)]`, without comments.
+fn production(source: &str) -> String {
+    let cut = source.find("#[cfg(test)]").unwrap_or(source.len());
+    source[..cut]
+        .lines()
+        .map(|line| match line.find("//") {
+            Some(at) if !line[..at].contains('"') => &line[..at],
+            _ => line,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The `mod name;` lines of a file (not inline modules).
+fn declared_modules(source: &str) -> Vec<String> {
+    source
+        .lines()
+        .filter_map(|line| {
+            let line = line.trim();
+            let rest = line
+                .strip_prefix("pub mod ")
+                .or_else(|| line.strip_prefix("pub(crate) mod "))
+                .or_else(|| line.strip_prefix("mod "))?;
+            rest.strip_suffix(';').map(|name| name.trim().to_owned())
+        })
+        .collect()
+}
+
+/// Every path a source names from `crate::`, `super::` or `self::`, `use` trees expanded, as
+/// segments relative to the crate root (`module` is the file's own module path).
+fn referenced_paths(source: &str, module: &[String]) -> Vec<Vec<String>> {
+    let bytes: Vec<char> = source.chars().collect();
+    let mut found = Vec::new();
+    let mut i = 0;
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    while i < bytes.len() {
+        let starts_word = i == 0 || !(is_ident(bytes[i - 1]) || bytes[i - 1] == ':');
+        let rest: String = bytes[i..bytes.len().min(i + 7)].iter().collect();
+        let anchor = ["crate::", "super::", "self::"].into_iter().find(|a| rest.starts_with(a));
+        match anchor {
+            Some(_) if starts_word => {
+                // Read the path (with one level of `{...}` groups, nested ones included) up to
+                // what cannot continue it.
+                let mut end = i;
+                let mut depth = 0;
+                while end < bytes.len() {
+                    let c = bytes[end];
+                    if c == '{' {
+                        depth += 1;
+                    } else if c == '}' {
+                        if depth == 0 {
+                            break;
+                        }
+                        depth -= 1;
+                    } else if !(is_ident(c) || c == ':' || (depth > 0 && (c == ',' || c.is_whitespace() || c == '*'))) {
+                        break;
+                    }
+                    end += 1;
+                }
+                let text: String = bytes[i..end].iter().collect();
+                for path in expand_tree(&text) {
+                    if let Some(resolved) = resolve(&path, module) {
+                        found.push(resolved);
+                    }
+                }
+                i = end.max(i + 1);
+            }
+            _ => i += 1,
+        }
+    }
+    found
+}
+
+/// `a::{b, c::{d, e}}` → `a::b`, `a::c::d`, `a::c::e`.
+fn expand_tree(text: &str) -> Vec<String> {
+    let text: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    let Some(open) = text.find('{') else { return vec![text.trim_end_matches(':').to_owned()] };
+    let (prefix, inner) = (&text[..open], &text[open + 1..text.rfind('}').unwrap_or(text.len())]);
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0, 0);
+    for (at, c) in inner.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&inner[start..at]);
+                start = at + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&inner[start..]);
+    parts
+        .into_iter()
+        .filter(|p| !p.is_empty())
+        .flat_map(|p| expand_tree(p).into_iter().map(move |e| format!("{prefix}{e}")))
+        .collect()
+}
+
+/// A `crate::`/`super::`/`self::` path as segments from the crate root.
+fn resolve(path: &str, module: &[String]) -> Option<Vec<String>> {
+    let mut segments = path.split("::").filter(|s| !s.is_empty()).map(str::to_owned);
+    let mut base: Vec<String> = match segments.next()?.as_str() {
+        "crate" => Vec::new(),
+        "self" => module.to_vec(),
+        "super" => module[..module.len().checked_sub(1)?].to_vec(),
+        _ => return None,
+    };
+    for segment in segments {
+        if segment == "super" {
+            base.pop()?;
+        } else if segment != "self" && segment != "*" {
+            base.push(segment);
+        }
+    }
+    Some(base)
+}
+
+/// The module cycles of a crate: among the children of one module, `a` uses `b` when a file in
+/// `a`'s subtree names anything in `b`'s; a parent and its children may use each other (a type's
+/// methods split over child modules), siblings only one way.
+fn sibling_cycles(krate: &Crate) -> Vec<String> {
+    use std::collections::{BTreeMap, BTreeSet};
+    let known: BTreeSet<&Vec<String>> = krate.modules.iter().map(|(p, _)| p).collect();
+    // The longest module prefix a path names.
+    let module_of = |path: &[String]| -> Vec<String> {
+        (0..=path.len()).rev().map(|n| path[..n].to_vec()).find(|p| known.contains(p)).unwrap_or_default()
+    };
+    // parent -> child -> the children of the same parent it uses.
+    let mut uses: BTreeMap<Vec<String>, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
+    for (from, source) in &krate.modules {
+        for path in referenced_paths(source, from) {
+            let to = module_of(&path);
+            // The nearest common ancestor, and the two children of it on each side.
+            let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+            if common < from.len() && common < to.len() {
+                uses.entry(from[..common].to_vec())
+                    .or_default()
+                    .entry(from[common].clone())
+                    .or_default()
+                    .insert(to[common].clone());
+            }
+        }
+    }
+    let mut cycles = Vec::new();
+    for (parent, edges) in &uses {
+        // Depth-first search for a back edge among the siblings.
+        fn visit(
+            node: &str,
+            edges: &BTreeMap<String, BTreeSet<String>>,
+            stack: &mut Vec<String>,
+            done: &mut BTreeSet<String>,
+            cycles: &mut Vec<Vec<String>>,
+        ) {
+            if let Some(at) = stack.iter().position(|n| n == node) {
+                let mut cycle = stack[at..].to_vec();
+                cycle.push(node.to_owned());
+                cycles.push(cycle);
+                return;
+            }
+            if !done.insert(node.to_owned()) {
+                return;
+            }
+            stack.push(node.to_owned());
+            for next in edges.get(node).into_iter().flatten() {
+                visit(next, edges, stack, done, cycles);
+            }
+            stack.pop();
+        }
+        let mut found = Vec::new();
+        let mut done = BTreeSet::new();
+        for start in edges.keys() {
+            visit(start, edges, &mut Vec::new(), &mut done, &mut found);
+        }
+        let at = if parent.is_empty() { "crate".to_owned() } else { parent.join("::") };
+        for cycle in found {
+            cycles.push(format!("{}: in `{at}`: {}", krate.name, cycle.join(" -> ")));
+        }
+    }
+    cycles
+}
+
+#[test]
+fn no_crate_has_a_module_cycle() {
+    let root = workspace_root();
+    let crates = crates(&root);
+    assert!(crates.len() >= 10, "found only {} crates", crates.len());
+    let modules: usize = crates.iter().map(|c| c.modules.len()).sum();
+    assert!(modules > 100, "found only {modules} modules: are the `mod` lines still read?");
+    let cycles: Vec<String> = crates.iter().flat_map(sibling_cycles).collect();
+    assert!(
+        cycles.is_empty(),
+        "module cycles (no two modules of one parent may use each other, even through others):\n{}",
+        cycles.join("\n")
+    );
+}
+
+#[test]
+fn the_cycle_check_finds_a_cycle_and_resolves_paths() {
+    let krate = Crate {
+        name: "example".into(),
+        modules: vec![
+            (vec![], "mod a; mod b; mod c;".into()),
+            (vec!["a".into()], "use crate::b::{X, y::Z};".into()),
+            (vec!["b".into()], "use super::c::W;".into()),
+            (vec!["b".into(), "y".into()], String::new()),
+            (vec!["c".into()], "fn f() { crate::a::g(); self::d() }".into()),
+        ],
+    };
+    let cycles = sibling_cycles(&krate);
+    assert_eq!(cycles, vec!["example: in `crate`: a -> b -> c -> a".to_owned()]);
+    assert_eq!(expand_tree("super::{a, b::{c, d}}"), vec!["super::a", "super::b::c", "super::b::d"]);
+    assert_eq!(resolve("super::super::x", &["p".into(), "q".into()]), Some(vec!["x".to_owned()]));
+}
+
+#[test]
+fn no_module_is_both_a_file_and_a_directory() {
+    let root = workspace_root();
+    let mut all = Vec::new();
+    for dir in ["shared", "servers", "tests"] {
+        rust_files(&root.join(dir), &mut all);
+    }
+    let both: Vec<String> = all
+        .iter()
+        .filter(|file| file.with_extension("").is_dir())
+        .map(|file| file.strip_prefix(&root).unwrap_or(file).display().to_string())
+        .collect();
+    assert!(both.is_empty(), "`foo.rs` beside a `foo/` (make it `foo/mod.rs`): {both:?}");
+}
+
+#[test]
+fn the_transport_has_at_most_three_public_modules() {
+    let root = workspace_root();
+    let mut public = Vec::new();
+    let mut files = Vec::new();
+    rust_files(&root.join("shared/src/transport"), &mut files);
+    for file in files {
+        let source = production(&std::fs::read_to_string(&file).unwrap());
+        for line in source.lines().map(str::trim) {
+            if let Some(name) = line.strip_prefix("pub mod ") {
+                public.push(format!("{}: {name}", file.strip_prefix(&root).unwrap().display()));
+            }
+        }
+    }
+    assert!(public.len() <= 3, "public modules under shared/src/transport: {public:?}");
+}

@@ -1,10 +1,9 @@
-//! The direct answer to a sessionless `tools/call` over HTTP (`mcp_shared::transport::fast_call`)
+//! The direct answer to a sessionless `tools/call` over HTTP (`shared/src/transport/http/direct.rs`)
 //! answers exactly as rmcp's per-request service does: the same requests, good and hostile, sent
 //! to a server with it and to one started with `--no-direct-calls` get the same status, headers
 //! (but `date`) and body, byte for byte. The server's debug log says which requests the direct
 //! path took, and that is checked too, so the comparison cannot pass by both going through rmcp.
-//! A session's `tools/call` (`mcp_shared::transport::sessions`, `session_call`) is compared the
-//! same way, but for the SSE events' ids, which name the stream each path made.
+//! A session's `tools/call` is always rmcp's.
 
 use std::{
     io::{BufReader, Write},
@@ -19,9 +18,6 @@ use serde_json::{Value, json};
 /// What the direct path logs for each call it answers.
 const DIRECT: &str = "tools/call answered directly";
 
-/// What the direct path of a session logs for each call it answers.
-const SESSION_DIRECT: &str = "tools/call of a session answered directly";
-
 struct Server {
     client: StdioClient,
     addr: String,
@@ -33,7 +29,7 @@ fn start(binary: &str, args: &[&str], dir: &Path) -> Server {
     let client = StdioClient::builder(find_server_binary(binary).unwrap())
         .args(&all)
         .current_dir(dir)
-        .env("RUST_LOG", "info,mcp_shared::transport::fast_call=debug,mcp_shared::transport::sessions=debug")
+        .env("RUST_LOG", "info,mcp_shared::transport::http::direct=debug")
         .spawn()
         .unwrap();
     let stderr = client.wait_for_stderr("url=http://").unwrap();
@@ -261,149 +257,4 @@ fn the_text_editor_asks_for_roots_and_reads_files_directly_as_rmcp_does() {
     let expected = compare(&direct, &plain, &cases);
     assert_eq!(direct_count(&direct, expected), expected, "{}", direct.client.stderr_text());
     assert!(!dir.path().join("x").exists());
-}
-
-/// Opens a session of `version` on `server`: its id.
-fn open_session(server: &Server, version: &str) -> String {
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "direct-test", "version": "1"}}});
-    let stream = TcpStream::connect(&server.addr).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-    let body = init.to_string();
-    let head = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, \
-         text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        server.addr,
-        body.len()
-    );
-    (&stream).write_all(head.as_bytes()).unwrap();
-    let response = read_response(&mut BufReader::new(stream)).unwrap();
-    let id = response.header("mcp-session-id").unwrap().to_owned();
-    let headers = with(base(Some(version)), &[("Mcp-Session-Id", id.as_str())]);
-    let (status, _, _) = send(&server.addr, &headers, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-    assert_eq!(status, 202);
-    id
-}
-
-/// `id: <index>/<stream>` lines with the stream's number left out: the direct path numbers its
-/// streams `d0`, `d1`, ... and rmcp `0`, `1`, ...
-fn without_stream_numbers(body: &str) -> String {
-    body.lines()
-        .map(|line| match line.strip_prefix("id: ").and_then(|id| id.split_once('/')) {
-            Some((index, _)) => format!("id: {index}/*"),
-            None => line.to_owned(),
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-#[test]
-fn a_session_call_is_answered_directly_exactly_as_rmcp_does() {
-    let dir = tempfile::tempdir().unwrap();
-    let direct = start("mcp-server-sample-tool", &[], dir.path());
-    let plain = start("mcp-server-sample-tool", &["--no-direct-calls"], dir.path());
-    let versions = ["2025-03-26", "2025-06-18", "2025-11-25"];
-    let sessions: Vec<[String; 3]> =
-        [&direct, &plain].iter().map(|server| versions.map(|version| open_session(server, version))).collect();
-    let calc = json!({"action": "calc", "args": {"x": 1, "y": 2}});
-    let ok = call(json!(1), "hoge", calc.clone());
-    // `{sid}` is the session of the case's MCP-Protocol-Version (2025-11-25's without one).
-    let s = |version: &str, extra: &[(&'static str, &str)]| {
-        with(with(base(Some(version)), &[("Mcp-Session-Id", "{sid}")]), extra)
-    };
-    let v25 = |extra: &[(&'static str, &str)]| s("2025-11-25", extra);
-    let cases: Vec<Case> = vec![
-        ("2025-11-25 call", v25(&[]), ok.clone(), true),
-        ("2025-06-18 call: no priming event", s("2025-06-18", &[]), ok.clone(), true),
-        ("2025-03-26 call", s("2025-03-26", &[]), ok.clone(), true),
-        ("a string id", v25(&[]), call(json!("ab\"c"), "hoge", calc.clone()), true),
-        ("bad arguments: isError", v25(&[]), call(json!(2), "hoge", json!({"action": "calc", "args": {"x": "q"}})), true),
-        ("no arguments", v25(&[]), json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "hoge"}}).to_string(), true),
-        ("trace context in _meta", v25(&[]), json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
-            "_meta": {"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}, "name": "hoge", "arguments": calc}}).to_string(), true),
-        ("escaped method", v25(&[]), ok.replace("tools/call", "tools\\/call"), true),
-        ("charset parameter", v25(&[("Content-Type", "application/json; charset=utf-8")]), ok.clone(), true),
-        ("allowed Origin", v25(&[("Origin", "http://{addr}")]), ok.clone(), true),
-        ("localhost Host", v25(&[("Host", "localhost:{port}")]), ok.clone(), true),
-        ("a version other than the session's", s("2025-06-18", &[("Mcp-Session-Id", "{sid}")]), ok.clone(), true),
-        // These two pass through rmcp's endpoint (which parses and checks them), then the
-        // session manager answers them directly all the same.
-        ("no version header", with(v25(&[]), &[("MCP-Protocol-Version", "")]), ok.clone(), true),
-        ("2025 with Mcp-Method", v25(&[("Mcp-Method", "tools/call")]), ok.clone(), true),
-        // Everything below is rmcp's to answer.
-        ("unknown tool", v25(&[]), call(json!(6), "nope", json!({})), false),
-        ("a progress token", v25(&[]), json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
-            "_meta": {"progressToken": "p"}, "name": "hoge", "arguments": calc}}).to_string(), false),
-        ("tools/list", v25(&[]), json!({"jsonrpc": "2.0", "id": 8, "method": "tools/list"}).to_string(), false),
-        ("jsonrpc 1.0", v25(&[]), ok.replace("\"2.0\"", "\"1.0\""), false),
-        ("a stray result", v25(&[]), ok.replace("\"id\":1", "\"id\":1,\"result\":{}"), false),
-        ("duplicate id", v25(&[]), ok.replace("\"id\":1", "\"id\":1,\"id\":2"), false),
-        ("id null", v25(&[]), call(json!(null), "hoge", calc.clone()), false),
-        ("params null", v25(&[]), json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": null}).to_string(), false),
-        ("not JSON", v25(&[]), "{\"jsonrpc\":".to_owned(), false),
-        ("Accept JSON only", v25(&[("Accept", "application/json")]), ok.clone(), false),
-        ("text/plain", v25(&[("Content-Type", "text/plain")]), ok.clone(), false),
-        ("foreign Host", v25(&[("Host", "evil.example")]), ok.clone(), false),
-        ("unknown version", s("1999-01-01", &[]), ok.clone(), false),
-
-        ("an unknown session: 404", v25(&[("Mcp-Session-Id", "no-such-session")]), ok.clone(), false),
-
-        ("2026 meta in a session", v25(&[]), call_2026(json!(15), "hoge", calc.clone(), json!({})), false),
-    ];
-    let port = |addr: &str| addr.rsplit(':').next().unwrap().to_owned();
-    let mut expected = 0;
-    for (label, headers, body, takes) in &cases {
-        let version = headers.iter().find(|(n, _)| *n == "MCP-Protocol-Version").map(|(_, v)| v.as_str());
-        let index = versions.iter().position(|v| Some(*v) == version).unwrap_or(2);
-        let mut answers = Vec::new();
-        let mut lengths = Vec::new();
-        for (server, ids) in [&direct, &plain].iter().zip(&sessions) {
-            let headers: Vec<(&str, String)> = headers
-                .iter()
-                .map(|(n, v)| (*n, v.replace("{port}", &port(&server.addr)).replace("{sid}", &ids[index])))
-                .collect();
-            let (status, headers, body) = send(&server.addr, &headers, body);
-            lengths.push(body.len().to_string());
-            answers.push((status, headers, without_stream_numbers(&body)));
-        }
-        // The framing aside: a direct answer ready at once is sent with its length, rmcp's
-        // stream is chunked; the status, the other headers and the events are the same.
-        let framing: Vec<Vec<(String, String)>> = answers
-            .iter_mut()
-            .map(|(_, headers, _)| {
-                let (framing, rest) =
-                    headers.drain(..).partition(|(n, _)| n == "content-length" || n == "transfer-encoding");
-                *headers = rest;
-                framing
-            })
-            .collect();
-        assert_eq!(answers[0], answers[1], "{label}: direct vs rmcp");
-        if *takes {
-            // The two cases that reach the session through rmcp's endpoint are framed by rmcp.
-            let direct_framing = if matches!(*label, "no version header" | "2025 with Mcp-Method") {
-                ("transfer-encoding".to_owned(), "chunked".to_owned())
-            } else {
-                ("content-length".to_owned(), lengths[0].clone())
-            };
-            assert_eq!(framing[0], [direct_framing], "{label}: the direct answer's framing");
-            assert_eq!(framing[1], [("transfer-encoding".to_owned(), "chunked".to_owned())], "{label}: rmcp's");
-            expected += 1;
-            assert_eq!(answers[0].0, 200, "{label}: {:?}", answers[0]);
-            assert!(answers[0].2.contains("\"result\""), "{label}: {:?}", answers[0]);
-        }
-    }
-    assert_eq!(expected, 14);
-    for _ in 0..100 {
-        if direct.client.stderr_text().matches(SESSION_DIRECT).count() >= expected {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert_eq!(
-        direct.client.stderr_text().matches(SESSION_DIRECT).count(),
-        expected,
-        "{}",
-        direct.client.stderr_text()
-    );
-    assert_eq!(plain.client.stderr_text().matches(SESSION_DIRECT).count(), 0);
 }

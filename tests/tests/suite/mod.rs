@@ -5,7 +5,6 @@ mod baseline;
 mod bench;
 mod client;
 mod direct_calls;
-mod early_initialize;
 mod escapes;
 mod protocol_fuzz;
 mod robustness;

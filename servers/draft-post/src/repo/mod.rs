@@ -65,8 +65,7 @@ use crate::{index::Index, view::View};
 /// The lock file, in `projects/`.
 pub const LOCK_FILE: &str = ".draft-post.lock";
 
-/// The article's file name in its directory.
-pub const ARTICLE: &str = "article.md";
+pub use crate::view::ARTICLE;
 
 /// Why the repository could not be opened at start.
 #[derive(Debug, thiserror::Error)]

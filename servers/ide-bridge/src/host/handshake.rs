@@ -5,7 +5,7 @@
 //! header must be on the explicit allow-list (empty by default) → else 403, so no web page can;
 //! `Authorization: Bearer <token>` must carry the token (compared in constant time) → else 401.
 
-use mcp_shared::transport::auth::{bearer_token, constant_time_eq};
+use mcp_shared::transport::http::{bearer_token, constant_time_eq};
 use tokio_tungstenite::tungstenite::http::{HeaderMap, StatusCode, header};
 
 /// Why an upgrade was refused: the status and a short reason (sent as the body, and logged).

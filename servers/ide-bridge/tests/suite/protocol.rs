@@ -31,7 +31,7 @@ fn tools_list_is_the_recorded_api() {
     let ws = env.workspace("ws", &[]);
     let mut bridge = env.bridge(&ws, &[]);
     let tools = bridge.list_tools().unwrap();
-    insta::with_settings!({snapshot_path => "../snapshots"}, {
+    insta::with_settings!({snapshot_path => "../snapshots", prepend_module_to_snapshot => false}, {
         insta::assert_json_snapshot!("tools_list", tools);
     });
     let annotations = |name: &str| tools.iter().find(|t| t["name"] == name).unwrap()["annotations"].clone();

@@ -94,7 +94,7 @@ fn every_accepted_connection_has_tcp_nodelay() {
     // Nagle's algorithm met the client's delayed ACK on a response written in two segments:
     // ~44 ms per call on a kept-alive connection. The server logs the option as read back from
     // the accepted socket.
-    let (server, addr) = server(&[], "warn,mcp_shared::transport::listener=debug");
+    let (server, addr) = server(&[], "warn,mcp_shared::transport::http::listener=debug");
     let mut session = HttpSession::open(&url(&addr), None, WAIT).unwrap();
     assert_hoge_works(&mut session);
     let log = server.wait_for_stderr("accepted a connection").unwrap();
@@ -270,7 +270,7 @@ fn deleting_a_session_that_does_not_exist_is_404() {
 fn an_idle_session_ends_and_frees_its_place() {
     let (server, addr) = server(
         &["--max-sessions", "1", "--session-idle-timeout", "0.3"],
-        "warn,mcp_shared::transport::http_gate=debug",
+        "warn,mcp_shared::transport::http::session_gate=debug",
     );
     let mut first = HttpSession::open(&url(&addr), None, WAIT).unwrap();
     server.wait_for_stderr("session ended after --session-idle-timeout").unwrap();
@@ -281,20 +281,16 @@ fn an_idle_session_ends_and_frees_its_place() {
 }
 
 #[test]
-fn a_session_in_use_does_not_end_though_its_calls_are_answered_directly() {
-    // Calls answered in the HTTP task never reach rmcp's session worker: the idle clock is the
-    // gate's, which every request resets.
-    let (server, addr) = server(
-        &["--session-idle-timeout", "0.4"],
-        "warn,mcp_shared::transport::http_gate=debug,mcp_shared::transport::sessions=debug",
-    );
+fn a_session_in_use_does_not_end() {
+    // The idle clock is the session gate's, which every request resets.
+    let (server, addr) =
+        server(&["--session-idle-timeout", "0.4"], "warn,mcp_shared::transport::http::session_gate=debug");
     let mut session = HttpSession::open(&url(&addr), None, WAIT).unwrap();
     for _ in 0..12 {
         assert_hoge_works(&mut session);
         std::thread::sleep(Duration::from_millis(100));
     }
     let log = server.stderr_text();
-    assert!(log.contains("tools/call of a session answered directly"), "{log}");
     assert!(!log.contains("session ended after"), "{log}");
     // Left alone, it ends.
     server.wait_for_stderr("session ended after --session-idle-timeout").unwrap();

@@ -39,7 +39,9 @@ fn every_supported_protocol_version_is_answered_with_itself() {
 fn tools_list_is_the_recorded_api() {
     let mut client = started(&[]);
     let tools = client.list_tools().unwrap();
-    insta::assert_json_snapshot!("tools_list", tools);
+    insta::with_settings!({snapshot_path => "../snapshots", prepend_module_to_snapshot => false}, {
+        insta::assert_json_snapshot!("tools_list", tools);
+    });
     let hoge = tools.iter().find(|t| t["name"] == "hoge").unwrap();
     assert_eq!(hoge["annotations"]["readOnlyHint"], true);
     assert_eq!(hoge["annotations"]["idempotentHint"], true);

@@ -1,7 +1,7 @@
-//! The entry point on Linux (`mcp_shared::main!`): what std's start-up did and the servers still
-//! do without it. A closed standard stream becomes `/dev/null` (no file opened later can become
-//! the JSON-RPC stream), a client that stops reading is an `EPIPE`, not a killed server, the
-//! command line reaches clap, and an error from `main` is printed and exits with 1.
+//! A server's start on std's entry point: a closed standard stream becomes `/dev/null` (no
+//! file opened later can become the JSON-RPC stream), a client that stops reading is an `EPIPE`,
+//! not a killed server, the command line reaches clap, and an error from `main` is printed and
+//! exits with 1.
 
 use std::{
     io::{BufRead, BufReader, Read, Write},

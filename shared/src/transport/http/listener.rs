@@ -31,7 +31,12 @@ use std::{
     time::{Duration, Instant},
 };
 
-use axum::body::Body;
+use axum::{
+    body::Body,
+    extract::Request,
+    http::StatusCode,
+    response::{IntoResponse as _, Response},
+};
 use futures::future::Either;
 use hyper::{body::Incoming, service::Service as _};
 use hyper_util::{
@@ -45,6 +50,23 @@ use tokio::{
     sync::{Notify, Semaphore},
 };
 use tokio_util::sync::CancellationToken;
+
+use super::wire::{BodyTimedOut, HoldingBody};
+
+/// A response being produced.
+pub type Answer = Pin<Box<dyn Future<Output = Response> + Send>>;
+
+/// The answer to a request without the router, for the requests it takes (the others are given
+/// back): the same answer the router would give, without its per-request work.
+pub type Shortcut = Arc<dyn Fn(Request) -> Result<Answer, Request> + Send + Sync>;
+
+/// What the listener serves.
+pub struct Routes {
+    /// Every path.
+    pub router: axum::Router,
+    /// Asked first, for every request.
+    pub shortcut: Shortcut,
+}
 
 /// What the listener allows.
 #[derive(Debug, Clone, Copy)]
@@ -175,40 +197,6 @@ impl InFlight {
     }
 }
 
-/// A response body that holds `G` (a guard: [`InFlightGuard`] here, a session's in-flight count
-/// in `http_gate`) until the body is done, so what it guards lasts while the answer is written.
-pub(super) struct HoldingBody<G> {
-    inner: Body,
-    _held: G,
-}
-
-impl<G> HoldingBody<G> {
-    /// `inner`, holding `held` until it is done.
-    pub(super) fn new(inner: Body, held: G) -> HoldingBody<G> {
-        HoldingBody { inner, _held: held }
-    }
-}
-
-impl<G: Unpin> http_body::Body for HoldingBody<G> {
-    type Data = axum::body::Bytes;
-    type Error = axum::Error;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
-        Pin::new(&mut self.inner).poll_frame(cx)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.inner.is_end_stream()
-    }
-
-    fn size_hint(&self) -> http_body::SizeHint {
-        self.inner.size_hint()
-    }
-}
-
 /// A request body must arrive whole within this many `--header-read-timeout`s of its head: a
 /// client that sends a head and then drips (or stops sending) its body cannot hold a connection.
 pub const BODY_TIMEOUT_FACTOR: u32 = 3;
@@ -257,11 +245,14 @@ impl http_body::Body for DeadlineBody {
     }
 }
 
-/// The error of a request body that did not arrive within its deadline (the HTTP layer answers
-/// it `408 Request Timeout`).
-#[derive(Debug, Clone, Copy, thiserror::Error)]
-#[error("the request body did not arrive in time")]
-pub struct BodyTimedOut;
+/// `400` for a request with more than one `Host` header, `None` for one that has at most one.
+/// Asked before the router sees the request, for every path.
+fn two_hosts<B>(request: &axum::http::Request<B>) -> Option<Response> {
+    let mut hosts = request.headers().get_all(axum::http::header::HOST).iter();
+    hosts.next()?;
+    hosts.next()?;
+    Some((StatusCode::BAD_REQUEST, "Bad Request: more than one Host header.\n").into_response())
+}
 
 /// The answer to a connection past the cap.
 const REFUSAL: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: text/plain\r\n\
@@ -282,7 +273,7 @@ const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
 /// session and its streams) and the remaining connections get a second to close.
 pub async fn serve(
     listener: TcpListener,
-    routes: super::http::Routes,
+    routes: Routes,
     limits: ListenerLimits,
     shutdown: CancellationToken,
     sessions: CancellationToken,
@@ -320,22 +311,21 @@ pub async fn serve(
         let requested = Arc::clone(&slot.requested);
         let inflight = Arc::clone(&inflight);
         let router = TowerToHyperService::new(routes.router.clone());
-        let mcp = routes.mcp.clone();
+        let shortcut = Arc::clone(&routes.shortcut);
         let body_timeout = limits.header_read_timeout * BODY_TIMEOUT_FACTOR;
         let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
             requested.store(true, Ordering::Relaxed);
             request.extensions_mut().insert(crate::server::PeerAddr(peer));
             // Refused here, for every path, rather than by one more layer of the router, which
             // axum would clone for every request.
-            let pending = match super::http_gate::two_hosts(&request) {
+            let pending = match two_hosts(&request) {
                 Some(refused) => Err(refused),
                 None => {
                     let guard = (request.method() == hyper::Method::POST).then(|| InFlightGuard::enter(&inflight));
                     let request = request.map(|body| Body::new(DeadlineBody::new(body, body_timeout)));
-                    let answer = if super::http::McpRoute::takes(&request) {
-                        Either::Left(Box::pin(mcp.clone().call(request)))
-                    } else {
-                        Either::Right(router.call(request))
+                    let answer = match shortcut(request) {
+                        Ok(answer) => Either::Left(answer),
+                        Err(request) => Either::Right(router.call(request)),
                     };
                     Ok((guard, answer))
                 }

@@ -7,7 +7,7 @@
 //! time: allocations, moves of large futures, task wake-ups), and none of it does anything for a
 //! call whose answer is one JSON body.
 //!
-//! [`try_answer`] runs in the body check ([`super::http_gate::check_body`]), the innermost of the
+//! [`try_answer`] runs in the body check ([`super::body::check_body`]), the innermost of the
 //! checks in front of rmcp's service, on the body just read. It takes a request only when it
 //! can tell, without doubt, that rmcp would accept it and route it to that stateless path as a
 //! plain `tools/call`; then it calls the same handler (`McpServer` through rmcp's own
@@ -42,7 +42,7 @@
 //! never sends through the peer (no progress token; roots come with a 2026-07-28 call, and a
 //! stateless 2025 client declares none).
 
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 use axum::{
     body::{Body, Bytes},
@@ -60,7 +60,6 @@ use rmcp::{
 };
 use tokio_util::sync::CancellationToken;
 
-use super::sessions::Sessions;
 use crate::server::McpServer;
 
 /// The MCP headers the direct paths read (a name given as text is parsed at every lookup).
@@ -72,8 +71,6 @@ pub(super) static MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
 /// What [`try_answer`] needs: the server, the checks it repeats, the lent peers.
 pub struct FastCalls {
     server: McpServer,
-    /// The sessions, whose `tools/call` [`super::session_call`] answers (not `--stateless`).
-    pub(super) sessions: Option<Arc<Sessions>>,
     /// `--stateless`: requests of the revisions before 2026-07-28 are sessionless too.
     stateless: bool,
     /// The accepted `Host` values, lower-cased.
@@ -92,7 +89,6 @@ impl FastCalls {
     /// For a router with these allow-lists (the same as rmcp's configuration).
     pub fn new(
         server: McpServer,
-        sessions: Option<Arc<Sessions>>,
         stateless: bool,
         hosts: &[String],
         origins: &[String],
@@ -100,7 +96,6 @@ impl FastCalls {
     ) -> Self {
         Self {
             server,
-            sessions,
             stateless,
             // Only values that are an authority as they stand: a `Host` equal to one (case
             // aside) then is one too, as rmcp requires, without parsing it per request.
@@ -144,10 +139,9 @@ impl FastCalls {
         self.headers_allow(headers)
     }
 
-    /// The checks of the headers both direct paths (this one and a session's,
-    /// [`super::session_call`]) make: `Host`, `Origin`, `Accept`, `Content-Type` as rmcp would
-    /// accept them, and a known `MCP-Protocol-Version`, whose index is returned.
-    pub(super) fn headers_allow(&self, headers: &HeaderMap) -> Option<usize> {
+    /// `Host`, `Origin`, `Accept`, `Content-Type` as rmcp would accept them, and a known
+    /// `MCP-Protocol-Version`, whose index is returned.
+    fn headers_allow(&self, headers: &HeaderMap) -> Option<usize> {
         let host = single(headers, &header::HOST)?;
         if !self.hosts.iter().any(|allowed| !allowed.contains('*') && allowed.eq_ignore_ascii_case(host)) {
             return None;
@@ -171,9 +165,6 @@ impl FastCalls {
 pub async fn try_answer(calls: &FastCalls, parts: Parts, body: &Bytes) -> Result<Response, Parts> {
     if parts.method != Method::POST {
         return Err(parts);
-    }
-    if parts.headers.contains_key(&MCP_SESSION_ID) {
-        return super::session_call::try_answer(calls, parts, body).await;
     }
     let Some(index) = calls.headers_qualify(&parts.headers) else {
         return Err(parts);
@@ -480,7 +471,7 @@ mod tests {
         let server = McpServer::new(identity, crate::registry::ToolRegistry::new());
         // `--allow-hosts` may name a value that is no authority; rmcp refuses such a `Host`.
         let allowed = ["127.0.0.1:8080".to_owned(), "bad host".to_owned()];
-        let calls = FastCalls::new(server, None, true, &allowed, &[], CancellationToken::new());
+        let calls = FastCalls::new(server, true, &allowed, &[], CancellationToken::new());
         let with_host = |host: &str| {
             headers(&[
                 ("host", host),

@@ -27,18 +27,13 @@ use http_body::Frame;
 /// the server answers with its latest, has them).
 const WITHOUT_PRIMING: &[&str] = &["2024-11-05", "2025-03-26", "2025-06-18"];
 
-/// Whether the responses of revision `version` (a header's value) keep their priming events.
-pub fn has_priming(version: &str) -> bool {
-    !WITHOUT_PRIMING.contains(&version)
-}
-
 /// The middleware: see the module docs.
-pub async fn by_version<F: super::http_gate::Onward>(request: Request, next: F) -> Response {
+pub async fn by_version<F: super::wire::Onward>(request: Request, next: F) -> Response {
     let (parts, body) = request.into_parts();
     let (version, body) = match header_version(&parts.headers) {
         Some(version) => (version, body),
         None if parts.method == Method::POST => {
-            // The body is already buffered by the body check (`http_gate::check_body`).
+            // The body is already buffered by the body check (`body::check_body`).
             let bytes = axum::body::to_bytes(body, usize::MAX).await.unwrap_or_default();
             (initialize_version(&bytes).unwrap_or_else(|| "2025-03-26".to_owned()), Body::from(bytes))
         }

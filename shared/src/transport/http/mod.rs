@@ -1,28 +1,47 @@
-//! Streamable HTTP at `/mcp`, and `GET /healthz`.
+//! Streamable HTTP at `/mcp`, and `GET /healthz` and `/metrics`: the composition root of the
+//! HTTP transport. Its modules run one way, each using only those listed before it:
+//!
+//! - [`wire`] and [`auth`]: what the checks share (the continuation a check hands a request on
+//!   to, body wrappers, JSON answers; the bearer header and a constant-time comparison);
+//! - the checks, each on `wire` alone: [`token`] (`--http-token`), [`oauth`] (`--auth-issuer`:
+//!   its key fetching in `oauth/keys.rs`, its gate in `oauth/mod.rs`), [`priming`] (SSE priming
+//!   events by revision), [`session_gate`] (the session cap, idle timeout, owners);
+//! - [`direct`]: the direct answer to a sessionless `tools/call` (the one path that does not
+//!   go through rmcp's service), and [`body`], the body check that calls it;
+//! - [`listener`]: connections (TCP_NODELAY, header-read timeout, connection cap, graceful
+//!   shutdown), which serves what it is given and knows nothing of MCP;
+//! - this module: the options, the router, the order of the checks ([`McpGate`]), serving.
+//!
+//! What a client sees:
 //!
 //! - **Who may call**: `Host` and `Origin` are checked against allow-lists (the bound loopback
 //!   address by default, plus `--allow-host` / `--allow-origin`): a web page cannot reach the
 //!   server through DNS rebinding (403). With `--http-token`, every `/mcp` request needs
 //!   `Authorization: Bearer <token>` (401). A non-loopback address without a token is refused at
 //!   start unless `--insecure-no-token` says the network is guarded otherwise.
-//! - **Sessions** (the default): rmcp's local session manager behind ours
-//!   ([`sessions`](super::sessions), which answers a session's `tools/call` in the connection's
-//!   task), each session ended after `--session-idle-timeout` without a request (and no call in
-//!   flight), at most `--max-sessions` at once: past it, a new
-//!   session takes the place of the least recently used idle one (those that never got past
-//!   `initialize` first, never one with a call in flight), and only when every session is busy
-//!   is the newcomer `503` with `Retry-After` ([`http_gate`](super::http_gate), which also gives
-//!   malformed bodies, late bodies, duplicate `Host` headers and unknown sessions their status).
-//!   `--stateless`: no session state at all, so replicas behind any load balancer can serve one
-//!   client.
-//! - **Connections**: [`listener`](super::listener) (TCP_NODELAY, header-read timeout, connection
-//!   cap, graceful shutdown).
+//! - **Sessions** (the default): rmcp's local session manager, each session ended after
+//!   `--session-idle-timeout` without a request (and no call in flight), at most
+//!   `--max-sessions` at once ([`session_gate`]). `--stateless`: no session state at all, so
+//!   replicas behind any load balancer can serve one client.
 //! - `GET /healthz` answers `200 ok` without authentication, for orchestrators' probes.
 //! - **A refusal an OAuth client can read**: a missing or wrong token is `401` with
-//!   `WWW-Authenticate: Bearer` and a JSON body in OAuth's shape (`error`, `error_description`,
-//!   RFC 6750), and every other path, the OAuth discovery URLs (`/.well-known/…`) included, is a
-//!   plain `404` without authentication: this server names no authorization server, so a client
-//!   (Claude Code) that probes for one finds none instead of a body it cannot parse.
+//!   `WWW-Authenticate: Bearer` and a JSON body in OAuth's shape, and every other path, the
+//!   OAuth discovery URLs (`/.well-known/…`) included, is a plain `404` without authentication
+//!   (with `--auth-issuer`, the protected resource metadata is served there).
+
+mod auth;
+mod body;
+mod direct;
+mod listener;
+mod oauth;
+mod priming;
+mod session_gate;
+mod token;
+mod wire;
+
+pub use auth::{bearer_token, constant_time_eq};
+pub use listener::{ListenerLimits, default_max_connections};
+pub use oauth::{CallWrites, OAuthOptions};
 
 use std::{net::SocketAddr, sync::Arc, time::Duration};
 
@@ -39,15 +58,14 @@ use rmcp::transport::streamable_http_server::{
 };
 use tokio_util::sync::CancellationToken;
 
-use super::{
-    ServeError,
-    auth::{bearer_token, constant_time_eq},
-    fast_call::FastCalls,
-    http_gate::{self, Auth, BodyLimits, McpGate, Onward, SessionGate},
-    listener::{self, ListenerLimits},
-    sessions::Sessions,
+use self::{
+    body::BodyLimits,
+    direct::FastCalls,
+    session_gate::SessionGate,
+    wire::{Onward, json_response},
 };
-use crate::server::{Caller, McpServer};
+use super::ServeError;
+use crate::server::McpServer;
 
 /// Everything the HTTP flags configure.
 #[derive(Debug, Clone)]
@@ -64,12 +82,12 @@ pub struct HttpOptions {
     pub insecure_no_token: bool,
     /// No session state between requests.
     pub stateless: bool,
-    /// Sessionless `tools/call` answered without rmcp's per-request service ([`fast_call`]).
+    /// Sessionless `tools/call` answered without rmcp's per-request service ([`direct`]).
     pub direct_calls: bool,
     /// `/metrics` needs the token too.
     pub protect_metrics: bool,
     /// OAuth 2.1 resource server (`--auth-issuer`), instead of the static token.
-    pub oauth: Option<super::oauth::OAuthOptions>,
+    pub oauth: Option<oauth::OAuthOptions>,
     /// Sessions at most (stateful mode).
     pub max_sessions: usize,
     /// A session without a message for this long is ended.
@@ -123,54 +141,6 @@ pub fn public_without_token(addr: SocketAddr, options: &HttpOptions) -> Option<S
     ))
 }
 
-/// [`require_token`] as a layer of its own (`/metrics` with `--protect-metrics`).
-async fn token_layer(State(token): State<Arc<Option<String>>>, request: Request, next: Next) -> Response {
-    require_token(&token, request, |request| next.run(request)).await
-}
-
-/// The `--http-token` check (see the module docs); every caller is `anonymous` without a token.
-pub(super) async fn require_token<F: Onward>(token: &Option<String>, mut request: Request, next: F) -> Response {
-    let Some(expected) = token.as_deref() else {
-        request.extensions_mut().insert(Caller("anonymous".to_owned()));
-        return next(request).await;
-    };
-    let presented = request.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(bearer_token);
-    if presented.is_none_or(|p| !constant_time_eq(p.as_bytes(), expected.as_bytes()))
-        && let Some(metrics) = crate::metrics::global()
-    {
-        metrics.unauthorized();
-    }
-    match presented {
-        Some(p) if constant_time_eq(p.as_bytes(), expected.as_bytes()) => {
-            request.extensions_mut().insert(Caller("bearer-token".to_owned()));
-            next(request).await
-        }
-        None => unauthorized(
-            "Bearer",
-            "invalid_request",
-            "this server needs a bearer token: send `Authorization: Bearer <token>` (the token given to the server \
-             with --http-token or MCP_HTTP_TOKEN)",
-        ),
-        Some(_) => unauthorized(
-            "Bearer error=\"invalid_token\"",
-            "invalid_token",
-            "the bearer token is not the one this server was given (--http-token or MCP_HTTP_TOKEN)",
-        ),
-    }
-}
-
-/// `401` with `WWW-Authenticate: challenge` and OAuth's JSON error body (RFC 6750).
-fn unauthorized(challenge: &'static str, error: &str, description: &str) -> Response {
-    let body = serde_json::json!({"error": error, "error_description": description});
-    let mut response = json_response(StatusCode::UNAUTHORIZED, &body);
-    response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static(challenge));
-    response
-}
-
-fn json_response(status: StatusCode, body: &serde_json::Value) -> Response {
-    (status, [(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], body.to_string()).into_response()
-}
-
 /// Every path but `/mcp` and `/healthz`: `404`, before any authentication.
 async fn not_found(State(oauth): State<bool>, request: Request) -> Response {
     let how = if oauth {
@@ -206,7 +176,7 @@ pub async fn serve_http(server: McpServer, addr: SocketAddr, options: HttpOption
     let resource_server = match &options.oauth {
         None => None,
         Some(oauth) => {
-            let rs = super::oauth::ResourceServer::new(
+            let rs = oauth::ResourceServer::new(
                 oauth.clone(),
                 {
                     let server = server.clone();
@@ -247,8 +217,6 @@ pub async fn serve_http(server: McpServer, addr: SocketAddr, options: HttpOption
         },
         mode = if options.stateless { "stateless" } else { "sessions" },
         max_connections = options.limits.max_connections,
-        allocator = crate::alloc::name(),
-        mimalloc_started = crate::alloc::mimalloc_started(),
         "serving Streamable HTTP"
     );
     let shutdown = CancellationToken::new();
@@ -261,18 +229,9 @@ pub async fn serve_http(server: McpServer, addr: SocketAddr, options: HttpOption
     Ok(())
 }
 
-/// What the listener serves: the router, and the MCP endpoint's most frequent requests without
-/// it.
-pub struct Routes {
-    /// Every path.
-    pub router: axum::Router,
-    /// A `POST` to `/mcp` or `/`, which the router would give the same checks and endpoint.
-    pub mcp: McpRoute,
-}
-
 /// rmcp's service as the endpoint (behind an `Arc`: it is a deep copy, its configuration's host
 /// and origin lists).
-type Endpoint = StreamableHttpService<McpServer, Sessions>;
+type Endpoint = StreamableHttpService<McpServer, LocalSessionManager>;
 
 /// The checks and the endpoint of `/mcp` and `/`, reached by [`McpRoute::call`] without the
 /// router: for a tool call the router's own work (matching the path, the nested route's URI
@@ -281,34 +240,42 @@ type Endpoint = StreamableHttpService<McpServer, Sessions>;
 /// `/mcp` or `/`, which the router sends to these same checks and endpoint; everything else
 /// (`GET`, `DELETE`, `/mcp/...`, other paths) still goes through the router.
 #[derive(Clone)]
-pub struct McpRoute {
+struct McpRoute {
     checks: Arc<McpGate>,
     endpoint: Arc<Endpoint>,
 }
 
 impl McpRoute {
     /// Whether the request is one to call the endpoint with directly (see above).
-    pub fn takes<B>(request: &axum::http::Request<B>) -> bool {
+    fn takes<B>(request: &axum::http::Request<B>) -> bool {
         request.method() == axum::http::Method::POST && matches!(request.uri().path(), "/mcp" | "/")
     }
 
     /// The answer the router would give.
-    pub async fn call(self, request: Request) -> Response {
+    async fn call(self, request: Request) -> Response {
         let endpoint = &self.endpoint;
-        http_gate::gate(&self.checks, request, |request| async move { endpoint.handle(request).await.into_response() })
-            .await
+        gate(&self.checks, request, |request| async move { endpoint.handle(request).await.into_response() }).await
+    }
+
+    /// What the listener calls for every request: this route's answer to the requests it takes.
+    fn shortcut(self) -> listener::Shortcut {
+        Arc::new(
+            move |request: Request| {
+                if McpRoute::takes(&request) { Ok(Box::pin(self.clone().call(request))) } else { Err(request) }
+            },
+        )
     }
 }
 
 /// The router: `/healthz`, and `/mcp` behind the token check and the session cap, with
 /// Host/Origin validation by rmcp. `sessions` ends every session when cancelled.
-pub fn router(
+fn router(
     server: McpServer,
     bound: SocketAddr,
     options: &HttpOptions,
-    resource_server: Option<Arc<super::oauth::ResourceServer>>,
+    resource_server: Option<Arc<oauth::ResourceServer>>,
     sessions: CancellationToken,
-) -> Routes {
+) -> listener::Routes {
     crate::metrics::enable();
     let name: Arc<str> = Arc::from(server.identity().name.as_str());
     let mut hosts = allowed_hosts(bound);
@@ -341,11 +308,10 @@ pub fn router(
     session_config.keep_alive = None;
     let mut local = LocalSessionManager::default();
     local.session_config = session_config;
-    let manager = Arc::new(Sessions::new(local, server.clone(), options.direct_calls, sessions.clone()));
-    let direct = options.direct_calls.then(|| {
-        let with_sessions = (!options.stateless).then(|| Arc::clone(&manager));
-        Arc::new(FastCalls::new(server.clone(), with_sessions, options.stateless, &hosts, &origins, sessions.clone()))
-    });
+    let manager = Arc::new(local);
+    let direct = options
+        .direct_calls
+        .then(|| Arc::new(FastCalls::new(server.clone(), options.stateless, &hosts, &origins, sessions.clone())));
     let service: Arc<Endpoint> =
         Arc::new(StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&manager), config));
     // rmcp's service behind an `Arc`: axum clones the endpoint for every request.
@@ -369,18 +335,17 @@ pub fn router(
     let auth = match resource_server {
         Some(rs) => {
             if options.protect_metrics {
-                metrics =
-                    metrics.route_layer(middleware::from_fn_with_state(Arc::clone(&rs), super::oauth::gate_layer));
+                metrics = metrics.route_layer(middleware::from_fn_with_state(Arc::clone(&rs), oauth::gate_layer));
             }
             for path in rs.metadata_paths() {
-                outer = outer.route(path, get(super::oauth::metadata).with_state((Arc::clone(&rs), Arc::clone(&name))));
+                outer = outer.route(path, get(oauth::metadata).with_state((Arc::clone(&rs), Arc::clone(&name))));
             }
             Auth::OAuth(rs)
         }
         None => {
             let token = Arc::new(options.token.clone());
             if options.protect_metrics {
-                metrics = metrics.route_layer(middleware::from_fn_with_state(Arc::clone(&token), token_layer));
+                metrics = metrics.route_layer(middleware::from_fn_with_state(Arc::clone(&token), token::token_layer));
             }
             Auth::Token(token)
         }
@@ -391,9 +356,54 @@ pub fn router(
     let mcp = axum::Router::new()
         .route_service("/", endpoint.clone())
         .nest_service("/mcp", endpoint)
-        .route_layer(middleware::from_fn_with_state(checks, http_gate::mcp_gate));
+        .route_layer(middleware::from_fn_with_state(checks, mcp_gate));
     let router = outer.route("/healthz", get(healthz)).merge(metrics).merge(mcp).fallback(not_found).with_state(oauth);
-    Routes { router, mcp: direct }
+    listener::Routes { router, shortcut: direct.shortcut() }
+}
+
+/// Who may use the MCP endpoint.
+enum Auth {
+    /// `--http-token` (none: anyone, as `anonymous`).
+    Token(Arc<Option<String>>),
+    /// OAuth access tokens (`--auth-issuer`), checked by the resource server.
+    OAuth(Arc<oauth::ResourceServer>),
+}
+
+/// Every check in front of the MCP endpoint, run by [`mcp_gate`] as one layer.
+struct McpGate {
+    /// The caller: [`token::require_token`] or [`oauth::gate`].
+    auth: Auth,
+    /// The session bookkeeping and cap: [`session_gate::sessions`].
+    sessions: Arc<SessionGate>,
+    /// The body: [`body::check_body`], which also answers a sessionless call directly.
+    limits: BodyLimits,
+    /// SSE priming events by revision ([`priming::by_version`]): with sessions, whose
+    /// answers stream SSE.
+    priming: bool,
+}
+
+/// The checks of [`McpGate`] in their order: the caller, then the sessions, then the body, then
+/// (with sessions) the priming events, then the endpoint. The first that refuses answers.
+async fn mcp_gate(State(checks): State<Arc<McpGate>>, request: Request, next: Next) -> Response {
+    gate(&checks, request, move |request| next.run(request)).await
+}
+
+/// [`mcp_gate`] in front of `next`, as the router's layer or without the router
+/// ([`McpRoute`]).
+async fn gate<F: Onward>(checks: &McpGate, request: Request, next: F) -> Response {
+    let after_auth = move |request: Request| async move {
+        session_gate::sessions(&checks.sessions, request, move |request: Request| async move {
+            body::check_body(&checks.limits, request, move |request: Request| async move {
+                if checks.priming { priming::by_version(request, next).await } else { next(request).await }
+            })
+            .await
+        })
+        .await
+    };
+    match &checks.auth {
+        Auth::Token(token) => token::require_token(token, request, after_auth).await,
+        Auth::OAuth(rs) => oauth::gate(rs, request, after_auth).await,
+    }
 }
 
 async fn healthz() -> &'static str {

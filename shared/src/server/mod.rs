@@ -22,7 +22,7 @@ use rmcp::{
         ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ResourcesCapability, ServerCapabilities,
         ServerConfig, SubscriptionFilter, ToolsCapability,
     },
-    service::{NotificationContext, Peer, RequestContext, SubscriptionContext},
+    service::{NotificationContext, RequestContext, SubscriptionContext},
 };
 use serde_json::json;
 
@@ -204,13 +204,6 @@ impl McpServer {
     /// The listed descriptor of the tool called `name`, if the registry has it.
     pub(crate) fn tool_descriptor(&self, name: &str) -> Option<&rmcp::model::Tool> {
         self.registry.get(name).map(|tool| tool.descriptor())
-    }
-
-    /// Whether a session's `tools/call` of `name` may be answered without rmcp's serve loop
-    /// ([`crate::transport::sessions`]): the tool exists and needs nothing from `peer`'s client
-    /// first (its roots are known, or it declares none, or the server does not read them).
-    pub(crate) fn answers_directly(&self, name: &str, peer: &Peer<RoleServer>) -> bool {
-        self.registry.get(name).is_some() && (!self.extension.uses_client_roots() || self.roots.known(peer))
     }
 
     /// For a 2026-07-28 request, the result's `_meta` with the server's identity
@@ -573,14 +566,7 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::InitializeResult, McpError> {
         context.peer.set_peer_info(request.clone());
-        let result = self.negotiate_initialize(&request);
-        // An HTTP session's manager learns the session's peer (for its direct calls).
-        if result.is_ok()
-            && let Some(slot) = context.extensions.get::<crate::transport::sessions::PeerSlot>()
-        {
-            let _ = slot.0.set(context.peer.clone());
-        }
-        result
+        self.negotiate_initialize(&request)
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
