@@ -475,3 +475,62 @@ fn the_transport_has_at_most_three_public_modules() {
     }
     assert!(public.len() <= 3, "public modules under shared/src/transport: {public:?}");
 }
+
+/// Every `.rs` file the servers ship (the shared crate and each server's `src/`), with its
+/// production source.
+fn shipping_sources(root: &Path) -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    rust_files(&root.join("shared/src"), &mut files);
+    for server in SERVERS {
+        rust_files(&root.join("servers").join(server).join("src"), &mut files);
+    }
+    files
+        .into_iter()
+        .map(|file| {
+            let source = production(&std::fs::read_to_string(&file).unwrap());
+            (file.strip_prefix(root).unwrap().display().to_string(), source)
+        })
+        .collect()
+}
+
+#[test]
+fn shipping_code_has_at_most_four_unsafe_sites_each_with_its_safety_comment() {
+    let root = workspace_root();
+    let mut sites = Vec::new();
+    let mut undocumented = Vec::new();
+    for (path, source) in shipping_sources(&root) {
+        let raw = std::fs::read_to_string(root.join(&path)).unwrap();
+        let raw_lines: Vec<&str> = raw.lines().collect();
+        for (at, line) in source.lines().enumerate() {
+            let code = line.trim();
+            let is_site = ["unsafe {", "unsafe fn", "unsafe impl", "unsafe extern", "#[unsafe("]
+                .iter()
+                .any(|form| code.contains(form));
+            if !is_site {
+                continue;
+            }
+            sites.push(format!("{path}:{}", at + 1));
+            // The comment is on one of the few lines above (an attribute may come between).
+            let above = raw_lines[at.saturating_sub(4)..at].join("\n");
+            if !above.contains("// SAFETY:") {
+                undocumented.push(format!("{path}:{}", at + 1));
+            }
+        }
+    }
+    assert!(sites.len() <= 4, "unsafe sites in shipping code: {sites:?}");
+    assert!(undocumented.is_empty(), "unsafe without a `// SAFETY:` comment above it: {undocumented:?}");
+}
+
+#[test]
+fn every_server_starts_on_std_s_entry_point() {
+    let root = workspace_root();
+    let mut found = Vec::new();
+    for (path, source) in shipping_sources(&root) {
+        for trick in ["no_main", ".init_array", "link_section", "global_allocator", "no_mangle"] {
+            if source.contains(trick) {
+                found.push(format!("{path}: {trick}"));
+            }
+        }
+    }
+    assert!(found.is_empty(), "start-up tricks in shipping code: {found:?}");
+}
