@@ -26,11 +26,11 @@
 # target/dist: the flags differ from a normal build, which must not be rebuilt because of them),
 # and every package wraps those same files. dist/test.sh then tests each artifact.
 #
-# DIST_LTO (unset: the release profile's thin LTO) sets every target's LTO, e.g. `false` (each
-# crate optimised alone, no whole-program pass per binary). The per-commit CI (.ci/run) builds
-# that way: thin LTO optimises and generates the whole program again for each of the five
-# binaries, about half of a release build. The release workflow builds what ships, with the
-# profile's LTO.
+# DIST_LTO=false builds every target without LTO and with 16 codegen units (each crate
+# optimised alone, in parallel; no whole-program pass per binary). The per-commit CI (.ci/run)
+# builds that way: the release profile's fat LTO optimises and generates each of the five
+# binaries again as one unit, most of a release build on two cores. The release workflow builds
+# what ships, with the profile as it is.
 #
 # Needs: cargo (the x86_64-unknown-linux-gnu target), python3, binutils (dist/static.sh),
 # npm, podman (DIST_NO_IMAGE=1 skips the image); root for the cross targets (debootstrap and chroot, see dist/toolchain.sh).
@@ -69,6 +69,10 @@ for p in json.load(sys.stdin)["packages"]:
 # OAuth resource server's metadata fetch) gets its random numbers.
 WINDOWS_SYSTEM_DLLS="kernel32.dll ntdll.dll msvcrt.dll ws2_32.dll userenv.dll bcryptprimitives.dll bcrypt.dll advapi32.dll api-ms-win-core-synch-l1-2-0.dll"
 NPM_PLATFORMS=()
+PROFILE_ENV=()
+if [[ "${DIST_LTO:-}" == false ]]; then
+  PROFILE_ENV=(CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16)
+fi
 
 for target in $TARGETS; do
   target_start=$(date +%s)
@@ -86,13 +90,13 @@ for target in $TARGETS; do
       # 6.7. The price is that the executable's own image is not randomised (ASLR still places
       # the stack, the heap, every mapping and thread stacks), as for Go's static binaries; the
       # README says so.
-      env ${DIST_LTO:+"CARGO_PROFILE_RELEASE_LTO=$DIST_LTO"} bash "$ROOT/dist/static.sh" "$TARGET_DIR" "${PACKAGES[@]}"
+      env "${PROFILE_ENV[@]}" bash "$ROOT/dist/static.sh" "$TARGET_DIR" "${PACKAGES[@]}"
       built="$TARGET_DIR/$target/shipped"
       ;;
     aarch64-unknown-linux-gnu | x86_64-pc-windows-gnu | aarch64-apple-darwin | x86_64-apple-darwin)
       say "release binaries ($target, stripped) in $TARGET_DIR-cross, by dist/cross.sh"
       env CROSS_TARGET_DIR="$TARGET_DIR-cross" CARGO_PROFILE_RELEASE_STRIP=symbols \
-        ${DIST_LTO:+"CARGO_PROFILE_RELEASE_LTO=$DIST_LTO"} \
+        "${PROFILE_ENV[@]}" \
         bash "$ROOT/dist/cross.sh" "$target" build --release --locked "${PACKAGES[@]}" --bins
       built="$TARGET_DIR-cross/$target/release"
       [[ "$target" == *windows* ]] && ext=".exe"
@@ -138,7 +142,8 @@ python3 dist/mcpb.py --version "$VERSION" --out "$OUT/mcpb" --bin-root "$OUT/bin
 if [[ "${DIST_NO_MCPB:-0}" != 1 ]]; then
   for folder in "$OUT"/mcpb/*/; do
     name="$(basename "$folder")"
-    npx --yes @anthropic-ai/mcpb@2 pack "$folder" "$OUT/mcpb/$name-$VERSION.mcpb" >&2
+    npx --yes @anthropic-ai/mcpb@2.1.2 validate "$folder/manifest.json" >&2
+    npx --yes @anthropic-ai/mcpb@2.1.2 pack "$folder" "$OUT/mcpb/$name-$VERSION.mcpb" >&2
     rm -rf "$folder"
   done
 fi
@@ -147,9 +152,15 @@ if [[ "${DIST_NO_IMAGE:-0}" != 1 ]]; then
   # One image per Linux architecture built (FROM scratch + COPY: nothing runs at build time, so
   # no emulation is needed for arm64), tagged mcp-suite:<version>-<arch>, and one OCI image
   # index mcp-suite:<version> over them (what `docker pull` resolves per machine), saved whole.
+  # Each server also gets its own image index, mcp-suite-<server>:<version>: the same layers, the
+  # server's binary as the entry point, and the label the MCP Registry reads to prove who owns
+  # the image (io.modelcontextprotocol.server.name, its registry name).
   ARCHES=()
-  podman manifest rm "mcp-suite:$VERSION" >/dev/null 2>&1 || podman rmi "mcp-suite:$VERSION" >/dev/null 2>&1 || true
-  podman manifest create "mcp-suite:$VERSION" >/dev/null
+  SERVER_IMAGES="$(python3 dist/registry.py images)"
+  for index in "mcp-suite" $(cut -d' ' -f1 <<<"$SERVER_IMAGES" | sed 's/^/mcp-suite-/'); do
+    podman manifest rm "$index:$VERSION" >/dev/null 2>&1 || podman rmi "$index:$VERSION" >/dev/null 2>&1 || true
+    podman manifest create "$index:$VERSION" >/dev/null
+  done
   for target in $TARGETS; do
     case "$target" in
       x86_64-unknown-linux-gnu) arch=amd64 ;;
@@ -165,13 +176,33 @@ if [[ "${DIST_NO_IMAGE:-0}" != 1 ]]; then
       -f Containerfile "$CONTEXT" >/dev/null
     rm -rf "$CONTEXT"
     podman manifest add "mcp-suite:$VERSION" "containers-storage:localhost/mcp-suite:$VERSION-$arch" >/dev/null
+    mkdir -p "$CONTEXT"
+    while read -r short binary name flag; do
+      {
+        echo "FROM localhost/mcp-suite:$VERSION-$arch"
+        echo "LABEL io.modelcontextprotocol.server.name=\"$name\""
+        echo "ENTRYPOINT [\"/$binary\"]"
+        if [[ -n "$flag" ]]; then echo "CMD [\"$flag\", \"/workspace\"]"; else echo "CMD []"; fi
+      } >"$CONTEXT/Containerfile"
+      podman build --quiet --platform "linux/$arch" -t "mcp-suite-$short:$VERSION-$arch" -f "$CONTEXT/Containerfile" "$CONTEXT" >/dev/null
+      podman manifest add "mcp-suite-$short:$VERSION" "containers-storage:localhost/mcp-suite-$short:$VERSION-$arch" >/dev/null
+    done <<<"$SERVER_IMAGES"
+    rm -rf "$CONTEXT"
     ARCHES+=("$arch")
     IMAGE_SIZE="${IMAGE_SIZE:-}${IMAGE_SIZE:+, }$arch $(podman image inspect --format '{{.Size}}' "mcp-suite:$VERSION-$arch")"
   done
   say "image index mcp-suite:$VERSION (${ARCHES[*]}) saved as an OCI archive"
   rm -f "$OUT/image/mcp-suite-$VERSION.oci.tar"
   podman manifest push --quiet --all "mcp-suite:$VERSION" "oci-archive:$OUT/image/mcp-suite-$VERSION.oci.tar"
+  while read -r short _; do
+    say "image index mcp-suite-$short:$VERSION (${ARCHES[*]}) saved as an OCI archive"
+    rm -f "$OUT/image/mcp-suite-$short-$VERSION.oci.tar"
+    podman manifest push --quiet --all "mcp-suite-$short:$VERSION" "oci-archive:$OUT/image/mcp-suite-$short-$VERSION.oci.tar"
+  done <<<"$SERVER_IMAGES"
 fi
+
+say "server.json per server for the MCP Registry (dist/registry.py)"
+python3 dist/registry.py write "$OUT"
 
 say "checksums and sizes at $(($(date +%s) - START)) s"
 (cd "$OUT" && find . -type f ! -name SHA256SUMS ! -name sizes.txt | sort | sed 's|^\./||' | xargs sha256sum >SHA256SUMS)

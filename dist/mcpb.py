@@ -29,6 +29,7 @@ SERVERS = {
         "display_name": "Text editor (mcp-suite)",
         "description": "Claude's text editor tool (view, create, str_replace, insert, undo_edit), "
         "confined to one project folder; byte-exact, lossless on encodings and line endings.",
+        "summary": "Claude's text editor tool, confined to one project folder: view, create, edit, undo.",
         "binary": "mcp-server-text-editor",
         "args": ["--root", "${user_config.root}"],
         "user_config": {
@@ -55,6 +56,7 @@ SERVERS = {
         "display_name": "Draft post (mcp-suite)",
         "description": "Files a Markdown manuscript as projects/<project>/NN-slug/article.md in a blog "
         "repository, idempotently; lists the posts of a project.",
+        "summary": "Files a Markdown manuscript as projects/<project>/NN-slug/article.md, idempotently.",
         "binary": "mcp-server-draft-post",
         "args": ["--repo", "${user_config.repo}"],
         "user_config": {
@@ -74,6 +76,7 @@ SERVERS = {
         "display_name": "IDE bridge (mcp-suite)",
         "description": "list_files, read_file and write_file on the workspace open in your IDE, "
         "through the ide-bridge extension (or ide-bridge-host) over an authenticated WebSocket.",
+        "summary": "The workspace and live state of your IDE (files, diagnostics, editors) over a WebSocket.",
         "binary": "mcp-server-ide-bridge",
         "args": ["--workspace", "${user_config.workspace}"],
         "user_config": {
@@ -93,6 +96,7 @@ SERVERS = {
     "sample-tool": {
         "display_name": "Sample tool (mcp-suite)",
         "description": "The mcp-suite template server: the hoge calculator and a countdown with progress.",
+        "summary": "The mcp-suite template server: the hoge calculator and a countdown with progress.",
         "binary": "mcp-server-sample-tool",
         "args": [],
         "user_config": {},

@@ -120,6 +120,16 @@ def repository():
     return "https://github.com/mcp-suite/mcp-suite"
 
 
+def registry_name(server):
+    """The server's name in the official MCP Registry: io.github.<owner>/<server>, the owner
+    from the repository URL. The npm packages say it as `mcpName`, the wheels' descriptions as a
+    `mcp-name:` line (how the registry proves who owns each package)."""
+    parts = repository().rstrip("/").split("/")
+    if len(parts) < 5 or parts[2] != "github.com":
+        sys.exit(f"package.py: the repository {repository()} is not a GitHub URL: no io.github.<owner> namespace")
+    return f"io.github.{parts[3]}/{server['short']}"
+
+
 def long_description(server, install_lines):
     bins = ", ".join(f"`{b}`" for b in server["bins"])
     return (
@@ -127,7 +137,8 @@ def long_description(server, install_lines):
         f"The native, self-contained `{server['crate']}` server of "
         f"[mcp-suite]({repository()}) ({bins}): no Rust, Node or Python needed at run time.\n\n"
         "```sh\n" + "\n".join(install_lines) + "\n```\n\n"
-        f"Flags, tools and client configuration: {repository()}/blob/main/{server['readme']}\n"
+        f"Flags, tools and client configuration: {repository()}/blob/main/{server['readme']}\n\n"
+        f"mcp-name: {registry_name(server)}\n"
     )
 
 
@@ -248,6 +259,7 @@ def common_fields(server, name):
         "version": server["version"],
         "license": server["license"],
         "repository": {"type": "git", "url": "git+" + repository() + ".git"},
+        "mcpName": registry_name(server),
     }
 
 

@@ -20,8 +20,13 @@
 #               folder, the server started with `npx --no-install <command>`
 #   mcpb        each .mcpb unpacked and `mcpb validate`d, and its server started from the
 #               unpacked bundle as Claude Desktop does (the manifest's command for the platform,
-#               ${__dirname} and ${user_config.*} filled): linux natively, win32 under wine
+#               ${__dirname} and ${user_config.*} filled): linux natively, win32 under wine;
+#               `mcpb sign` of a copy of each with a throwaway certificate, its signature checked
 #               (DIST_NO_MCPB=1 skips: it needs npm's registry for @anthropic-ai/mcpb)
+#   server images  each server's own image mcp-suite-<server>:<version>: its entry point and
+#               default arguments, exported and run by chroot
+#   registry    each server.json against the vendored registry schema, and the ownership
+#               markers in the npm packages, wheels and images (dist/registry.py check)
 #   arm64       linux arm64 (aarch64-unknown-linux-gnu), through qemu-aarch64: each static binary
 #               in an empty chroot with only the emulator beside it; the archives; the image
 #               index (it names both images) and its arm64 image exported; the recipe built for
@@ -45,6 +50,8 @@ VERSION="${OUT##*/mcp-suite-}"
 TARGET=x86_64-unknown-linux-gnu
 BIN="$OUT/bin/$TARGET"
 SESSION=(python3 "$ROOT/dist/mcp_session.py")
+# The official MCPB tools, pinned (as dist/build.sh packs with them).
+MCPB=(npx --yes @anthropic-ai/mcpb@2.1.2)
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/mcp-suite-dist-test.XXXXXX")"
 trap 'rm -rf "$TMP"' EXIT
 FAILED=0
@@ -164,6 +171,30 @@ if [[ "${DIST_NO_IMAGE:-0}" != 1 ]]; then
   else
     fail "image: podman create mcp-suite:$VERSION"
   fi
+
+  say "each server's own image mcp-suite-<server>:$VERSION (entry point and arguments; exported, chroot)"
+  while read -r server binary _ flag; do
+    image="mcp-suite-$server:$VERSION"
+    expected="[\"/$binary\"] [${flag:+\"$flag\",\"/workspace\"}]"
+    actual="$(podman image inspect --format '{{json .Config.Entrypoint}} {{json .Config.Cmd}}' "$image" 2>/dev/null | tr -d ' ')" \
+      || { fail "image $image: not built"; continue; }
+    if [[ "$actual" != "$(tr -d ' ' <<<"$expected")" ]]; then
+      fail "image $image: entry point and arguments $actual, expected $expected"
+      continue
+    fi
+    SIMG="$TMP/image-$server"
+    mkdir -p "$SIMG"
+    if cid="$(podman create "$image")"; then
+      podman export "$cid" | tar -x -C "$SIMG"
+      podman rm "$cid" >/dev/null
+      # What `docker run -i -v DIR:/workspace IMAGE` runs: the entry point and its arguments.
+      rm -rf "$SIMG/workspace" && mkdir -p "$SIMG/workspace"
+      session "$server" /workspace "$SIMG/workspace" "image $image (its entry point, exported root)" "chroot $SIMG" /
+    else
+      fail "image: podman create $image"
+    fi
+    rm -rf "$SIMG"
+  done < <(python3 "$ROOT/dist/registry.py" images)
 
   say "execution-image recipe: a base image + COPY --from=mcp-suite:$VERSION"
   BASE="$TMP/base"
@@ -442,8 +473,8 @@ if [[ "${DIST_NO_MCPB:-0}" != 1 ]]; then
     server="${name#mcp-suite-}"
     B="$XTMP/mcpb-$server"
     mkdir -p "$B/work" "$B/work-win"
-    if ! npx --yes @anthropic-ai/mcpb@2 unpack "$bundle" "$B/bundle" >&2 \
-      || ! npx --yes @anthropic-ai/mcpb@2 validate "$B/bundle/manifest.json" >&2; then
+    if ! "${MCPB[@]}" unpack "$bundle" "$B/bundle" >&2 \
+      || ! "${MCPB[@]}" validate "$B/bundle/manifest.json" >&2; then
       fail "mcpb $name: unpack or validate"
       continue
     fi
@@ -489,6 +520,55 @@ PY
     fi
   done
 fi
+
+# ---------------------------------------------------------------------------------------------
+if [[ "${DIST_NO_MCPB:-0}" != 1 ]]; then
+  say "MCP Bundle signatures (mcpb sign with a throwaway certificate; the signature checked by openssl)"
+  # `mcpb verify` on Linux trusts a certificate only through `openssl verify -purpose
+  # codesigning`, a purpose name OpenSSL does not have (3.0 here): it reports every bundle
+  # unsigned. So: the unsigned bundle must be refused by it, and the signed copy's PKCS#7
+  # signature (the block `mcpb sign` appends) is verified by openssl against the throwaway
+  # certificate and the bundle's bytes; `mcpb unsign` must give the built file back exactly.
+  S="$XTMP/mcpb-sign"
+  rm -rf "$S" && mkdir -p "$S"
+  openssl req -x509 -newkey rsa:2048 -nodes -keyout "$S/key.pem" -out "$S/cert.pem" -days 1 \
+    -subj "/CN=mcp-suite CI throwaway" -addext "extendedKeyUsage=codeSigning" 2>/dev/null
+  for bundle in "$OUT"/mcpb/*.mcpb; do
+    name="$(basename "$bundle")"
+    copy="$S/$name"
+    cp "$bundle" "$copy"
+    if "${MCPB[@]}" verify "$copy" >/dev/null 2>&1; then fail "mcpb $name: an unsigned bundle passed mcpb verify"; fi
+    "${MCPB[@]}" sign "$copy" --cert "$S/cert.pem" --key "$S/key.pem" >&2 || { fail "mcpb $name: sign"; continue; }
+    python3 - "$copy" "$S/content" "$S/signature.der" <<'PY' || { fail "mcpb $name: no signature block"; continue; }
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+head, foot = data.rfind(b"MCPB_SIG_V1"), data.rfind(b"MCPB_SIG_END")
+if head < 0 or foot < head:
+    sys.exit(1)
+(length,) = struct.unpack_from("<I", data, head + 11)
+open(sys.argv[2], "wb").write(data[:head])
+open(sys.argv[3], "wb").write(data[head + 15 : head + 15 + length])
+PY
+    openssl cms -verify -binary -inform DER -in "$S/signature.der" -content "$S/content" \
+      -CAfile "$S/cert.pem" -purpose any -out /dev/null 2>/dev/null || fail "mcpb $name: the signature does not verify"
+    printf 'x' >>"$S/content"
+    if openssl cms -verify -binary -inform DER -in "$S/signature.der" -content "$S/content" \
+      -CAfile "$S/cert.pem" -purpose any -out /dev/null 2>/dev/null; then fail "mcpb $name: a changed bundle verified"; fi
+    "${MCPB[@]}" info "$copy" >/dev/null 2>&1 || fail "mcpb $name: info"
+    "${MCPB[@]}" unsign "$copy" >/dev/null 2>&1 && cmp -s "$copy" "$bundle" || fail "mcpb $name: unsign did not give the bundle back"
+    echo "ok   mcpb $name: signed, the signature verified, a change detected, unsigned back to the built file" >&2
+  done
+fi
+
+# ---------------------------------------------------------------------------------------------
+say "MCP Registry: each server.json against the vendored schema, the ownership markers (dist/registry.py check)"
+REGISTRY_PY=python3
+if ! python3 -c 'import jsonschema' 2>/dev/null; then
+  python3 -m venv "$TMP/registry-venv" && "$TMP/registry-venv/bin/pip" install --quiet --disable-pip-version-check \
+    jsonschema==4.26.0 >&2
+  REGISTRY_PY="$TMP/registry-venv/bin/python"
+fi
+"$REGISTRY_PY" "$ROOT/dist/registry.py" check "$OUT" || fail "registry: server.json or a marker"
 
 if ((FAILED)); then
   say "$FAILED artifact test(s) FAILED"

@@ -2,11 +2,10 @@
 //! `RUST_LOG`, without ANSI colours unless stderr is a terminal; and the banner a person sees
 //! when they start a server by hand on a terminal.
 //!
-//! The subscriber is installed at once and built when first needed ([`Deferred`]): over stdio
-//! the client's `initialize` is answered before the runtime starts, and building the log's
-//! subscriber (its span registry alone zeroes 32 KiB, page by page; `RUST_LOG` is parsed) is
-//! work that answer does not need. The transport builds it once the answer is written
-//! ([`init`]), or earlier if something is logged before; nothing logged is lost either way.
+//! The subscriber is installed at once and built when first needed ([`Deferred`]): building it
+//! (its span registry alone zeroes 32 KiB, page by page; `RUST_LOG` is parsed) is work that a
+//! stdio session which logs nothing never needs. Over HTTP it is built at start ([`init`]);
+//! nothing logged is lost either way.
 
 use std::{
     io::{IsTerminal, Write},
@@ -149,8 +148,7 @@ impl Subscriber for &'static Deferred {
 }
 
 /// What every server's `main` does first: installs the logging (built when first needed, see
-/// the module docs; the transport builds it once it has answered `initialize`), then
-/// [`banner_if_terminal`].
+/// the module docs), then [`banner_if_terminal`].
 pub fn start(banner: &Banner<'_>) {
     install();
     banner_if_terminal(banner);

@@ -34,6 +34,10 @@ pub trait Tool: Send + Sync + 'static {
     /// The tool's name, unique within a registry.
     fn name(&self) -> Cow<'static, str>;
 
+    /// The name a person reads (`tools/list`'s `title`; hosts such as VS Code show it instead of
+    /// the name).
+    fn title(&self) -> Cow<'static, str>;
+
     /// What the tool does, for the model (it becomes `tools/list`'s `description`).
     fn description(&self) -> Cow<'static, str>;
 
@@ -230,6 +234,7 @@ impl<T: Tool> DynTool for Typed<T> {
         let input = schema::standardise(Value::Object(Arc::unwrap_or_clone(tool.input_schema())));
         let mut descriptor = rmcp::model::Tool::new(tool.name(), tool.description(), Arc::new(input))
             .with_annotations(tool.annotations());
+        descriptor.title = Some(tool.title().into_owned());
         if let Some(output) = tool.output_schema() {
             let output = schema::with_error_branch(Arc::unwrap_or_clone(output));
             descriptor = descriptor.with_raw_output_schema(Arc::new(output));
@@ -379,6 +384,10 @@ mod tests {
         fn name(&self) -> Cow<'static, str> {
             self.0.into()
         }
+        fn title(&self) -> Cow<'static, str> {
+            "Test tool".into()
+        }
+
         fn description(&self) -> Cow<'static, str> {
             "Echoes".into()
         }

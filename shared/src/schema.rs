@@ -492,7 +492,7 @@ mod tests {
     }
 
     #[test]
-    fn every_tool_of_every_server_lists_flat_standard_schemas_with_the_error_branch() {
+    fn every_tool_of_every_server_has_a_title_and_lists_flat_standard_schemas_with_the_error_branch() {
         let servers = Path::new(env!("CARGO_MANIFEST_DIR")).join("../servers");
         let mut files = Vec::new();
         snapshots(&servers, &mut files);
@@ -510,6 +510,8 @@ mod tests {
             for tool in list {
                 tools += 1;
                 let name = format!("{}: {}", file.display(), tool["name"]);
+                // Hosts show the title (VS Code) instead of the name.
+                assert!(tool["title"].as_str().is_some_and(|t| !t.trim().is_empty()), "{name}: no title");
                 assert_eq!(problems(&tool["inputSchema"]), Vec::<String>::new(), "{name} inputSchema");
                 if let Some(output) = tool.get("outputSchema") {
                     assert_eq!(problems(output), Vec::<String>::new(), "{name} outputSchema");

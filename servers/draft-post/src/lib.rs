@@ -69,6 +69,7 @@ pub fn identity(workspace: &Places) -> ServerIdentity {
         name: NAME.to_owned(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
         title: Some("mcp-suite draft-post".to_owned()),
+        website_url: Some(concat!(env!("CARGO_PKG_REPOSITORY"), "/tree/main/servers/draft-post").to_owned()),
         instructions,
     }
 }

@@ -38,6 +38,7 @@ pub fn identity() -> ServerIdentity {
         name: NAME.to_owned(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
         title: Some("IDE workspace bridge".to_owned()),
+        website_url: Some(concat!(env!("CARGO_PKG_REPOSITORY"), "/tree/main/servers/ide-bridge").to_owned()),
         instructions: "Reads and writes the files of the workspace open in the user's IDE, through the \
             IDE's ide-bridge extension (or ide-bridge-host). Paths are relative to the workspace root. \
             Start with list_files (recursive: true for the whole tree; .gitignored and hidden files are \

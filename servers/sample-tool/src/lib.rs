@@ -18,6 +18,7 @@ pub fn identity() -> ServerIdentity {
         name: NAME.to_owned(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
         title: Some("mcp-suite sample tool".to_owned()),
+        website_url: Some(concat!(env!("CARGO_PKG_REPOSITORY"), "/tree/main/servers/sample-tool").to_owned()),
         instructions: "The template server of mcp-suite. `hoge` adds two numbers: \
             {\"action\":\"calc\",\"args\":{\"x\":1,\"y\":2}} returns {\"value\":3}. \
             `countdown` waits the given number of seconds, reporting progress each second; \

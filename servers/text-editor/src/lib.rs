@@ -102,6 +102,7 @@ pub fn identity(config: &Config, workspace: &EditorRoots) -> ServerIdentity {
         name: NAME.to_owned(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
         title: Some("Text editor (Claude's text editor tool)".to_owned()),
+        website_url: Some(concat!(env!("CARGO_PKG_REPOSITORY"), "/tree/main/servers/text-editor").to_owned()),
         instructions,
     }
 }

@@ -59,6 +59,8 @@ pub struct ServerIdentity {
     pub version: String,
     /// A human-readable title.
     pub title: Option<String>,
+    /// Where a person learns more (its README), announced in `serverInfo.websiteUrl`.
+    pub website_url: Option<String>,
     /// Tells a model what the server is for and how to use it.
     pub instructions: String,
 }
@@ -216,6 +218,9 @@ impl McpServer {
         if let Some(title) = &self.identity.title {
             info["title"] = json!(title);
         }
+        if let Some(url) = &self.identity.website_url {
+            info["websiteUrl"] = json!(url);
+        }
         meta.get_or_insert_default().insert(SERVER_INFO_KEY.to_owned(), info);
     }
 }
@@ -266,6 +271,7 @@ impl ServerHandler for McpServer {
         }
         let mut implementation = Implementation::new(self.identity.name.clone(), self.identity.version.clone());
         implementation.title = self.identity.title.clone();
+        implementation.website_url = self.identity.website_url.clone();
         let mut info = ServerConfig::new(capabilities);
         info.protocol_version = ProtocolVersion::V_2025_11_25;
         info.server_info = implementation;
@@ -669,6 +675,10 @@ mod tests {
         fn name(&self) -> Cow<'static, str> {
             "misbehave".into()
         }
+        fn title(&self) -> Cow<'static, str> {
+            "Test tool".into()
+        }
+
         fn description(&self) -> Cow<'static, str> {
             "panics or hangs".into()
         }
@@ -687,7 +697,13 @@ mod tests {
     fn server(timeout: Duration) -> McpServer {
         let mut registry = ToolRegistry::new();
         registry.register(Misbehaving).unwrap();
-        let identity = ServerIdentity { name: "t".into(), version: "0".into(), title: None, instructions: "i".into() };
+        let identity = ServerIdentity {
+            name: "t".into(),
+            version: "0".into(),
+            title: None,
+            website_url: None,
+            instructions: "i".into(),
+        };
         McpServer::new(identity, registry).with_settings(ServerSettings { tool_timeout: timeout, call_log: None })
     }
 

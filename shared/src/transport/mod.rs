@@ -59,9 +59,10 @@ pub struct TransportArgs {
     #[arg(long)]
     pub no_direct_calls: bool,
 
-    /// Accepted for compatibility and without effect: `initialize` is always answered once the
-    /// async runtime runs, as every other message.
-    #[arg(long, hide = true)]
+    /// stdio: answer `initialize` once the async runtime runs, as every other message, instead
+    /// of before it starts (the same answer, later; for comparison, and a way back should the
+    /// early answer ever misbehave).
+    #[arg(long)]
     pub no_early_initialize: bool,
 
     /// HTTP: open connections at most; past it, a connection that never sent a request gives
@@ -240,16 +241,21 @@ pub enum ServeError {
 }
 
 /// The runtime of stdio: one thread for the protocol (a cold start spawns no worker thread) and
-/// at most 64 for blocking file work.
+/// at most 64 for blocking file work; I/O and timers, no signal handling (nothing over stdio
+/// waits for a signal: the client ends a session by closing stdin).
 pub fn runtime() -> Result<tokio::runtime::Runtime, ServeError> {
     tokio::runtime::Builder::new_current_thread()
-        .enable_all()
+        .enable_io()
+        .enable_time()
         .max_blocking_threads(64)
         .build()
         .map_err(|source| ServeError::Io { context: "cannot start the async runtime".into(), source })
 }
 
 /// [`serve`] on a [`runtime`]: what a server's `main` calls once its flags are parsed.
+///
+/// Over stdio the client's `initialize` is answered before the runtime is built
+/// ([`stdio::early_initialize`]; not with `--no-early-initialize`).
 pub fn serve_blocking(server: McpServer, args: &TransportArgs) -> Result<(), ServeError> {
     serve_blocking_with(server, args, || (), || ())
 }
@@ -262,14 +268,35 @@ pub fn serve_blocking_with(
     start: impl FnOnce(),
     stop: impl FnOnce(),
 ) -> Result<(), ServeError> {
-    crate::logging::init();
-    let runtime = if args.http.is_some() { http_runtime()? } else { runtime()? };
-    runtime.block_on(async {
+    if args.http.is_some() {
+        crate::logging::init();
+        return http_runtime()?.block_on(async {
+            start();
+            let served = serve(server, args).await;
+            stop();
+            served
+        });
+    }
+    let settings = args.settings(&server.identity().name)?;
+    let call_log = settings.call_log.clone();
+    let server = server.with_settings(settings);
+    // The answer the client waits for first, before the runtime is built: it needs none of it.
+    // A person typing on a terminal gains nothing from it, and would see the log lines of
+    // `start` only after their first line. The log's subscriber is built by the first line
+    // logged (see `logging`): a session that logs nothing never builds it.
+    let early = if args.no_early_initialize || std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        stdio::EarlyStart::default()
+    } else {
+        stdio::early_initialize(&server, args.max_message_bytes, &mut stdio::Stdin, &mut std::io::stdout())
+    };
+    let served = runtime()?.block_on(async {
         start();
-        let served = serve(server, args).await;
+        let served = serve_stdio_after(server, args.max_message_bytes, early).await;
         stop();
         served
-    })
+    });
+    drain(call_log.as_deref());
+    served
 }
 
 /// Lets the call log write what is queued before the process ends (bounded: a log nobody reads
@@ -306,10 +333,19 @@ pub async fn serve(server: McpServer, args: &TransportArgs) -> Result<(), ServeE
 
 /// Serves over stdin/stdout until stdin closes.
 pub async fn serve_stdio(server: McpServer, max_message_bytes: usize) -> Result<(), ServeError> {
+    serve_stdio_after(server, max_message_bytes, stdio::EarlyStart::default()).await
+}
+
+/// [`serve_stdio`], going on from what [`stdio::early_initialize`] read and answered.
+pub async fn serve_stdio_after(
+    server: McpServer,
+    max_message_bytes: usize,
+    early: stdio::EarlyStart,
+) -> Result<(), ServeError> {
     // Non-blocking pipes on Linux when the client launched us with pipes (no thread hand-off per
     // message); the blocking std handles otherwise (e.g. a terminal).
     let (reader, writer) = rmcp::transport::io::stdio_pipes();
-    let transport = stdio::StdioTransport::new(reader, writer, max_message_bytes);
+    let transport = stdio::after_early_start(reader, writer, max_message_bytes, early);
     let running = match server.serve(transport).await {
         Ok(running) => running,
         Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {

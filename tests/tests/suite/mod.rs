@@ -5,6 +5,7 @@ mod baseline;
 mod bench;
 mod client;
 mod direct_calls;
+mod early_initialize;
 mod escapes;
 mod protocol_fuzz;
 mod robustness;

@@ -139,6 +139,10 @@ impl Tool for DraftPost {
         "draft_post".into()
     }
 
+    fn title(&self) -> Cow<'static, str> {
+        "Draft post".into()
+    }
+
     fn description(&self) -> Cow<'static, str> {
         "File a Markdown manuscript into the repository as projects/<project>/NN-slug/article.md. \
          Idempotent: the manuscript's absolute path is its identity (source_id, stored in the \

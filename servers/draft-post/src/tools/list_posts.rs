@@ -53,6 +53,10 @@ impl Tool for ListPosts {
         "list_posts".into()
     }
 
+    fn title(&self) -> Cow<'static, str> {
+        "List posts".into()
+    }
+
     fn description(&self) -> Cow<'static, str> {
         "List the articles under projects/ (or of one project), in project and number order: \
          {posts: [{project, number, slug, title?, source_id?, path}]} (title and source_id absent when \

@@ -69,6 +69,10 @@ impl Tool for GetDiagnostics {
         NAME.into()
     }
 
+    fn title(&self) -> Cow<'static, str> {
+        "Get diagnostics".into()
+    }
+
     fn description(&self) -> Cow<'static, str> {
         "Get the errors and warnings the IDE's language servers (TypeScript, ESLint, rust-analyzer, …) \
          report, as {diagnostics: [{path, line, column, endLine, endColumn, severity, source, code, \

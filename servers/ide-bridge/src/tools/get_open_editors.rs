@@ -51,6 +51,10 @@ impl Tool for GetOpenEditors {
         NAME.into()
     }
 
+    fn title(&self) -> Cow<'static, str> {
+        "Get open editors".into()
+    }
+
     fn description(&self) -> Cow<'static, str> {
         "List the files open in the IDE's editor tabs: {editors: [{path, active, dirty, language}], \
          outside}. `active` is the tab the user is looking at; `dirty` means unsaved changes (read_file \

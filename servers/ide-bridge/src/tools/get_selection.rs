@@ -52,6 +52,10 @@ impl Tool for GetSelection {
         NAME.into()
     }
 
+    fn title(&self) -> Cow<'static, str> {
+        "Get selection".into()
+    }
+
     fn description(&self) -> Cow<'static, str> {
         "Get the user's current selection in the IDE's active editor: {active: true, selection: {path, \
          start: {line, column}, end: {line, column}, text}} (lines and columns from 1; `text` is empty for a bare \

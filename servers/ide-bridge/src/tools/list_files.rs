@@ -59,6 +59,10 @@ impl Tool for ListFiles {
         "list_files".into()
     }
 
+    fn title(&self) -> Cow<'static, str> {
+        "List workspace files".into()
+    }
+
     fn description(&self) -> Cow<'static, str> {
         "List the files of the IDE workspace, as paths relative to its root. `recursive: true` lists \
          every file of the tree (under `path`, default the root); `recursive: false` lists one \

@@ -76,6 +76,10 @@ impl Tool for OpenFile {
         NAME.into()
     }
 
+    fn title(&self) -> Cow<'static, str> {
+        "Open file in the IDE".into()
+    }
+
     fn description(&self) -> Cow<'static, str> {
         "Open a workspace file in the IDE and show it to the user, optionally at `line` (from 1) with \
          lines `line`..`end_line` selected. Use it to point the user at code you are talking about. \

@@ -40,6 +40,10 @@ impl Tool for ReadFile {
         "read_file".into()
     }
 
+    fn title(&self) -> Cow<'static, str> {
+        "Read workspace file".into()
+    }
+
     fn description(&self) -> Cow<'static, str> {
         "Read a text file of the IDE workspace and return its content exactly as stored. `path` is \
          relative to the workspace root, as list_files shows it. A file with unsaved changes in the IDE \

@@ -91,6 +91,10 @@ impl Tool for WriteFile {
         NAME.into()
     }
 
+    fn title(&self) -> Cow<'static, str> {
+        "Write workspace file".into()
+    }
+
     fn description(&self) -> Cow<'static, str> {
         DESCRIPTION.into()
     }

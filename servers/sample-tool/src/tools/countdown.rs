@@ -28,6 +28,10 @@ impl Tool for Countdown {
         "countdown".into()
     }
 
+    fn title(&self) -> Cow<'static, str> {
+        "Countdown".into()
+    }
+
     fn description(&self) -> Cow<'static, str> {
         "Waits `seconds` seconds (1-3600), sending a progress notification each second when the \
          request carries _meta.progressToken. Shows how a long tool reports progress, stops on \

@@ -120,6 +120,10 @@ impl Tool for Hoge {
         "hoge".into()
     }
 
+    fn title(&self) -> Cow<'static, str> {
+        "Hoge calculator".into()
+    }
+
     fn description(&self) -> Cow<'static, str> {
         "Sample tool of the mcp-suite template. Action `calc` adds two numbers: \
          {\"action\":\"calc\",\"args\":{\"x\":1,\"y\":2}} returns {\"value\":3}. \

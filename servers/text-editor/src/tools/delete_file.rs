@@ -46,6 +46,10 @@ impl Tool for DeleteFile {
         "delete_file".into()
     }
 
+    fn title(&self) -> Cow<'static, str> {
+        "Delete file".into()
+    }
+
     fn description(&self) -> Cow<'static, str> {
         DESCRIPTION.into()
     }

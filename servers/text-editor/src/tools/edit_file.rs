@@ -70,6 +70,10 @@ impl Tool for EditFile {
         "edit_file".into()
     }
 
+    fn title(&self) -> Cow<'static, str> {
+        "Edit file (several edits)".into()
+    }
+
     fn description(&self) -> Cow<'static, str> {
         DESCRIPTION.into()
     }

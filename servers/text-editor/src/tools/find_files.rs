@@ -143,6 +143,10 @@ impl Tool for FindFiles {
         "find_files".into()
     }
 
+    fn title(&self) -> Cow<'static, str> {
+        "Find files".into()
+    }
+
     fn description(&self) -> Cow<'static, str> {
         DESCRIPTION.into()
     }

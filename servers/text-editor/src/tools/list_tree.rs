@@ -139,6 +139,10 @@ impl Tool for ListTree {
         "list_tree".into()
     }
 
+    fn title(&self) -> Cow<'static, str> {
+        "List directory tree".into()
+    }
+
     fn description(&self) -> Cow<'static, str> {
         DESCRIPTION.into()
     }

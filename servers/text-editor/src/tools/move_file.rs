@@ -52,6 +52,10 @@ impl Tool for MoveFile {
         "move_file".into()
     }
 
+    fn title(&self) -> Cow<'static, str> {
+        "Move file".into()
+    }
+
     fn description(&self) -> Cow<'static, str> {
         DESCRIPTION.into()
     }

@@ -95,6 +95,10 @@ impl Tool for ReadFiles {
         "read_files".into()
     }
 
+    fn title(&self) -> Cow<'static, str> {
+        "Read files".into()
+    }
+
     fn description(&self) -> Cow<'static, str> {
         DESCRIPTION.into()
     }

@@ -218,6 +218,10 @@ impl Tool for TextEditor {
         self.name.clone().into()
     }
 
+    fn title(&self) -> Cow<'static, str> {
+        "Text editor".into()
+    }
+
     fn description(&self) -> Cow<'static, str> {
         DESCRIPTION.into()
     }

@@ -466,6 +466,7 @@ mod tests {
             name: "t".into(),
             version: "0".into(),
             title: None,
+            website_url: None,
             instructions: "i".into(),
         };
         let server = McpServer::new(identity, crate::registry::ToolRegistry::new());

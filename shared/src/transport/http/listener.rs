@@ -57,8 +57,8 @@ use super::wire::{BodyTimedOut, HoldingBody};
 pub type Answer = Pin<Box<dyn Future<Output = Response> + Send>>;
 
 /// The answer to a request without the router, for the requests it takes (the others are given
-/// back): the same answer the router would give, without its per-request work.
-pub type Shortcut = Arc<dyn Fn(Request) -> Result<Answer, Request> + Send + Sync>;
+/// back, boxed): the same answer the router would give, without its per-request work.
+pub type Shortcut = Arc<dyn Fn(Request) -> Result<Answer, Box<Request>> + Send + Sync>;
 
 /// What the listener serves.
 pub struct Routes {
@@ -325,7 +325,7 @@ pub async fn serve(
                     let request = request.map(|body| Body::new(DeadlineBody::new(body, body_timeout)));
                     let answer = match shortcut(request) {
                         Ok(answer) => Either::Left(answer),
-                        Err(request) => Either::Right(router.call(request)),
+                        Err(request) => Either::Right(router.call(*request)),
                     };
                     Ok((guard, answer))
                 }

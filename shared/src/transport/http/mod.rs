@@ -259,11 +259,9 @@ impl McpRoute {
 
     /// What the listener calls for every request: this route's answer to the requests it takes.
     fn shortcut(self) -> listener::Shortcut {
-        Arc::new(
-            move |request: Request| {
-                if McpRoute::takes(&request) { Ok(Box::pin(self.clone().call(request))) } else { Err(request) }
-            },
-        )
+        Arc::new(move |request: Request| {
+            if McpRoute::takes(&request) { Ok(Box::pin(self.clone().call(request))) } else { Err(Box::new(request)) }
+        })
     }
 }
 

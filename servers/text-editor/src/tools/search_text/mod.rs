@@ -455,6 +455,10 @@ impl Tool for SearchText {
         "search_text".into()
     }
 
+    fn title(&self) -> Cow<'static, str> {
+        "Search text".into()
+    }
+
     fn description(&self) -> Cow<'static, str> {
         DESCRIPTION.into()
     }
