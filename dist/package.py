@@ -190,6 +190,33 @@ def record_hash(data):
     return f"sha256={digest}"
 
 
+# The wheel's one Python file: the package's own command (`mcp-suite-<server>`, what `uvx
+# mcp-suite-<server>` and the MCP Registry's PyPI entry run), which runs the server's binary, a
+# script of the same wheel. Standard library only.
+ALIAS_SHIM = '''"""Runs {binary}, the native server this wheel installs as a script."""
+
+import os
+import subprocess
+import sys
+import sysconfig
+
+
+def main():
+    name = "{binary}" + (".exe" if os.name == "nt" else "")
+    places = [os.path.dirname(sys.executable), sysconfig.get_path("scripts")]
+    user = sysconfig.get_preferred_scheme("user") if hasattr(sysconfig, "get_preferred_scheme") else None
+    if user:
+        places.append(sysconfig.get_path("scripts", user))
+    for place in places:
+        path = os.path.join(place, name)
+        if os.path.isfile(path):
+            if os.name == "nt":
+                sys.exit(subprocess.call([path] + sys.argv[1:]))
+            os.execv(path, [path] + sys.argv[1:])
+    sys.exit(f"{{name}} is not installed beside this package ({{', '.join(places)}})")
+'''
+
+
 def make_wheel(server, target, bin_dir, out):
     tags, _, suffix = TARGETS[target]
     name = dist_name(server)
@@ -219,6 +246,9 @@ def make_wheel(server, target, bin_dir, out):
     for b in server["bins"]:
         with open(binary_path(bin_dir, b, suffix), "rb") as f:
             files.append((f"{data_dir}/scripts/{b}{suffix}", f.read(), 0o755))
+    # `mcp-suite-<server>`: the package's own name as a command (see ALIAS_SHIM).
+    files.append((f"{norm}/__init__.py", ALIAS_SHIM.format(binary=server["bins"][0]).encode(), 0o644))
+    files.append((f"{info_dir}/entry_points.txt", f"[console_scripts]\n{name} = {norm}:main\n".encode(), 0o644))
     files.append((f"{info_dir}/METADATA", metadata.encode(), 0o644))
     files.append((f"{info_dir}/WHEEL", wheel.encode(), 0o644))
     record = io.StringIO()
@@ -310,6 +340,9 @@ def make_npm_launcher(server, platforms, out):
                 f.write(script)
             os.chmod(dest, 0o755)
             bins[b] = f"bin/{b}.js"
+        # The package's own name as a command too, for the server: what `npx -y <package>` and
+        # the MCP Registry's npm entry run (npx takes the command named like the package).
+        bins[name] = bins[server["bins"][0]]
         manifest = common_fields(server, name)
         manifest.update(
             {

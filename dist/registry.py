@@ -89,7 +89,7 @@ def arguments(server, container=False):
             "isRequired": True,
             "format": "filepath",
             # In the image the folder is mounted at /workspace (see runtimeArguments).
-            **({"value": "/workspace"} if container else {"valueHint": "directory"}),
+            **({"value": "/workspace"} if container else {}),
         }
     ]
 

@@ -175,7 +175,8 @@ if [[ "${DIST_NO_IMAGE:-0}" != 1 ]]; then
   say "each server's own image mcp-suite-<server>:$VERSION (entry point and arguments; exported, chroot)"
   while read -r server binary _ flag; do
     image="mcp-suite-$server:$VERSION"
-    expected="[\"/$binary\"] [${flag:+\"$flag\",\"/workspace\"}]"
+    expected="[\"/$binary\"] ${flag:+[\"$flag\",\"/workspace\"]}"
+    [[ -n "$flag" ]] || expected+="null"
     actual="$(podman image inspect --format '{{json .Config.Entrypoint}} {{json .Config.Cmd}}' "$image" 2>/dev/null | tr -d ' ')" \
       || { fail "image $image: not built"; continue; }
     if [[ "$actual" != "$(tr -d ' ' <<<"$expected")" ]]; then
@@ -247,6 +248,13 @@ for server in "${SERVERS[@]}"; do
   if PIP_NO_INDEX=1 "$V/bin/pip" install --quiet --disable-pip-version-check "$wheel" >&2; then
     mkdir -p "$V/work"
     session "$server" "$V/work" "$V/work" "wheel $server (pip, venv)" "" "$V/bin/"
+    # The package's own command (`uvx mcp-suite-<server>`, the MCP Registry's PyPI entry): the
+    # same session through it.
+    A="$V/alias"
+    mkdir -p "$A" "$V/work-alias"
+    ln -sf "$V/bin/mcp-suite-$server" "$A/mcp-server-$server"
+    ln -sf "$V/bin/ide-bridge-host" "$A/ide-bridge-host"
+    session "$server" "$V/work-alias" "$V/work-alias" "wheel $server (its package's command mcp-suite-$server)" "" "$A/"
   else
     fail "wheel $server: pip install"
   fi
@@ -269,6 +277,10 @@ for server in "${SERVERS[@]}"; do
   mkdir -p "$N/work"
   if (cd "$N" && npm install --offline --silent --no-audit --no-fund "$launcher" "$platform" >&2); then
     session "$server" "$N/work" "$N/work" "npm $server (npx)" "" "npx --prefix $N --no-install "
+    # The package's own name as the command (what `npx -y mcp-suite-<server>` and the MCP
+    # Registry's npm entry run): the server's binary, also when the package has two commands.
+    [[ "$(npx --prefix "$N" --no-install "mcp-suite-$server" --version 2>/dev/null)" == "mcp-server-$server "* ]] \
+      || fail "npm $server: npx mcp-suite-$server is not the server"
   else
     fail "npm $server: npm install of $launcher and $platform"
   fi
