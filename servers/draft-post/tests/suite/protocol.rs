@@ -10,9 +10,12 @@ fn initialize_names_the_server_and_says_what_it_is_for() {
     let mut client = fx.spawn(&[]);
     let result = client.initialize().unwrap();
     assert_eq!(result["serverInfo"]["name"], "mcp-server-draft-post");
-    // A person"s name for it, and where to read about it (serverInfo.title, websiteUrl).
+    // A person's name for it, and where to read about it (serverInfo.title, websiteUrl).
     assert_eq!(result["serverInfo"]["title"], "mcp-suite draft-post");
-    assert_eq!(result["serverInfo"]["websiteUrl"], "https://github.com/mcp-suite/mcp-suite/tree/main/servers/draft-post");
+    assert_eq!(
+        result["serverInfo"]["websiteUrl"],
+        "https://github.com/mcp-suite/mcp-suite/tree/main/servers/draft-post"
+    );
     assert_eq!(result["serverInfo"]["version"], env!("CARGO_PKG_VERSION"));
     let instructions = result["instructions"].as_str().unwrap();
     assert!(instructions.contains("draft_post") && instructions.to_lowercase().contains("same path"), "{instructions}");

@@ -13,7 +13,7 @@ fn initialize_and_tools_list_work_with_no_host_at_all() {
     let mut bridge = env.bridge_builder(&ws, &[]).spawn().unwrap();
     let init = bridge.initialize().unwrap();
     assert_eq!(init["serverInfo"]["name"], "mcp-server-ide-bridge");
-    // A person"s name for it, and where to read about it (serverInfo.title, websiteUrl).
+    // A person's name for it, and where to read about it (serverInfo.title, websiteUrl).
     assert_eq!(init["serverInfo"]["title"], "IDE workspace bridge");
     assert_eq!(init["serverInfo"]["websiteUrl"], "https://github.com/mcp-suite/mcp-suite/tree/main/servers/ide-bridge");
     assert!(init["capabilities"]["tools"].is_object());

@@ -11,9 +11,12 @@ fn initialize_names_the_server_and_gives_instructions() {
     let mut client = StdioClient::spawn(BIN, &[]).unwrap();
     let result = client.initialize().unwrap();
     assert_eq!(result["serverInfo"]["name"], "mcp-server-sample-tool");
-    // A person"s name for it, and where to read about it (serverInfo.title, websiteUrl).
+    // A person's name for it, and where to read about it (serverInfo.title, websiteUrl).
     assert_eq!(result["serverInfo"]["title"], "mcp-suite sample tool");
-    assert_eq!(result["serverInfo"]["websiteUrl"], "https://github.com/mcp-suite/mcp-suite/tree/main/servers/sample-tool");
+    assert_eq!(
+        result["serverInfo"]["websiteUrl"],
+        "https://github.com/mcp-suite/mcp-suite/tree/main/servers/sample-tool"
+    );
     assert_eq!(result["serverInfo"]["version"], env!("CARGO_PKG_VERSION"));
     assert!(result["instructions"].as_str().unwrap().contains("hoge"));
     assert!(result["capabilities"]["tools"].is_object());

@@ -14,7 +14,10 @@ fn initialize_names_the_server_and_gives_short_instructions() {
     assert_eq!(result["serverInfo"]["name"], "mcp-server-text-editor");
     // A person's name for it, and where to read about it (serverInfo.title, websiteUrl).
     assert_eq!(result["serverInfo"]["title"], "Text editor (Claude's text editor tool)");
-    assert_eq!(result["serverInfo"]["websiteUrl"], "https://github.com/mcp-suite/mcp-suite/tree/main/servers/text-editor");
+    assert_eq!(
+        result["serverInfo"]["websiteUrl"],
+        "https://github.com/mcp-suite/mcp-suite/tree/main/servers/text-editor"
+    );
     assert_eq!(result["serverInfo"]["version"], env!("CARGO_PKG_VERSION"));
     let instructions = result["instructions"].as_str().unwrap();
     for word in ["view", "create", "str_replace", "insert", "undo_edit", "text_editor_guide"] {
