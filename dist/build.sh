@@ -45,12 +45,11 @@ TARGET_DIR="${DIST_TARGET_DIR:-$ROOT/target/dist}"
 VERSION="$(cargo metadata --no-deps --format-version 1 --offline 2>/dev/null \
   | python3 -c 'import json,sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"] == "mcp-shared"))')"
 OUT="$ROOT/dist/out/mcp-suite-$VERSION"
-BIN="$OUT/bin/$TARGET"
 
 say() { printf '\n== %s\n' "$*" >&2; }
 
 rm -rf "$OUT"
-mkdir -p "$BIN"
+mkdir -p "$OUT/bin"
 
 PACKAGES=()
 for manifest in servers/*/Cargo.toml; do
@@ -95,7 +94,12 @@ for target in $TARGETS; do
       ;;
     aarch64-unknown-linux-gnu | x86_64-pc-windows-gnu | aarch64-apple-darwin | x86_64-apple-darwin)
       say "release binaries ($target, stripped) in $TARGET_DIR-cross, by dist/cross.sh"
-      env CROSS_TARGET_DIR="$TARGET_DIR-cross" CARGO_PROFILE_RELEASE_STRIP=symbols \
+      # rustc strips a Mach-O with rust-objcopy, which Debian's rustc does not ship, and a strip
+      # after the link would break the signature: macOS binaries keep their symbols (no debug
+      # information) and are signed last (dist/macsign.sh).
+      strip=symbols
+      [[ "$target" == *apple* ]] && strip=none
+      env CROSS_TARGET_DIR="$TARGET_DIR-cross" CARGO_PROFILE_RELEASE_STRIP="$strip" \
         "${PROFILE_ENV[@]}" \
         bash "$ROOT/dist/cross.sh" "$target" build --release --locked "${PACKAGES[@]}" --bins
       built="$TARGET_DIR-cross/$target/release"
@@ -109,8 +113,9 @@ for target in $TARGETS; do
   for b in $BINARIES; do
     cp "$built/$b$ext" "$bin/$b$ext"
     if [[ "$target" == *apple* ]]; then
+      bash "$ROOT/dist/macsign.sh" "$bin/$b"
       python3 "$ROOT/dist/macho.py" --arch "$([[ "$target" == aarch64* ]] && echo arm64 || echo x86_64)" \
-        --min-os "$([[ "$target" == aarch64* ]] && echo 11.0 || echo 10.12)" "$bin/$b" >&2
+        --min-os "$([[ "$target" == aarch64* ]] && echo 11.0 || echo 10.12)" --signed "$bin/$b" >&2
     elif [[ "$target" == *linux* ]]; then
       # A static executable has no program interpreter and needs no shared library.
       if readelf -lW "$bin/$b" | grep -q 'Requesting program interpreter' || readelf -dW "$bin/$b" | grep -q NEEDED; then
@@ -132,7 +137,19 @@ for target in $TARGETS; do
   say "$target: $(($(date +%s) - target_start)) s"
   NPM_PLATFORMS+=("$(python3 -c 'import sys; sys.path.insert(0, "dist"); import package; print(package.TARGETS[sys.argv[1]][1])' "$target")")
 done
-BIN="$OUT/bin/$TARGET"
+
+# Both macOS architectures built: one universal binary of each for the bundles (what Claude
+# Desktop runs on any Mac), stitched from the two signed ones (each slice keeps its signature).
+if [[ -d "$OUT/bin/aarch64-apple-darwin" && -d "$OUT/bin/x86_64-apple-darwin" ]]; then
+  say "universal macOS binaries (rcodesign macho-universal-create) for the bundles"
+  mkdir -p "$OUT/bin/universal-apple-darwin"
+  for b in $BINARIES; do
+    "$ROOT/target/tools/bin/rcodesign" macho-universal-create --output "$OUT/bin/universal-apple-darwin/$b" \
+      "$OUT/bin/aarch64-apple-darwin/$b" "$OUT/bin/x86_64-apple-darwin/$b" >&2
+    "$ROOT/target/tools/bin/rcodesign" verify "$OUT/bin/universal-apple-darwin/$b" >/dev/null 2>&1 \
+      || { echo "dist/build.sh: the universal $b's signatures do not verify" >&2; exit 1; }
+  done
+fi
 
 say "npm launchers for ${NPM_PLATFORMS[*]}"
 python3 dist/package.py --launchers-only --platforms "$(IFS=,; echo "${NPM_PLATFORMS[*]}")" --out "$OUT"
@@ -148,7 +165,8 @@ if [[ "${DIST_NO_MCPB:-0}" != 1 ]]; then
   done
 fi
 
-if [[ "${DIST_NO_IMAGE:-0}" != 1 ]]; then
+# The image holds the Linux binaries: none built, no image.
+if [[ "${DIST_NO_IMAGE:-0}" != 1 && " $TARGETS " == *-linux-gnu\ * ]]; then
   # One image per Linux architecture built (FROM scratch + COPY: nothing runs at build time, so
   # no emulation is needed for arm64), tagged mcp-suite:<version>-<arch>, and one OCI image
   # index mcp-suite:<version> over them (what `docker pull` resolves per machine), saved whole.

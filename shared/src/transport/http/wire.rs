@@ -17,9 +17,9 @@ use axum::{
 };
 
 /// Where a check hands a request on: the next check, or the endpoint. Each check is a plain
-/// function that takes its continuation, so that [`McpGate`] runs them all as one layer: axum
-/// clones a route's whole stack of layers for every request, and each `from_fn` layer clones
-/// everything below it once more.
+/// function that takes its continuation, so that the gate (`McpGate`) runs them all as one
+/// layer: axum clones a route's whole stack of layers for every request, and each `from_fn`
+/// layer clones everything below it once more.
 pub trait Onward: FnOnce(Request) -> Self::Answer + Send {
     /// The answer's future.
     type Answer: Future<Output = Response> + Send;
@@ -33,8 +33,9 @@ where
     type Answer = Fut;
 }
 
-/// A response body that holds `G` (a guard: [`InFlightGuard`] here, a session's in-flight count
-/// in `session_gate`) until the body is done, so what it guards lasts while the answer is written.
+/// A response body that holds `G` (a guard: the listener's count of `POST`s in flight, a
+/// session's in `session_gate`) until the body is done, so what it guards lasts while the
+/// answer is written.
 pub struct HoldingBody<G> {
     inner: Body,
     _held: G,
