@@ -31,8 +31,20 @@ cleanup() {
 }
 trap cleanup EXIT
 
-npm install --silent --no-audit --no-fund --prefix "$H/npm" \
-  "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" "@openai/codex@$CODEX_VERSION" >&2
+# Both hosts from the npm registry; a failed download is tried again, and npm says why each time
+# (a --silent install that fails says nothing at all).
+for attempt in 1 2 3; do
+  if npm install --loglevel=error --no-audit --no-fund --prefix "$H/npm" \
+    "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" "@openai/codex@$CODEX_VERSION" >&2; then
+    break
+  fi
+  if [ "$attempt" = 3 ]; then
+    echo "FAIL npm could not install Claude Code $CLAUDE_CODE_VERSION and Codex $CODEX_VERSION" >&2
+    exit 1
+  fi
+  echo "npm install failed (attempt $attempt); trying again" >&2
+  sleep 5
+done
 CLAUDE="$H/npm/node_modules/.bin/claude"
 export HOME="$H/home"
 mkdir -p "$HOME" "$H/project/blog" "$H/project/ws"
@@ -47,14 +59,23 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 
-"$CLAUDE" mcp add text-editor -- "$BIN/mcp-server-text-editor" --root "$H/project" >/dev/null
-"$CLAUDE" mcp add draft-post -- "$BIN/mcp-server-draft-post" --repo "$H/project/blog" >/dev/null
-"$CLAUDE" mcp add ide-bridge -- "$BIN/mcp-server-ide-bridge" --workspace "$H/project/ws" >/dev/null
-"$CLAUDE" mcp add sample-tool -- "$BIN/mcp-server-sample-tool" >/dev/null
-"$CLAUDE" mcp add --transport http sample-http "http://127.0.0.1:$PORT/mcp" --header "Authorization: Bearer s3cret" >/dev/null
-"$CLAUDE" mcp add --transport http no-token "http://127.0.0.1:$PORT/mcp" >/dev/null
+# claude_add NAME ARGS...: `claude mcp add`; what it printed is shown when it fails.
+claude_add() {
+  local out
+  if ! out="$("$CLAUDE" mcp add "$@" 2>&1)"; then
+    echo "FAIL claude mcp add $*:" >&2
+    echo "$out" >&2
+    exit 1
+  fi
+}
+claude_add text-editor -- "$BIN/mcp-server-text-editor" --root "$H/project"
+claude_add draft-post -- "$BIN/mcp-server-draft-post" --repo "$H/project/blog"
+claude_add ide-bridge -- "$BIN/mcp-server-ide-bridge" --workspace "$H/project/ws"
+claude_add sample-tool -- "$BIN/mcp-server-sample-tool"
+claude_add --transport http sample-http "http://127.0.0.1:$PORT/mcp" --header "Authorization: Bearer s3cret"
+claude_add --transport http no-token "http://127.0.0.1:$PORT/mcp"
 
-LIST="$(timeout 120 "$CLAUDE" mcp list 2>&1)"
+LIST="$(timeout 120 "$CLAUDE" mcp list 2>&1)" || echo "claude mcp list: exit $? (a server that is not connected is reported below)" >&2
 echo "$LIST" >&2
 FAILED=0
 for name in text-editor draft-post ide-bridge sample-tool sample-http; do
