@@ -47,7 +47,12 @@ pub fn identity() -> ServerIdentity {
             file:///{path}. What only the IDE knows: get_diagnostics (the language servers' errors \
             and warnings, e.g. after an edit), get_open_editors, get_selection (what the user has \
             selected: \"this code\"), and open_file to show the user a file at a line; read_file \
-            returns a file's unsaved editor text when it has unsaved changes. In a multi-root \
+            returns a file's unsaved editor text when it has unsaved changes, and save_file saves it. \
+            The IDE's language servers: find_definition, find_references and describe_symbol name a \
+            symbol by `path`, `line` and its text (`symbol`), list_symbols gives a file's outline or \
+            searches the workspace's symbols, rename_symbol previews a rename (apply: true makes it). \
+            To let the user approve a change, open_diff shows it in the IDE's diff view and returns \
+            their decision (accepted, with their own edits; rejected; or pending). In a multi-root \
             workspace, files of a folder after the first are `folder-name/path`. If the IDE is not running, calls fail with UNAVAILABLE and the bridge \
             reconnects by itself: retry a little later."
             .to_owned(),
@@ -64,6 +69,14 @@ pub fn registry(bridge: &Bridge) -> Result<ToolRegistry, RegistryError> {
     registry.register(tools::get_open_editors::GetOpenEditors::new(bridge.clone()))?;
     registry.register(tools::get_selection::GetSelection::new(bridge.clone()))?;
     registry.register(tools::open_file::OpenFile::new(bridge.clone()))?;
+    registry.register(tools::save_file::SaveFile::new(bridge.clone()))?;
+    registry.register(tools::find_definition::FindDefinition::new(bridge.clone()))?;
+    registry.register(tools::find_references::FindReferences::new(bridge.clone()))?;
+    registry.register(tools::describe_symbol::DescribeSymbol::new(bridge.clone()))?;
+    registry.register(tools::list_symbols::ListSymbols::new(bridge.clone()))?;
+    registry.register(tools::rename_symbol::RenameSymbol::new(bridge.clone()))?;
+    registry.register(tools::open_diff::OpenDiff::new(bridge.clone()))?;
+    registry.register(tools::close_diffs::CloseDiffs::new(bridge.clone()))?;
     Ok(registry)
 }
 

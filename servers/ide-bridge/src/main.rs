@@ -94,6 +94,7 @@ fn main() -> anyhow::Result<()> {
         token: cli.token.clone().filter(|t| !t.is_empty()),
         discovery_dirs: discovery::bridge_dirs(),
         request_timeout: Duration::from_secs_f64(cli.request_timeout),
+        tool_timeout: Duration::from_secs_f64(cli.transport.tool_timeout),
     };
     let bridge = Bridge::new(config);
     let server = mcp_server_ide_bridge::server(bridge.clone())?;

@@ -46,10 +46,11 @@ impl BridgeError {
             {
                 let tool = if let Op::Ide(tool) = op { tool } else { "this tool" };
                 let fact = wire.message.trim().trim_end_matches('.');
+                let (version, instead) = needs(tool);
                 (
                     ErrorCode::Unavailable,
                     format!(
-                        "The IDE workspace host does not support {tool} ({fact}). It needs the IDE itself: VS Code (or Antigravity, Cursor) with the ide-bridge extension 0.2 or later; the headless ide-bridge-host and older extensions only serve files. Do not retry; use list_files/read_file instead, or ask the user."
+                        "The IDE workspace host does not support {tool} ({fact}). It needs the IDE itself: VS Code (or Antigravity, Cursor) with the ide-bridge extension {version} or later (install or update it from the .vsix of the mcp-suite release: `code --install-extension ide-bridge-<version>.vsix`); the headless ide-bridge-host has no editor. Do not retry; {instead}"
                     ),
                 )
             }
@@ -115,6 +116,21 @@ impl BridgeError {
     pub fn to_output(&self, op: Op<'_>) -> ToolOutput {
         let (code, message) = self.describe(op);
         ToolOutput::error(code, message)
+    }
+}
+
+/// The extension version a tool of the `ide/*` or `lang/*` methods needs, and what to do without it.
+fn needs(tool: &str) -> (&'static str, &'static str) {
+    match tool {
+        "find_definition" | "find_references" | "describe_symbol" | "list_symbols" => {
+            ("0.3", "use read_file and list_files to find the code instead, or ask the user.")
+        }
+        "rename_symbol" => ("0.3", "edit each file with write_file instead, or ask the user."),
+        "open_diff" | "close_diffs" => {
+            ("0.3", "write the change with write_file (the user is notified of every write), or ask the user first.")
+        }
+        "save_file" => ("0.3", "ask the user to save the file."),
+        _ => ("0.2", "use list_files/read_file instead, or ask the user."),
     }
 }
 
@@ -251,7 +267,11 @@ mod tests {
         let (code, m) = BridgeError::Request(RequestError::Host(old_host.clone())).describe(Op::Ide("get_diagnostics"));
         assert_eq!(code, ErrorCode::Unavailable);
         assert!(m.starts_with("The IDE workspace host does not support get_diagnostics (method"), "{m}");
-        assert!(m.contains("Do not retry"), "{m}");
+        assert!(m.contains("Do not retry") && m.contains("extension 0.2 or later"), "{m}");
+        let headless = WireError::rpc(-32601, "ide-bridge-host is headless: no language server runs in it");
+        let (code, m) = BridgeError::Request(RequestError::Host(headless)).describe(Op::Ide("find_references"));
+        assert_eq!(code, ErrorCode::Unavailable);
+        assert!(m.contains("extension 0.3 or later") && m.contains("--install-extension"), "{m}");
         // A file operation's -32601 stays what it was.
         assert_eq!(BridgeError::Request(RequestError::Host(old_host)).describe(Op::List).0, ErrorCode::InternalError);
         let (code, m) =

@@ -73,6 +73,9 @@ pub struct BridgeConfig {
     pub discovery_dirs: Vec<PathBuf>,
     /// How long one request may wait for the host's answer.
     pub request_timeout: Duration,
+    /// How long a tool call may take in all (`--tool-timeout`): a request that waits for the
+    /// user or a language server is kept within it.
+    pub tool_timeout: Duration,
 }
 
 /// Why no connection could be made.
@@ -258,6 +261,12 @@ impl Bridge {
         crate::paths::folder_names(&self.workspace_folders(), &reported)
     }
 
+    /// Connects if there is no link (so that the host's workspace folders are known); a failure
+    /// is left to the request that follows, which reports it.
+    pub async fn ready(&self) {
+        let _ = self.link().await;
+    }
+
     /// The link, connecting first if there is none.
     async fn link(&self) -> Result<Arc<Link>, ConnectError> {
         let mut rx = self.inner.state.subscribe();
@@ -299,6 +308,30 @@ impl Bridge {
         let params = serde_json::to_value(params).map_err(|e| BridgeError::Protocol(format!("{method}: {e}")))?;
         let value = self.call(method, params).await?;
         serde_json::from_value(value).map_err(|e| BridgeError::Protocol(format!("{method}: {e}")))
+    }
+
+    /// [`Bridge::request`] for a method that waits up to `wait` on the host's side (for the user,
+    /// or a language server): the answer is awaited that much longer. Never replayed.
+    pub async fn request_waiting<P: serde::Serialize, T: serde::de::DeserializeOwned>(
+        &self,
+        method: &str,
+        params: &P,
+        wait: Duration,
+    ) -> Result<T, BridgeError> {
+        let params = serde_json::to_value(params).map_err(|e| BridgeError::Protocol(format!("{method}: {e}")))?;
+        let link = self.link().await.map_err(BridgeError::Connect)?;
+        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let value = link
+            .request(id, method, params, self.inner.config.request_timeout + wait)
+            .await
+            .map_err(BridgeError::Request)?;
+        serde_json::from_value(value).map_err(|e| BridgeError::Protocol(format!("{method}: {e}")))
+    }
+
+    /// The longest a host-side wait may be so that the call still ends within `--tool-timeout`
+    /// (5 s are kept for the answer to travel).
+    pub fn max_wait(&self) -> Duration {
+        self.inner.config.tool_timeout.saturating_sub(Duration::from_secs(5))
     }
 
     /// Sends `method` with `params` to the host and returns its result.

@@ -286,6 +286,22 @@ async fn dispatch(
         METHOD_OPEN_FILE => {
             Err(WireError::rpc(METHOD_NOT_FOUND, "ide-bridge-host is headless: it has no window to show a file in"))
         }
+        protocol::METHOD_DEFINITION
+        | protocol::METHOD_REFERENCES
+        | protocol::METHOD_HOVER
+        | protocol::METHOD_SYMBOLS
+        | protocol::METHOD_RENAME => Err(WireError::rpc(
+            METHOD_NOT_FOUND,
+            "ide-bridge-host is headless: no language server runs in it, so it cannot look up or rename symbols",
+        )),
+        protocol::METHOD_OPEN_DIFF | protocol::METHOD_CLOSE_DIFFS => Err(WireError::rpc(
+            METHOD_NOT_FOUND,
+            "ide-bridge-host is headless: it has no window to show a diff in, and no user to accept it",
+        )),
+        protocol::METHOD_SAVE_FILE => Err(WireError::rpc(
+            METHOD_NOT_FOUND,
+            "ide-bridge-host is headless: it has no editor buffers, so every file is already saved",
+        )),
         other => Err(WireError::rpc(
             METHOD_NOT_FOUND,
             format!(

@@ -7,13 +7,17 @@
 //! - this file: the methods, the JSON-RPC codes, the params and results, the error object;
 //! - [`limits`]: the defaults and limits (port, sizes, requests in flight);
 //! - [`read_response`]: the hand-escaped `fs/read` response (the hot path of a read);
-//! - [`ide`]: the IDE's live state (version 2): diagnostics, open editors, selection, open file.
+//! - [`ide`]: the IDE's live state (version 2): diagnostics, open editors, selection, open file;
+//! - [`lang`]: the language servers and the user's approval (version 3): definition, references,
+//!   hover, symbols, rename, diffs, saving.
 
 mod ide;
+mod lang;
 mod limits;
 mod read_response;
 
 pub use ide::*;
+pub use lang::*;
 pub use limits::*;
 pub use read_response::read_response;
 
@@ -22,8 +26,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 /// The protocol version a host reports in `host/info`: 2 adds the `ide/*` methods, the unsaved
-/// buffer in `fs/read` and `folder-name/…` paths in multi-root workspaces.
-pub const PROTOCOL_VERSION: u32 = 2;
+/// buffer in `fs/read` and `folder-name/…` paths in multi-root workspaces; 3 adds the `lang/*`
+/// methods, `ide/openDiff`, `ide/closeDiffs` and `ide/saveFile`.
+pub const PROTOCOL_VERSION: u32 = 3;
 
 /// `host/info`: who the host is and its limits.
 pub const METHOD_INFO: &str = "host/info";

@@ -97,7 +97,7 @@ impl Tool for GetDiagnostics {
 
     async fn run(&self, params: GetDiagnosticsParams, _ctx: ToolContext) -> ToolOutput {
         let wire = DiagnosticsParams {
-            path: params.path.as_deref().map(|p| super::host_path(&self.bridge, p)),
+            path: super::host_path_opt(&self.bridge, params.path.as_deref()).await,
             include_info: params.include_info,
             wait_ms: params.wait_ms,
         };

@@ -86,7 +86,7 @@ impl Tool for ListFiles {
     async fn run(&self, params: ListFilesParams, _ctx: ToolContext) -> ToolOutput {
         let wire = ListParams {
             recursive: params.recursive,
-            path: params.path.as_deref().map(|path| super::host_path(&self.bridge, path)),
+            path: super::host_path_opt(&self.bridge, params.path.as_deref()).await,
         };
         let listed: ListResult = match super::call(&self.bridge, METHOD_LIST, &wire, Op::List).await {
             Ok(listed) => listed,

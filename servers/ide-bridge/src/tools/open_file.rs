@@ -101,7 +101,7 @@ impl Tool for OpenFile {
 
     async fn run(&self, params: OpenFileToolParams, _ctx: ToolContext) -> ToolOutput {
         let wire = OpenFileParams {
-            path: super::host_path(&self.bridge, &params.path),
+            path: super::host_path(&self.bridge, &params.path).await,
             line: params.line,
             end_line: params.end_line,
             preview: params.preview,

@@ -62,7 +62,7 @@ impl Tool for ReadFile {
     }
 
     async fn run(&self, params: ReadFileParams, _ctx: ToolContext) -> ToolOutput {
-        let wire = ReadParams { path: super::host_path(&self.bridge, &params.path) };
+        let wire = ReadParams { path: super::host_path(&self.bridge, &params.path).await };
         match super::call::<_, ReadResult>(&self.bridge, METHOD_READ, &wire, Op::Read(&params.path)).await {
             Ok(read) if read.unsaved => {
                 let note = format!(

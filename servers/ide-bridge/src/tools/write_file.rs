@@ -112,7 +112,7 @@ impl Tool for WriteFile {
     }
 
     async fn run(&self, params: WriteFileParams, _ctx: ToolContext) -> ToolOutput {
-        let wire = WriteParams { path: super::host_path(&self.bridge, &params.path), content: params.content };
+        let wire = WriteParams { path: super::host_path(&self.bridge, &params.path).await, content: params.content };
         let written: WriteResult = match super::call(&self.bridge, METHOD_WRITE, &wire, Op::Write(&params.path)).await {
             Ok(written) => written,
             Err(error) => return error,

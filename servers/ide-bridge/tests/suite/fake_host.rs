@@ -29,6 +29,9 @@ pub(super) enum Mode {
     Ide,
     /// A version 1 host: `ide/*` are unknown methods (-32601).
     V1,
+    /// An IDE speaking protocol version 3: canned `lang/*`, `ide/openDiff`, `ide/closeDiffs` and
+    /// `ide/saveFile` answers (see `lang_answer`) that depend on the params they got.
+    Lang,
 }
 
 pub(super) struct FakeHost {
@@ -114,6 +117,25 @@ async fn serve(stream: tokio::net::TcpStream, mode: Mode, tx: Sender<Value>) {
                 ws.send(reply(json!({"path": path, "echo": request["params"]}))).await.unwrap();
                 let changed = json!({"jsonrpc": "2.0", "method": "ide/selectionChanged", "params": {}});
                 ws.send(Message::Text(changed.to_string().into())).await.unwrap();
+            }
+            ("host/info", Mode::Lang) => {
+                let info = json!({"protocolVersion": 3, "name": "fake-ide", "version": "0.3.0", "workspaceFolders": ["/w/app"], "readOnly": false, "maxFileSize": 100000, "maxMessageSize": 1000000});
+                ws.send(reply(info)).await.unwrap();
+            }
+            (method, Mode::Lang) => {
+                let answer = super::lang::lang_answer(method, &request["params"]);
+                let message = match answer {
+                    Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+                    Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
+                };
+                ws.send(Message::Text(message.to_string().into())).await.unwrap();
+            }
+            (method, Mode::Ide)
+                if method.starts_with("lang/")
+                    || ["ide/openDiff", "ide/closeDiffs", "ide/saveFile"].contains(&method) =>
+            {
+                let error = json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": format!("method `{method}` not found")}});
+                ws.send(Message::Text(error.to_string().into())).await.unwrap();
             }
             (method, Mode::V1) if method.starts_with("ide/") => {
                 let error = json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": format!("method `{method}` not found; this host knows host/info, fs/list, fs/read, fs/write")}});

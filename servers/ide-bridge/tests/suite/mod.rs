@@ -35,6 +35,7 @@ mod discovery;
 mod fake_host;
 mod files;
 mod ide_state;
+mod lang;
 mod limits;
 mod protocol;
 mod reconnect;

@@ -23,7 +23,23 @@ fn initialize_and_tools_list_work_with_no_host_at_all() {
     let names: Vec<_> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(
         names,
-        ["list_files", "read_file", "write_file", "get_diagnostics", "get_open_editors", "get_selection", "open_file"]
+        [
+            "list_files",
+            "read_file",
+            "write_file",
+            "get_diagnostics",
+            "get_open_editors",
+            "get_selection",
+            "open_file",
+            "save_file",
+            "find_definition",
+            "find_references",
+            "describe_symbol",
+            "list_symbols",
+            "rename_symbol",
+            "open_diff",
+            "close_diffs"
+        ]
     );
     assert_eq!(init["capabilities"]["resources"]["subscribe"], true);
 }

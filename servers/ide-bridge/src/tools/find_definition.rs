@@ -1,0 +1,81 @@
+//! `find_definition {path, line, symbol, column?, wait_ms?}`: where a symbol is defined, from the
+//! IDE's language server.
+
+use std::borrow::Cow;
+
+use mcp_shared::{
+    Tool, ToolContext, ToolOutput,
+    reexports::rmcp::model::{JsonObject, ToolAnnotations},
+};
+
+use super::lang::{self, LocationsOutput, SymbolParams};
+use crate::{
+    bridge::Bridge,
+    protocol::{LocationsResult, METHOD_DEFINITION},
+};
+
+/// The tool's name.
+pub const NAME: &str = "find_definition";
+
+/// `find_definition`.
+#[derive(Debug, Clone)]
+pub struct FindDefinition {
+    bridge: Bridge,
+}
+
+impl FindDefinition {
+    /// The tool over `bridge`.
+    pub fn new(bridge: Bridge) -> Self {
+        FindDefinition { bridge }
+    }
+}
+
+impl Tool for FindDefinition {
+    type Params = SymbolParams;
+
+    fn name(&self) -> Cow<'static, str> {
+        NAME.into()
+    }
+
+    fn title(&self) -> Cow<'static, str> {
+        "Find definition".into()
+    }
+
+    fn description(&self) -> Cow<'static, str> {
+        "Go to definition, through the language server of the user's IDE (TypeScript, rust-analyzer, \
+         Pylance, …): where the symbol written on `line` of `path` is defined. Name the symbol by its \
+         text (`symbol: \"parseConfig\"`); the tool finds the column (`column` only picks among several \
+         occurrences on the line). Returns {symbol, resolved, locations: [{path, line, column, endLine, \
+         endColumn, text}]} with lines from 1; a definition outside the workspace (a library's .d.ts) \
+         is named as `external`, without its content. Needs the VS Code extension."
+            .into()
+    }
+
+    fn annotations(&self) -> ToolAnnotations {
+        ToolAnnotations::with_title("Find a symbol's definition")
+            .read_only(true)
+            .destructive(false)
+            .idempotent(true)
+            .open_world(false)
+    }
+
+    fn output_schema(&self) -> Option<std::sync::Arc<JsonObject>> {
+        Some(mcp_shared::schema::output::<LocationsOutput>())
+    }
+
+    async fn run(&self, params: SymbolParams, _ctx: ToolContext) -> ToolOutput {
+        let wire = params.to_wire(&self.bridge).await;
+        let wait = wire.wait_ms.unwrap_or_default();
+        match lang::ask::<_, LocationsResult>(&self.bridge, METHOD_DEFINITION, &wire, wait, NAME).await {
+            Ok(result) => lang::locations_answer(
+                "definition",
+                &params.path,
+                &params.symbol,
+                params.column.is_some(),
+                result,
+                wait,
+            ),
+            Err(error) => error,
+        }
+    }
+}

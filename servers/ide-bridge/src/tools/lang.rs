@@ -1,0 +1,227 @@
+//! What the language-server tools share: a symbol named by its text on a line (models get
+//! columns wrong, so the host finds the column), the wait for a language server that is still
+//! starting, and how locations read.
+
+use std::time::Duration;
+
+use mcp_shared::{ErrorCode, ToolOutput};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::{
+    bridge::{Bridge, error::Op},
+    protocol::{
+        DEFAULT_LANG_WAIT_MS, Location, LocationsResult, MAX_LANG_WAIT_MS, MAX_SYMBOL_CHARS, Resolved, SymbolAt,
+    },
+};
+
+/// The structured result of `find_definition` and `find_references`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct LocationsOutput {
+    /// The symbol looked up.
+    pub symbol: String,
+    /// Where it was found on the line (and the document's language).
+    pub resolved: Resolved,
+    /// The locations: `{path, line, column, endLine, endColumn, text}` in the workspace, or
+    /// `{external, line, …}` for a file outside it (a library's declarations; not readable).
+    pub locations: Vec<Location>,
+    /// How many more there were beyond the first 500.
+    pub truncated: u64,
+}
+
+/// The answer of `find_definition` (`what` = "definition") or `find_references`.
+pub fn locations_answer(
+    what: &str,
+    path: &str,
+    symbol: &str,
+    column_given: bool,
+    result: LocationsResult,
+    wait_ms: u64,
+) -> ToolOutput {
+    if result.loading {
+        return still_loading(Some(&result.resolved), None, &format!("`{symbol}` in {path}"), wait_ms);
+    }
+    let at = resolved_note(path, symbol, &result.resolved, column_given);
+    let mut text = match (what, result.locations.len()) {
+        ("definition", 0) => format!(
+            "No definition found for {at}: the language server knows of none (a keyword, a literal, or a name it cannot resolve)."
+        ),
+        ("definition", _) => format!("The definition of {at}:"),
+        (_, 0) => format!("No references to {at}."),
+        (_, n) => format!("{n}{} reference(s) to {at}:", if result.truncated > 0 { "+" } else { "" }),
+    };
+    for location in &result.locations {
+        text.push('\n');
+        text.push_str(&location_line(location));
+    }
+    if result.truncated > 0 {
+        text.push_str(&format!("\n… and {} more, not listed.", result.truncated));
+    }
+    let output = LocationsOutput {
+        symbol: symbol.to_owned(),
+        resolved: result.resolved,
+        locations: result.locations,
+        truncated: result.truncated,
+    };
+    ToolOutput::text_and_json(text, json!(output))
+}
+
+/// A symbol at a position: the input of `find_definition` and `describe_symbol`.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct SymbolParams {
+    /// The file, relative to the workspace root (`folder-name/path` in a multi-root workspace).
+    #[garde(length(min = 1))]
+    pub path: String,
+    /// The line the symbol is on, from 1.
+    #[garde(range(min = 1))]
+    pub line: u32,
+    /// The symbol exactly as written on that line (e.g. `parseConfig`; for `cfg.port`, `port`).
+    /// The tool finds its column.
+    #[garde(custom(symbol_text))]
+    pub symbol: String,
+    /// Only when the symbol occurs more than once on the line: a column (from 1) within, or
+    /// before, the occurrence wanted. Default: the first occurrence.
+    #[garde(inner(range(min = 1)))]
+    #[serde(default)]
+    pub column: Option<u32>,
+    /// How long to wait for a language server that is still starting, in milliseconds (default
+    /// 10000, at most 20000).
+    #[garde(inner(range(max = MAX_LANG_WAIT_MS)))]
+    #[serde(default)]
+    pub wait_ms: Option<u64>,
+}
+
+impl SymbolParams {
+    /// The wire params, the path made the host's.
+    pub async fn to_wire(&self, bridge: &Bridge) -> SymbolAt {
+        SymbolAt {
+            path: super::host_path(bridge, &self.path).await,
+            line: self.line,
+            symbol: self.symbol.clone(),
+            column: self.column,
+            wait_ms: Some(wait_ms(bridge, self.wait_ms)),
+        }
+    }
+}
+
+/// A `symbol` (or `new_name`): one line of text without surrounding spaces, at most 256
+/// characters.
+pub fn symbol_text(value: &str, _: &()) -> garde::Result {
+    if value.is_empty() {
+        return Err(garde::Error::new("must not be empty"));
+    }
+    if value.chars().count() > MAX_SYMBOL_CHARS {
+        return Err(garde::Error::new(format!("must be at most {MAX_SYMBOL_CHARS} characters")));
+    }
+    if value.contains(['\n', '\r']) {
+        return Err(garde::Error::new("must be one line (the text of the symbol, not a snippet)"));
+    }
+    if value.trim() != value {
+        return Err(garde::Error::new("must not start or end with spaces"));
+    }
+    Ok(())
+}
+
+/// The host-side wait for a language server: `asked` (or the default), kept within the tool
+/// timeout.
+pub fn wait_ms(bridge: &Bridge, asked: Option<u64>) -> u64 {
+    let limit = u64::try_from(bridge.max_wait().as_millis()).unwrap_or(u64::MAX);
+    asked.unwrap_or(DEFAULT_LANG_WAIT_MS).min(MAX_LANG_WAIT_MS).min(limit)
+}
+
+/// Calls a `lang/*` method whose host waits up to `wait_ms` for the language server.
+pub async fn ask<P: serde::Serialize, T: serde::de::DeserializeOwned>(
+    bridge: &Bridge,
+    method: &str,
+    params: &P,
+    wait_ms: u64,
+    tool: &'static str,
+) -> Result<T, ToolOutput> {
+    bridge.request_waiting(method, params, Duration::from_millis(wait_ms)).await.map_err(|e| e.to_output(Op::Ide(tool)))
+}
+
+/// Who answers for a language id, as a user would name it.
+pub fn server_name(language: Option<&str>) -> String {
+    match language {
+        Some("typescript" | "typescriptreact" | "javascript" | "javascriptreact") => "TypeScript".into(),
+        Some("rust") => "rust-analyzer".into(),
+        Some("python") => "The Python language server".into(),
+        Some("go") => "gopls".into(),
+        Some(other) => format!("The {other} language server"),
+        None => "The language server".into(),
+    }
+}
+
+/// The answer when the language server was still starting: said plainly, never an empty result.
+pub fn still_loading(resolved: Option<&Resolved>, language: Option<&str>, what: &str, wait_ms: u64) -> ToolOutput {
+    let language = language.or(resolved.and_then(|r| r.language.as_deref()));
+    ToolOutput::error(
+        ErrorCode::Unavailable,
+        format!(
+            "{} is still loading the project: it had no answer for {what} within {:.1} s. Retry in a few seconds (a longer wait_ms, up to 20000, waits more).",
+            server_name(language),
+            wait_ms as f64 / 1000.0
+        ),
+    )
+}
+
+/// `path:line: text`, or `external file (name), line N` for a file outside the workspace.
+pub fn location_line(location: &Location) -> String {
+    match (&location.path, &location.external) {
+        (Some(path), _) => match &location.text {
+            Some(text) => format!("{path}:{}:{}: {}", location.line, location.column, text.trim()),
+            None => format!("{path}:{}:{}", location.line, location.column),
+        },
+        (None, Some(name)) => format!("{name}:{} (outside the workspace: not readable here)", location.line),
+        (None, None) => format!("?:{}", location.line),
+    }
+}
+
+/// Where the symbol was found, and a note when the line had it more than once.
+pub fn resolved_note(path: &str, symbol: &str, resolved: &Resolved, column_given: bool) -> String {
+    let mut note = format!("`{symbol}` at {path}:{}:{}", resolved.line, resolved.column);
+    if resolved.occurrences > 1 && !column_given {
+        note.push_str(&format!(
+            " (it occurs {} times on that line; the first was used: pass `column` to pick another)",
+            resolved.occurrences
+        ));
+    }
+    note
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn symbols_are_one_trimmed_line() {
+        assert!(symbol_text("answer", &()).is_ok());
+        assert!(symbol_text("operator+", &()).is_ok());
+        assert!(symbol_text("", &()).is_err());
+        assert!(symbol_text(" answer", &()).is_err());
+        assert!(symbol_text("a\nb", &()).is_err());
+        assert!(symbol_text(&"x".repeat(MAX_SYMBOL_CHARS + 1), &()).is_err());
+    }
+
+    #[test]
+    fn locations_read_as_path_line_and_text() {
+        let inside = Location {
+            path: Some("src/a.ts".into()),
+            external: None,
+            line: 3,
+            column: 14,
+            end_line: 3,
+            end_column: 20,
+            text: Some("  export const answer = 42;".into()),
+        };
+        assert_eq!(location_line(&inside), "src/a.ts:3:14: export const answer = 42;");
+        let outside = Location { path: None, external: Some("lib.es5.d.ts".into()), text: None, ..inside };
+        assert_eq!(location_line(&outside), "lib.es5.d.ts:3 (outside the workspace: not readable here)");
+        assert_eq!(server_name(Some("typescriptreact")), "TypeScript");
+        let loading = still_loading(None, Some("rust"), "`x`", 10_000);
+        let message = &loading.error_item().unwrap().message;
+        assert!(message.starts_with("rust-analyzer is still loading the project") && message.contains("10.0 s"));
+    }
+}

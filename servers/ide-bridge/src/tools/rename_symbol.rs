@@ -1,0 +1,211 @@
+//! `rename_symbol {path, line, symbol, new_name, column?, apply?, wait_ms?}`: rename a symbol
+//! everywhere, through the IDE's language server: previewed as diffs, or applied as one edit.
+
+use std::borrow::Cow;
+
+use mcp_shared::{
+    Tool, ToolContext, ToolOutput,
+    reexports::rmcp::model::{JsonObject, ToolAnnotations},
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use super::lang::{self, symbol_text};
+use crate::{
+    bridge::Bridge,
+    protocol::{MAX_LANG_WAIT_MS, METHOD_RENAME, RenameParams, RenameResult, Resolved, SymbolAt},
+};
+
+/// The tool's name.
+pub const NAME: &str = "rename_symbol";
+
+/// The largest diff shown per file.
+pub const MAX_FILE_DIFF_BYTES: usize = 8 * 1024;
+
+/// The input of `rename_symbol`.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct RenameSymbolParams {
+    /// The file, relative to the workspace root (`folder-name/path` in a multi-root workspace).
+    #[garde(length(min = 1))]
+    pub path: String,
+    /// The line the symbol is on, from 1.
+    #[garde(range(min = 1))]
+    pub line: u32,
+    /// The symbol exactly as written on that line (e.g. `parseConfig`). The tool finds its column.
+    #[garde(custom(symbol_text))]
+    pub symbol: String,
+    /// The new name.
+    #[garde(custom(symbol_text))]
+    pub new_name: String,
+    /// Only when the symbol occurs more than once on the line: a column (from 1) within, or
+    /// before, the occurrence wanted. Default: the first occurrence.
+    #[garde(inner(range(min = 1)))]
+    #[serde(default)]
+    pub column: Option<u32>,
+    /// `true`: make the change (one edit in the IDE, undone with one undo; the files saved).
+    /// Default `false`: only show what would change, changing nothing.
+    #[garde(skip)]
+    #[serde(default)]
+    pub apply: bool,
+    /// How long to wait for a language server that is still starting, in milliseconds (default
+    /// 10000, at most 20000).
+    #[garde(inner(range(max = MAX_LANG_WAIT_MS)))]
+    #[serde(default)]
+    pub wait_ms: Option<u64>,
+}
+
+/// One file of the rename.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct RenamedFile {
+    /// The file.
+    pub path: String,
+    /// How many places in it change.
+    pub edits: u32,
+    /// The unified diff (at most 8 KiB; absent when the file is over the host's size limit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
+}
+
+/// The structured result of `rename_symbol`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct RenameSymbolOutput {
+    /// The symbol renamed.
+    pub symbol: String,
+    /// Its new name.
+    pub new_name: String,
+    /// Where it was found on the line.
+    pub resolved: Resolved,
+    /// The change was made and the files saved (false: a preview, nothing changed).
+    pub applied: bool,
+    /// The files, with their number of edits and diff.
+    pub files: Vec<RenamedFile>,
+    /// The edits in all files.
+    pub total_edits: u32,
+}
+
+/// `rename_symbol`.
+#[derive(Debug, Clone)]
+pub struct RenameSymbol {
+    bridge: Bridge,
+}
+
+impl RenameSymbol {
+    /// The tool over `bridge`.
+    pub fn new(bridge: Bridge) -> Self {
+        RenameSymbol { bridge }
+    }
+}
+
+impl Tool for RenameSymbol {
+    type Params = RenameSymbolParams;
+
+    fn name(&self) -> Cow<'static, str> {
+        NAME.into()
+    }
+
+    fn title(&self) -> Cow<'static, str> {
+        "Rename symbol".into()
+    }
+
+    fn description(&self) -> Cow<'static, str> {
+        "Rename a symbol everywhere it is used, through the language server of the user's IDE (a real \
+         rename: imports, other files and same-named strangers handled by the language). Name it by its \
+         text on `line` of `path` (`symbol: \"parseConfig\"`, `new_name: \"loadConfig\"`). Without \
+         `apply`: a preview, the unified diff of each file, nothing changed. With `apply: true`: one \
+         edit in the IDE (one undo reverts it), the touched files saved. Returns {symbol, new_name, \
+         applied, files: [{path, edits, diff}], total_edits}. A rename that would change files outside \
+         the workspace is refused. Needs the VS Code extension."
+            .into()
+    }
+
+    fn annotations(&self) -> ToolAnnotations {
+        ToolAnnotations::with_title("Rename a symbol across the workspace")
+            .read_only(false)
+            .destructive(false)
+            .idempotent(false)
+            .open_world(false)
+    }
+
+    fn output_schema(&self) -> Option<std::sync::Arc<JsonObject>> {
+        Some(mcp_shared::schema::output::<RenameSymbolOutput>())
+    }
+
+    async fn run(&self, params: RenameSymbolParams, _ctx: ToolContext) -> ToolOutput {
+        let wait = lang::wait_ms(&self.bridge, params.wait_ms);
+        let wire = RenameParams {
+            at: SymbolAt {
+                path: super::host_path(&self.bridge, &params.path).await,
+                line: params.line,
+                symbol: params.symbol.clone(),
+                column: params.column,
+                wait_ms: Some(wait),
+            },
+            new_name: params.new_name.clone(),
+            apply: params.apply,
+        };
+        let result: RenameResult = match lang::ask(&self.bridge, METHOD_RENAME, &wire, wait, NAME).await {
+            Ok(result) => result,
+            Err(error) => return error,
+        };
+        if result.loading {
+            let what = format!("`{}` in {}", params.symbol, params.path);
+            return lang::still_loading(Some(&result.resolved), None, &what, wait);
+        }
+        let files: Vec<RenamedFile> = result
+            .files
+            .into_iter()
+            .map(|file| {
+                let diff = match (&file.before, &file.after) {
+                    (Some(before), Some(after)) => {
+                        let name = file.path.as_str();
+                        let diff = mcp_shared::diff::unified(
+                            before,
+                            after,
+                            &format!("a/{name}"),
+                            &format!("b/{name}"),
+                            MAX_FILE_DIFF_BYTES,
+                        );
+                        Some(diff.text)
+                    }
+                    _ => None,
+                };
+                RenamedFile { path: file.path, edits: file.edits, diff }
+            })
+            .collect();
+        let total_edits = files.iter().map(|f| f.edits).sum::<u32>();
+        let at = lang::resolved_note(&params.path, &params.symbol, &result.resolved, params.column.is_some());
+        let mut text = match (files.is_empty(), result.applied) {
+            (true, _) => format!("Nothing to rename: the language server found no place to change for {at}."),
+            (false, true) => format!(
+                "Renamed {at} to `{}`: {total_edits} edit(s) in {} file(s), saved (one undo in the IDE reverts it):",
+                params.new_name,
+                files.len()
+            ),
+            (false, false) => format!(
+                "Renaming {at} to `{}` would make {total_edits} edit(s) in {} file(s); nothing was changed. Call again with apply: true to make it.",
+                params.new_name,
+                files.len()
+            ),
+        };
+        for file in &files {
+            text.push_str(&format!("\n{} ({} edit(s))", file.path, file.edits));
+        }
+        if !result.applied {
+            for diff in files.iter().filter_map(|f| f.diff.as_deref()) {
+                text.push('\n');
+                text.push_str(diff);
+            }
+        }
+        let output = RenameSymbolOutput {
+            symbol: params.symbol,
+            new_name: params.new_name,
+            resolved: result.resolved,
+            applied: result.applied,
+            files,
+            total_edits,
+        };
+        ToolOutput::text_and_json(text, json!(output))
+    }
+}
