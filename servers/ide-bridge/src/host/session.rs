@@ -305,7 +305,15 @@ async fn dispatch(
         other => Err(WireError::rpc(
             METHOD_NOT_FOUND,
             format!(
-                "method `{other}` not found; this host knows {METHOD_INFO}, {METHOD_LIST}, {METHOD_READ}, {METHOD_WRITE}, {METHOD_DIAGNOSTICS}, {METHOD_OPEN_EDITORS}, {METHOD_SELECTION}, {METHOD_OPEN_FILE}"
+                "method `{other}` not found; this host knows {METHOD_INFO}, {METHOD_LIST}, {METHOD_READ}, {METHOD_WRITE}, {METHOD_DIAGNOSTICS}, {METHOD_OPEN_EDITORS}, {METHOD_SELECTION}, {METHOD_OPEN_FILE}, {}, {}, {}, {}, {}, {}, {}, {}",
+                protocol::METHOD_DEFINITION,
+                protocol::METHOD_REFERENCES,
+                protocol::METHOD_HOVER,
+                protocol::METHOD_SYMBOLS,
+                protocol::METHOD_RENAME,
+                protocol::METHOD_OPEN_DIFF,
+                protocol::METHOD_CLOSE_DIFFS,
+                protocol::METHOD_SAVE_FILE
             ),
         )),
     }

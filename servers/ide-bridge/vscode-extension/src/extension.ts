@@ -28,6 +28,7 @@ import {
   tokenProblem,
 } from './core';
 import { VscodeIde } from './vscode/vscodeIde';
+import { ProposalViews, VscodeLang } from './vscode/vscodeLang';
 import { VscodeWorkspace } from './vscode/vscodeWorkspace';
 
 const SECTION = 'antigravity.mcp';
@@ -82,6 +83,8 @@ class Controller implements vscode.Disposable {
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly output: vscode.LogOutputChannel,
+    /** The diff views of proposed changes (`ide/openDiff`), for the extension's lifetime. */
+    private readonly views: ProposalViews,
   ) {}
 
   /** Runs `op` after the previous start/stop finished. */
@@ -176,6 +179,7 @@ class Controller implements vscode.Disposable {
       return abs;
     };
     const ide = new VscodeIde(toUri, toCanonical);
+    const lang = new VscodeLang(toUri, toCanonical, this.views);
     const workspace = new VscodeWorkspace(vscode.workspace.fs, toUri);
     const notifier = new EditorNotifier(this.output, (rel) => vscode.Uri.joinPath(toUri(folders[0]), ...rel.split('/')));
     const extension = this.context.extension;
@@ -184,6 +188,8 @@ class Controller implements vscode.Disposable {
       folders,
       folderNames: names,
       ide,
+      lang,
+      review: lang,
       notifier,
       token,
       readOnly: settings.readOnly,
@@ -406,11 +412,13 @@ let controller: Controller | undefined;
 /** Called by the editor once it has started (`onStartupFinished`). */
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const output = vscode.window.createOutputChannel('IDE Bridge (MCP)', { log: true });
-  const ctl = new Controller(context, output);
+  const views = new ProposalViews();
+  const ctl = new Controller(context, output, views);
   controller = ctl;
   context.subscriptions.push(
     output,
     ctl,
+    views,
     vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, proposals),
     vscode.commands.registerCommand('antigravity.mcp.showToken', async () => {
       const running = ctl.state;

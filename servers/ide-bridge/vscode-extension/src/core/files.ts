@@ -180,8 +180,70 @@ export class Files {
     return { content };
   }
 
-  /** `fs/write`: atomic, parents created, the user notified (and asked first with `confirmWrites`). */
-  async write(params: WriteParams, cancellation: Cancellation): Promise<WriteResult> {
+  /**
+   * Asks the user about edits the host is about to make (only with `confirmWrites`): each file's
+   * new text in turn; refused as a whole (`ACCESS_DENIED`) when the user declines one.
+   */
+  async confirmEdits(edits: { path: string; content: string | undefined }[]): Promise<void> {
+    if (!this.settings.confirmWrites) {
+      return;
+    }
+    for (const edit of edits) {
+      const content = edit.content ?? '';
+      const notice = { path: edit.path, bytes: Buffer.byteLength(content, 'utf8'), created: false, content };
+      let allowed = false;
+      try {
+        allowed = await this.notifier.confirmWrite(notice);
+      } catch (error) {
+        if (error instanceof NoUserError) {
+          throw WireError.of(
+            'UNAVAILABLE',
+            `the change to \`${edit.path}\` needs the IDE's user to allow it, and no editor window is connected to ask (${error.message}); nothing was changed`,
+          );
+        }
+        this.notifier.log('warn', `asking the user about a change of ${edit.path} failed: ${String(error)}`);
+      }
+      if (!allowed) {
+        throw WireError.of('ACCESS_DENIED', `the IDE's user declined the change to \`${edit.path}\` after reviewing it; nothing was changed`);
+      }
+    }
+  }
+
+  /** Tells the user (and the log) that the host changed `paths` by other means than `fs/write`. */
+  announce(paths: string[], what: string): void {
+    this.notifier.log('info', `${what}: ${paths.join(', ')}`);
+    for (const path of paths) {
+      this.notifier.didWrite({ path, bytes: 0, created: false, content: '' });
+    }
+  }
+
+  /**
+   * Where `fs/write` (or an accepted diff) would write `shown`: confined, not the root, not in
+   * `.git`, not a directory or a special file. Nothing is written.
+   */
+  async writeTarget(shown: string): Promise<Resolved> {
+    const target = await this.resolve(shown, 'write');
+    if (target.lexical.length === 0) {
+      throw WireError.of('INVALID_ARGS', `\`${shown}\` is the workspace root, not a file`);
+    }
+    const inGit = (parts: string[]) => parts.some((part) => part.toLowerCase() === '.git');
+    if (inGit(target.lexical) || inGit(target.canon)) {
+      throw WireError.of('ACCESS_DENIED', `\`${shown}\` is inside a .git directory, which the host never writes`);
+    }
+    if (target.stat?.type === 'directory') {
+      throw WireError.of('INVALID_ARGS', `\`${shown}\` is a directory, not a file`);
+    }
+    if (target.stat !== undefined && target.stat.type !== 'file') {
+      throw WireError.of('INVALID_ARGS', `invalid path \`${shown}\`: not a regular file (a device, socket or FIFO)`);
+    }
+    return target;
+  }
+
+  /**
+   * `fs/write`: atomic, parents created, the user notified (and asked first with `confirmWrites`,
+   * unless `approved`: the user already accepted this very text, in a diff).
+   */
+  async write(params: WriteParams, cancellation: Cancellation, approved = false): Promise<WriteResult> {
     const shown = params.path;
     if (this.settings.readOnly) {
       throw WireError.of('READ_ONLY', `the workspace is read-only; \`${shown}\` was not written`);
@@ -201,24 +263,11 @@ export class Files {
         `the content for \`${shown}\` is not valid Unicode (it contains an unpaired surrogate); nothing was written`,
       );
     }
-    const target = await this.resolve(shown, 'write');
-    if (target.lexical.length === 0) {
-      throw WireError.of('INVALID_ARGS', `\`${shown}\` is the workspace root, not a file`);
-    }
-    const inGit = (parts: string[]) => parts.some((part) => part.toLowerCase() === '.git');
-    if (inGit(target.lexical) || inGit(target.canon)) {
-      throw WireError.of('ACCESS_DENIED', `\`${shown}\` is inside a .git directory, which the host never writes`);
-    }
-    if (target.stat?.type === 'directory') {
-      throw WireError.of('INVALID_ARGS', `\`${shown}\` is a directory, not a file`);
-    }
-    if (target.stat !== undefined && target.stat.type !== 'file') {
-      throw WireError.of('INVALID_ARGS', `invalid path \`${shown}\`: not a regular file (a device, socket or FIFO)`);
-    }
+    const target = await this.writeTarget(shown);
     const notice = { path: target.lexical.join('/'), bytes, created: target.stat === undefined, content: params.content };
     // What the write replaces, for the bridge's diff (UTF-8 text within the limit only).
     const previous = target.stat?.type === 'file' ? await this.previousText(target.abs) : undefined;
-    if (this.settings.confirmWrites) {
+    if (this.settings.confirmWrites && !approved) {
       let allowed = false;
       try {
         allowed = await this.notifier.confirmWrite(notice);

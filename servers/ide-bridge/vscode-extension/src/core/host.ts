@@ -12,6 +12,8 @@ import { WebSocketServer } from 'ws';
 
 import { Files } from './files';
 import { Ide, IdeState } from './ide';
+import { Lang, LangState } from './lang';
+import { Review, ReviewState } from './review';
 import { Policy, Refusal, checkUpgrade } from './handshake';
 import {
   DEFAULT_MAX_FILE_SIZE,
@@ -40,6 +42,10 @@ export interface HostOptions {
   folderNames?: string[];
   /** The editor's live state; without it, no tabs, no selection, no diagnostics. */
   ide?: IdeState;
+  /** The editor's language features (version 3); absent: `lang/*` are unknown methods. */
+  lang?: LangState;
+  /** The editor's diff views and saving (version 3); absent: unknown methods. */
+  review?: ReviewState;
   /** How the host tells the user about writes (and asks, with `confirmWrites`). */
   notifier: Notifier;
   /** The bearer token of the upgrade. */
@@ -115,6 +121,8 @@ export class BridgeHost {
       state?.unsavedText(abs),
     );
     const ide = new Ide(files, state);
+    const lang = new Lang(files, options.lang);
+    const review = new Review(files, options.review);
     const info: HostInfo = {
       protocolVersion: PROTOCOL_VERSION,
       name: options.name ?? 'ide-bridge-extension',
@@ -189,6 +197,8 @@ export class BridgeHost {
         const session = new Session(ws, {
           files,
           ide,
+          lang,
+          review,
           info,
           notifier,
           pingIntervalMs: options.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS,

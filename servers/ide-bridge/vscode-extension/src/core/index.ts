@@ -12,3 +12,5 @@ export * from './paths';
 export * from './protocol';
 export * from './workspace';
 export * from './ide';
+export * from './lang';
+export * from './review';

@@ -1,5 +1,5 @@
 /**
- * The ide-bridge wire protocol, version 1, as the host speaks it
+ * The ide-bridge wire protocol, version 3, as the host speaks it
  * (`servers/ide-bridge/docs/ide-bridge-protocol.md`; the Rust side is `src/protocol/`).
  *
  * JSON-RPC 2.0 over WebSocket text frames. The method names, the error codes and the result
@@ -11,9 +11,10 @@ import { z } from 'zod';
 
 /**
  * The protocol version reported in `host/info`: 2 adds the `ide/*` methods, the unsaved buffer
- * in `fs/read` and `folder-name/…` paths in multi-root workspaces.
+ * in `fs/read` and `folder-name/…` paths in multi-root workspaces; 3 adds the `lang/*` methods,
+ * `ide/openDiff`, `ide/closeDiffs` and `ide/saveFile`.
  */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
 /** `host/info`: who the host is and its limits. */
 export const METHOD_INFO = 'host/info';
@@ -45,6 +46,36 @@ export const MAX_DIAGNOSTICS_WAIT_MS = 30_000;
 export const MAX_SELECTION_TEXT = 100_000;
 /** `$/cancelRequest`: a notification asking the host to abandon a request. */
 export const METHOD_CANCEL = '$/cancelRequest';
+/** `lang/definition`: where the symbol is defined (version 3). */
+export const METHOD_DEFINITION = 'lang/definition';
+/** `lang/references`: where the symbol is used. */
+export const METHOD_REFERENCES = 'lang/references';
+/** `lang/hover`: the symbol's type and documentation. */
+export const METHOD_HOVER = 'lang/hover';
+/** `lang/symbols`: a file's outline, or a workspace symbol search. */
+export const METHOD_SYMBOLS = 'lang/symbols';
+/** `lang/rename`: rename a symbol everywhere, previewed or applied. */
+export const METHOD_RENAME = 'lang/rename';
+/** `ide/openDiff`: show a proposed change and wait for the user's decision. */
+export const METHOD_OPEN_DIFF = 'ide/openDiff';
+/** `ide/closeDiffs`: close the diff views the host opened. */
+export const METHOD_CLOSE_DIFFS = 'ide/closeDiffs';
+/** `ide/saveFile`: save a file's unsaved editor changes. */
+export const METHOD_SAVE_FILE = 'ide/saveFile';
+/** The default wait for a language server that is still starting, in ms. */
+export const DEFAULT_LANG_WAIT_MS = 10_000;
+/** The longest such wait a bridge may ask for, in ms. */
+export const MAX_LANG_WAIT_MS = 20_000;
+/** The most locations or symbols one answer carries. */
+export const MAX_LOCATIONS = 500;
+/** The longest symbol text a position names. */
+export const MAX_SYMBOL_CHARS = 256;
+/** The longest line text a location carries. */
+export const MAX_LOCATION_TEXT = 400;
+/** The default wait for the user's decision on a diff, in ms. */
+export const DEFAULT_DIFF_WAIT_MS = 25_000;
+/** The longest such wait, in ms. */
+export const MAX_DIFF_WAIT_MS = 600_000;
 
 /** Method name aliases hosts accept too (`fs/readFile`, ...: protocol §4.5). */
 export const METHOD_ALIASES: Readonly<Record<string, string>> = {
@@ -203,6 +234,148 @@ export const OpenFileParams = z.object({
 });
 /** `ide/openFile` params, parsed. */
 export type OpenFileParams = z.infer<typeof OpenFileParams>;
+
+const symbolText = z
+  .string()
+  .min(1)
+  .max(MAX_SYMBOL_CHARS)
+  .refine((s) => !/[\r\n]/.test(s) && s.trim() === s, { message: 'must be one line without surrounding spaces' });
+
+/** A symbol at a position (`lang/definition`, `lang/hover`). */
+export const SymbolAt = z.object({
+  path: z.string(),
+  line: z.number().int().min(1),
+  symbol: symbolText,
+  column: z.number().int().min(1).nullish(),
+  waitMs: z.number().int().min(0).max(MAX_LANG_WAIT_MS).nullish(),
+});
+/** A symbol at a position, parsed. */
+export type SymbolAt = z.infer<typeof SymbolAt>;
+
+/** `lang/references` params. */
+export const ReferencesParams = SymbolAt.extend({ includeDeclaration: z.boolean().optional().default(true) });
+/** `lang/references` params, parsed. */
+export type ReferencesParams = z.infer<typeof ReferencesParams>;
+
+/** `lang/symbols` params: exactly one of `path` and `query`. */
+export const SymbolsParams = z.object({
+  path: z.string().nullish(),
+  query: z.string().min(1).max(MAX_SYMBOL_CHARS).nullish(),
+  waitMs: z.number().int().min(0).max(MAX_LANG_WAIT_MS).nullish(),
+});
+/** `lang/symbols` params, parsed. */
+export type SymbolsParams = z.infer<typeof SymbolsParams>;
+
+/** `lang/rename` params. */
+export const RenameParams = SymbolAt.extend({ newName: symbolText, apply: z.boolean().optional().default(false) });
+/** `lang/rename` params, parsed. */
+export type RenameParams = z.infer<typeof RenameParams>;
+
+/** `ide/openDiff` params. */
+export const OpenDiffParams = z.object({
+  path: z.string(),
+  newText: z.string(),
+  waitMs: z.number().int().min(0).max(MAX_DIFF_WAIT_MS).nullish(),
+});
+/** `ide/openDiff` params, parsed. */
+export type OpenDiffParams = z.infer<typeof OpenDiffParams>;
+
+/** `ide/saveFile` params. */
+export const SaveFileParams = z.object({ path: z.string() });
+/** `ide/saveFile` params, parsed. */
+export type SaveFileParams = z.infer<typeof SaveFileParams>;
+
+/** Where the host found the symbol on its line. */
+export interface ResolvedSymbol {
+  line: number;
+  column: number;
+  occurrences: number;
+  language?: string;
+}
+
+/** A place: a workspace file (with its line's text) or a file outside the workspace (named only). */
+export interface Location {
+  path?: string;
+  external?: string;
+  line: number;
+  column: number;
+  endLine: number;
+  endColumn: number;
+  text?: string;
+}
+
+/** `lang/definition` and `lang/references` result. */
+export interface LocationsResult {
+  resolved: ResolvedSymbol;
+  locations: Location[];
+  truncated: number;
+  loading: boolean;
+}
+
+/** `lang/hover` result. */
+export interface HoverResult {
+  resolved: ResolvedSymbol;
+  contents: string[];
+  loading: boolean;
+}
+
+/** A symbol of an outline or a workspace search. */
+export interface SymbolInfo {
+  name: string;
+  kind: string;
+  detail?: string;
+  container?: string;
+  path?: string;
+  line: number;
+  endLine: number;
+  children?: SymbolInfo[];
+}
+
+/** `lang/symbols` result. */
+export interface SymbolsResult {
+  symbols: SymbolInfo[];
+  truncated: number;
+  loading: boolean;
+  language?: string;
+}
+
+/** One file of a rename. */
+export interface RenameFile {
+  path: string;
+  edits: number;
+  before?: string;
+  after?: string;
+}
+
+/** `lang/rename` result. */
+export interface RenameResult {
+  resolved: ResolvedSymbol;
+  files: RenameFile[];
+  applied: boolean;
+  loading: boolean;
+}
+
+/** `ide/openDiff` result. */
+export interface OpenDiffResult {
+  path: string;
+  status: 'accepted' | 'rejected' | 'pending';
+  finalText?: string;
+  userEdited: boolean;
+  created: boolean;
+  reused: boolean;
+}
+
+/** `ide/closeDiffs` result. */
+export interface CloseDiffsResult {
+  closed: string[];
+}
+
+/** `ide/saveFile` result. */
+export interface SaveFileResult {
+  path: string;
+  saved: boolean;
+  open: boolean;
+}
 
 /** How severe a diagnostic is. */
 export type Severity = 'error' | 'warning' | 'info' | 'hint';

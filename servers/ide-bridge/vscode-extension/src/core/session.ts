@@ -14,6 +14,8 @@ import { z } from 'zod';
 
 import { Cancellation, Files, cancelled } from './files';
 import { Ide } from './ide';
+import { Lang } from './lang';
+import { Review } from './review';
 import {
   CancelParams,
   Code,
@@ -32,6 +34,20 @@ import {
   METHOD_READ,
   METHOD_SELECTION,
   METHOD_WRITE,
+  METHOD_CLOSE_DIFFS,
+  METHOD_DEFINITION,
+  METHOD_HOVER,
+  METHOD_OPEN_DIFF,
+  METHOD_REFERENCES,
+  METHOD_RENAME,
+  METHOD_SAVE_FILE,
+  METHOD_SYMBOLS,
+  OpenDiffParams,
+  ReferencesParams,
+  RenameParams,
+  SaveFileParams,
+  SymbolAt,
+  SymbolsParams,
   OpenFileParams,
   ReadParams,
   WireError,
@@ -45,6 +61,8 @@ import { Notifier } from './workspace';
 export interface SessionContext {
   files: Files;
   ide: Ide;
+  lang: Lang;
+  review: Review;
   info: HostInfo;
   notifier: Notifier;
   pingIntervalMs: number;
@@ -283,10 +301,41 @@ export class Session {
         }
         return this.ctx.ide.openFile(parsed);
       }
+      case METHOD_DEFINITION:
+        return this.ctx.lang.definition(parseParams(METHOD_DEFINITION, SymbolAt, params));
+      case METHOD_REFERENCES:
+        return this.ctx.lang.references(parseParams(METHOD_REFERENCES, ReferencesParams, params));
+      case METHOD_HOVER:
+        return this.ctx.lang.hover(parseParams(METHOD_HOVER, SymbolAt, params));
+      case METHOD_SYMBOLS:
+        return this.ctx.lang.symbols(parseParams(METHOD_SYMBOLS, SymbolsParams, params));
+      case METHOD_RENAME: {
+        const parsed = parseParams(METHOD_RENAME, RenameParams, params);
+        if (token.cancelled) {
+          throw cancelled();
+        }
+        return this.ctx.lang.rename(parsed);
+      }
+      case METHOD_OPEN_DIFF: {
+        const parsed = parseParams(METHOD_OPEN_DIFF, OpenDiffParams, params);
+        if (token.cancelled) {
+          throw cancelled();
+        }
+        return this.ctx.review.openDiff(parsed);
+      }
+      case METHOD_CLOSE_DIFFS:
+        return this.ctx.review.closeDiffs();
+      case METHOD_SAVE_FILE: {
+        const parsed = parseParams(METHOD_SAVE_FILE, SaveFileParams, params);
+        if (token.cancelled) {
+          throw cancelled();
+        }
+        return this.ctx.review.saveFile(parsed);
+      }
       default:
         throw WireError.rpc(
           Code.METHOD_NOT_FOUND,
-          `method \`${method}\` not found; this host knows ${METHOD_INFO}, ${METHOD_LIST}, ${METHOD_READ}, ${METHOD_WRITE}, ${METHOD_DIAGNOSTICS}, ${METHOD_OPEN_EDITORS}, ${METHOD_SELECTION}, ${METHOD_OPEN_FILE}`,
+          `method \`${method}\` not found; this host knows ${METHOD_INFO}, ${METHOD_LIST}, ${METHOD_READ}, ${METHOD_WRITE}, ${METHOD_DIAGNOSTICS}, ${METHOD_OPEN_EDITORS}, ${METHOD_SELECTION}, ${METHOD_OPEN_FILE}, ${METHOD_DEFINITION}, ${METHOD_REFERENCES}, ${METHOD_HOVER}, ${METHOD_SYMBOLS}, ${METHOD_RENAME}, ${METHOD_OPEN_DIFF}, ${METHOD_CLOSE_DIFFS}, ${METHOD_SAVE_FILE}`,
         );
     }
   }

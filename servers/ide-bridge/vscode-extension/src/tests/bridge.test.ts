@@ -53,7 +53,23 @@ test('the Rust bridge lists, reads and writes through the Node host over a real 
 
   const tools = await mcp.request('tools/list', {});
   const names = (tools.result.tools as { name: string }[]).map((tool) => tool.name).sort();
-  assert.deepEqual(names, ['get_diagnostics', 'get_open_editors', 'get_selection', 'list_files', 'open_file', 'read_file', 'write_file']);
+  assert.deepEqual(names, [
+    'close_diffs',
+    'describe_symbol',
+    'find_definition',
+    'find_references',
+    'get_diagnostics',
+    'get_open_editors',
+    'get_selection',
+    'list_files',
+    'list_symbols',
+    'open_diff',
+    'open_file',
+    'read_file',
+    'rename_symbol',
+    'save_file',
+    'write_file',
+  ]);
   // The core without an editor (protocol version 2): no tabs, no selection; no diagnostics, said plainly.
   assert.deepEqual((await mcp.tool('get_open_editors', {})).structuredContent, { editors: [], outside: 0 });
   assert.deepEqual((await mcp.tool('get_selection', {})).structuredContent, { active: false });
@@ -61,6 +77,16 @@ test('the Rust bridge lists, reads and writes through the Node host over a real 
   assert.equal(diagnostics.isError, true, JSON.stringify(diagnostics));
   assert.equal(diagnostics.structuredContent?.error?.code, 'UNAVAILABLE', JSON.stringify(diagnostics));
   assert.match(diagnostics.content[0].text, /does not support get_diagnostics \(this host has no editor/);
+  // Version 3 without an editor: the language tools and diffs, said plainly with what to install.
+  for (const [tool, args] of [
+    ['find_references', { path: 'src/main.ts', line: 1, symbol: 'x' }],
+    ['open_diff', { path: 'src/main.ts', new_text: 'x' }],
+    ['save_file', { path: 'src/main.ts' }],
+  ] as const) {
+    const refused = await mcp.tool(tool, args);
+    assert.equal(refused.structuredContent?.error?.code, 'UNAVAILABLE', JSON.stringify(refused));
+    assert.match(refused.content[0].text, new RegExp(`does not support ${tool} \\(this host has no editor.*extension 0\\.3 or later`));
+  }
 
   const all = await mcp.tool('list_files', { recursive: true });
   assert.ok(!all.isError, JSON.stringify(all));

@@ -199,7 +199,7 @@ test('package.json declares the antigravity.mcp settings with their defaults, an
     'antigravity.mcp.confirmWrites': ['boolean', false],
   });
   const commands = (manifest.contributes.commands as { command: string }[]).map((c) => c.command).sort();
-  assert.deepEqual(commands, ['antigravity.mcp.copyClientConfig', 'antigravity.mcp.restart', 'antigravity.mcp.showToken']);
+  assert.deepEqual(commands, ['antigravity.mcp.copyClientConfig', 'antigravity.mcp.restart', 'antigravity.mcp.showToken', 'ideBridge.acceptChange', 'ideBridge.rejectChange']);
 
   await editor(t, { port: 0 });
   await extension.activate(extensionContext() as never);

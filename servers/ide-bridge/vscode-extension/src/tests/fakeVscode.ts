@@ -68,6 +68,63 @@ export class Range {
   }
 }
 
+/** A `vscode.Position` (0-based). */
+export class Position {
+  constructor(
+    readonly line: number,
+    readonly character: number,
+  ) {}
+}
+
+/** A `vscode.MarkdownString`. */
+export class MarkdownString {
+  constructor(readonly value: string) {}
+}
+
+/** A `vscode.Location`. */
+export class Location {
+  constructor(
+    readonly uri: Uri,
+    readonly range: Range,
+  ) {}
+}
+
+/** A `vscode.WorkspaceEdit` of text edits. */
+export class WorkspaceEdit {
+  private readonly edits = new Map<string, { uri: Uri; edits: { range: Range; newText: string }[] }>();
+  replace(uri: Uri, range: Range, newText: string): void {
+    const entry = this.edits.get(uri.toString()) ?? { uri, edits: [] };
+    entry.edits.push({ range, newText });
+    this.edits.set(uri.toString(), entry);
+  }
+  entries(): [Uri, { range: Range; newText: string }[]][] {
+    return [...this.edits.values()].map((e) => [e.uri, e.edits]);
+  }
+}
+
+/** `vscode.SymbolKind`, as the real enum (numbers both ways). */
+const SymbolKind: Record<string | number, string | number> = {};
+['File', 'Module', 'Namespace', 'Package', 'Class', 'Method', 'Property', 'Field', 'Constructor', 'Enum', 'Interface', 'Function', 'Variable', 'Constant'].forEach((name, i) => {
+  SymbolKind[name] = i;
+  SymbolKind[i] = name;
+});
+export { SymbolKind };
+
+/**
+ * The fake language server: what the `vscode.execute*Provider` commands answer (tests set it).
+ * The defaults answer nothing, as an editor without a language server for the file.
+ */
+export const langServer = {
+  hover: (_uri: Uri, _position: Position): unknown[] => [],
+  definition: (_uri: Uri, _position: Position): unknown[] => [],
+  references: (_uri: Uri, _position: Position): unknown[] => [],
+  documentSymbols: (_uri: Uri): unknown[] => [],
+  workspaceSymbols: (_query: string): unknown[] => [],
+  rename: (_uri: Uri, _position: Position, _newName: string): WorkspaceEdit | undefined => undefined,
+  /** The edits applied through `workspace.applyEdit`. */
+  applied: [] as WorkspaceEdit[],
+};
+
 /** A text document the fake editor has loaded. */
 export class FakeDocument {
   isDirty = false;
@@ -78,6 +135,14 @@ export class FakeDocument {
   ) {}
   get lineCount(): number {
     return this.text.split('\n').length;
+  }
+  offsetAt(p: { line: number; character: number }): number {
+    return this.text.split('\n').slice(0, p.line).reduce((n, l) => n + l.length + 1, 0) + p.character;
+  }
+  async save(): Promise<boolean> {
+    await saveDocument(this);
+    this.isDirty = false;
+    return true;
   }
   lineAt(line: number): { text: string } {
     return { text: this.text.split('\n')[line] ?? '' };
@@ -108,7 +173,7 @@ export class TabInputTextDiff {
 /** The fake editor's live state: documents, tabs, the active editor, diagnostics. */
 export const editorState = {
   documents: [] as FakeDocument[],
-  tabs: [] as { input: TabInputText; isActive: boolean; isDirty: boolean }[],
+  tabs: [] as { input: TabInputText | TabInputTextDiff; isActive: boolean; isDirty: boolean }[],
   active: undefined as undefined | { document: FakeDocument; selection: Range },
   diagnostics: new Map<string, { range: Range; severity: number; source?: string; code?: string | number; message: string }[]>(),
   /** Diagnostics a document gets, by path, when it is opened (as a language server would report). */
@@ -156,11 +221,18 @@ const configurationChanged = new Emitter<{ affectsConfiguration(section: string)
 const foldersChanged = new Emitter<unknown>();
 const commands = new Map<string, (...args: unknown[]) => unknown>();
 const contentProviders = new Map<string, { provideTextDocumentContent(uri: Uri): string }>();
+type FsProvider = { readFile(uri: Uri): Uint8Array; writeFile(uri: Uri, content: Uint8Array, options?: unknown): void };
+const fsProviders = new Map<string, FsProvider>();
+const tabsChanged = new Emitter<{ opened: unknown[]; closed: unknown[]; changed: unknown[] }>();
 
 /** The text the editor would show for `uri`: a file's content, or its scheme's provider's. */
 async function documentText(uri: Uri): Promise<string> {
   if (uri.scheme === 'file') {
     return Buffer.from(await fakeFs.readFile(uri.fsPath)).toString('utf8');
+  }
+  const fsProvider = fsProviders.get(uri.scheme);
+  if (fsProvider !== undefined) {
+    return Buffer.from(fsProvider.readFile(uri)).toString('utf8');
   }
   const provider = contentProviders.get(uri.scheme);
   if (provider === undefined) {
@@ -169,12 +241,35 @@ async function documentText(uri: Uri): Promise<string> {
   return provider.provideTextDocumentContent(uri);
 }
 
+/** Writes a document's text where it lives: the fake disk, or its scheme's file system. */
+async function saveDocument(doc: FakeDocument): Promise<void> {
+  const bytes = Buffer.from(doc.text, 'utf8');
+  if (doc.uri.scheme === 'file') {
+    await fakeFs.writeFile(doc.uri.fsPath, bytes);
+    return;
+  }
+  fsProviders.get(doc.uri.scheme)?.writeFile(doc.uri, bytes, { create: false, overwrite: true });
+}
+
 /** Commands the editor itself provides. */
 const builtinCommands = new Map<string, (...args: unknown[]) => unknown>([
+  ['vscode.executeHoverProvider', (uri: unknown, position: unknown) => langServer.hover(uri as Uri, position as Position)],
+  ['vscode.executeDefinitionProvider', (uri: unknown, position: unknown) => langServer.definition(uri as Uri, position as Position)],
+  ['vscode.executeReferenceProvider', (uri: unknown, position: unknown) => langServer.references(uri as Uri, position as Position)],
+  ['vscode.executeDocumentSymbolProvider', (uri: unknown) => langServer.documentSymbols(uri as Uri)],
+  ['vscode.executeWorkspaceSymbolProvider', (query: unknown) => langServer.workspaceSymbols(String(query))],
+  [
+    'vscode.executeDocumentRenameProvider',
+    (uri: unknown, position: unknown, newName: unknown) => langServer.rename(uri as Uri, position as Position, String(newName)),
+  ],
   [
     'vscode.diff',
     async (left: unknown, right: unknown, title: unknown) => {
       const [l, r] = [left as Uri, right as Uri];
+      if (fsProviders.has(r.scheme)) {
+        editorState.tabs.push({ input: new TabInputTextDiff(l, r), isActive: true, isDirty: false });
+        tabsChanged.fire({ opened: [editorState.tabs[editorState.tabs.length - 1]], closed: [], changed: [] });
+      }
       ui.diffs.push({
         left: l.toString(),
         right: r.toString(),
@@ -237,6 +332,22 @@ async function openDocument(uri: Uri): Promise<FakeDocument> {
 export const vscode = {
   Uri,
   Range,
+  Position,
+  Location,
+  MarkdownString,
+  WorkspaceEdit,
+  SymbolKind,
+  Disposable: class {
+    constructor(private readonly done: () => void) {}
+    dispose(): void {
+      this.done();
+    }
+  },
+  FileType: { File: 1, Directory: 2 },
+  FileSystemError: {
+    FileNotFound: (uri: Uri) => new Error(`not found: ${uri.toString()}`),
+    NoPermissions: (uri: Uri) => new Error(`no permissions: ${uri.toString()}`),
+  },
   Selection: Range,
   TabInputText,
   TabInputTextDiff,
@@ -279,6 +390,22 @@ export const vscode = {
       contentProviders.set(scheme, provider);
       return { dispose: () => contentProviders.delete(scheme) };
     },
+    registerFileSystemProvider: (scheme: string, provider: FsProvider) => {
+      fsProviders.set(scheme, provider);
+      return { dispose: () => fsProviders.delete(scheme) };
+    },
+    applyEdit: async (edit: WorkspaceEdit) => {
+      langServer.applied.push(edit);
+      for (const [uri, edits] of edit.entries()) {
+        const doc = await openDocument(uri);
+        const sorted = [...edits].sort((a, b) => doc.offsetAt(b.range.start) - doc.offsetAt(a.range.start));
+        for (const e of sorted) {
+          doc.text = doc.text.slice(0, doc.offsetAt(e.range.start)) + e.newText + doc.text.slice(doc.offsetAt(e.range.end));
+        }
+        doc.isDirty = true;
+      }
+      return true;
+    },
     onDidChangeConfiguration: configurationChanged.event,
     onDidChangeWorkspaceFolders: foldersChanged.event,
     get textDocuments() {
@@ -302,10 +429,11 @@ export const vscode = {
       for (const tab of editorState.tabs) {
         tab.isActive = false;
       }
-      if (!editorState.tabs.some((t) => t.input.uri.toString() === uri.toString())) {
+      const isTab = (t: (typeof editorState.tabs)[number]) => t.input instanceof TabInputText && t.input.uri.toString() === uri.toString();
+      if (!editorState.tabs.some(isTab)) {
         editorState.tabs.push({ input: new TabInputText(uri), isActive: true, isDirty: document.isDirty });
       }
-      const tab = editorState.tabs.find((t) => t.input.uri.toString() === uri.toString());
+      const tab = editorState.tabs.find(isTab);
       if (tab !== undefined) {
         tab.isActive = true;
       }
@@ -317,17 +445,19 @@ export const vscode = {
       return editorState.active;
     },
     get tabGroups() {
-      const group = { tabs: editorState.tabs, isActive: true };
+      const group = { tabs: editorState.tabs, isActive: true, activeTab: editorState.tabs.find((t) => t.isActive) };
       const close = async (tabs: unknown) => {
+        const closed: unknown[] = [];
         for (const tab of Array.isArray(tabs) ? tabs : [tabs]) {
           const index = editorState.tabs.indexOf(tab as (typeof editorState.tabs)[number]);
           if (index >= 0) {
-            editorState.tabs.splice(index, 1);
+            closed.push(...editorState.tabs.splice(index, 1));
           }
         }
+        tabsChanged.fire({ opened: [], closed, changed: [] });
         return true;
       };
-      return { all: [group], activeTabGroup: group, close };
+      return { all: [group], activeTabGroup: group, close, onDidChangeTabs: tabsChanged.event };
     },
     onDidChangeTextEditorSelection: selectionChanged.event,
     onDidChangeActiveTextEditor: activeChanged.event,

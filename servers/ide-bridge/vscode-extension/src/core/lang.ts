@@ -1,0 +1,376 @@
+/**
+ * The language servers on the wire (protocol version 3, §4.11–§4.15): `lang/definition`,
+ * `lang/references`, `lang/hover`, `lang/symbols`, `lang/rename`.
+ *
+ * The editor is behind {@link LangState} (absolute paths, 1-based lines and columns). This module
+ * confines every path through the same {@link Files} as `fs/*`, finds the symbol's column on its
+ * line (models name a symbol by its text; they get columns wrong), waits (bounded) for a language
+ * server that is still starting rather than passing off its silence as "nothing found", writes
+ * every path the protocol's way, and names a file outside the workspace folders without its
+ * content.
+ */
+
+import * as path from 'node:path';
+
+import { Files } from './files';
+import {
+  DEFAULT_LANG_WAIT_MS,
+  HoverResult,
+  Location,
+  LocationsResult,
+  MAX_LOCATION_TEXT,
+  MAX_LOCATIONS,
+  ReferencesParams,
+  RenameFile,
+  RenameParams,
+  RenameResult,
+  ResolvedSymbol,
+  SymbolAt,
+  SymbolInfo,
+  SymbolsParams,
+  SymbolsResult,
+  WireError,
+} from './protocol';
+
+/** A place as the editor has it (1-based). `abs` undefined: not a file on this machine. */
+export interface EditorLocation {
+  abs: string | undefined;
+  /** The resource's name for a reader (a file name, or the URI of a virtual document). */
+  name: string;
+  line: number;
+  column: number;
+  endLine: number;
+  endColumn: number;
+}
+
+/** A symbol as the editor has it. */
+export interface EditorSymbol {
+  name: string;
+  kind: string;
+  detail?: string;
+  container?: string;
+  /** Workspace search: its file. */
+  location?: EditorLocation;
+  line: number;
+  endLine: number;
+  children: EditorSymbol[];
+}
+
+/** One file a rename changes, as the editor computed it. */
+export interface EditorRenameFile {
+  abs: string | undefined;
+  name: string;
+  edits: number;
+  /** The text before and after, when the editor could read it. */
+  before?: string;
+  after?: string;
+}
+
+/** A rename the editor computed and can apply as one edit. */
+export interface EditorRename {
+  files: EditorRenameFile[];
+  /** Applies the edit (one undo in the editor) and saves the files it touched. */
+  apply(): Promise<void>;
+}
+
+/** The editor's language features; the extension implements it over `vscode.execute*Provider`. */
+export interface LangState {
+  /** The document's text as the editor has it (unsaved changes included), and its language id. */
+  document(abs: string): Promise<{ text: string; language: string }>;
+  /** The hover's parts as Markdown (empty: none). */
+  hover(abs: string, line: number, column: number): Promise<string[]>;
+  definition(abs: string, line: number, column: number): Promise<EditorLocation[]>;
+  references(abs: string, line: number, column: number, includeDeclaration: boolean): Promise<EditorLocation[]>;
+  /** The file's outline. */
+  documentSymbols(abs: string): Promise<EditorSymbol[]>;
+  /** The workspace's symbols matching `query`. */
+  workspaceSymbols(query: string): Promise<EditorSymbol[]>;
+  /** The rename's edits; throws an Error with the language server's reason when it cannot. */
+  rename(abs: string, line: number, column: number, newName: string): Promise<EditorRename>;
+}
+
+/** How long to sleep between two asks of a language server that is not ready yet. */
+export const POLL_MS = 250;
+
+const IDENT = /[\p{L}\p{N}_$]/u;
+
+/**
+ * Where `symbol` is on `text` (one line): the 1-based UTF-16 column of the occurrence `column`
+ * falls in (else the first at or after it, else the last), or of the first without `column`, and
+ * how many there are. Occurrences are whole words where the symbol starts or ends with an
+ * identifier character; plain substrings when there is no whole-word one.
+ */
+export function findSymbol(text: string, symbol: string, column?: number): { column: number; occurrences: number } | undefined {
+  const all: number[] = [];
+  for (let at = text.indexOf(symbol); at >= 0; at = text.indexOf(symbol, at + 1)) {
+    all.push(at);
+  }
+  const whole = all.filter((at) => {
+    const before = text[at - 1];
+    const after = text[at + symbol.length];
+    const startsWord = IDENT.test(symbol[0] ?? '');
+    const endsWord = IDENT.test(symbol[symbol.length - 1] ?? '');
+    return (!startsWord || before === undefined || !IDENT.test(before)) && (!endsWord || after === undefined || !IDENT.test(after));
+  });
+  const found = whole.length > 0 ? whole : all;
+  if (found.length === 0) {
+    return undefined;
+  }
+  let chosen = found[0];
+  if (column !== undefined) {
+    const index = column - 1;
+    chosen = found.find((at) => index >= at && index < at + symbol.length) ?? found.find((at) => at >= index) ?? found[found.length - 1];
+  }
+  return { column: chosen + 1, occurrences: found.length };
+}
+
+/** Whether a hover says only that the language server is still loading (TypeScript's "(loading...)"). */
+function isLoading(contents: string[]): boolean {
+  return contents.length > 0 && contents.every((c) => c.trim().length < 40 && /loading/i.test(c));
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
+/** The `lang/*` methods over one workspace's {@link Files}. */
+export class Lang {
+  /** The languages whose server has answered in this host's lifetime: its silence is an answer. */
+  private readonly warm = new Set<string>();
+
+  constructor(
+    private readonly files: Files,
+    private readonly state: LangState | undefined,
+  ) {}
+
+  private requireState(): LangState {
+    if (this.state === undefined) {
+      throw WireError.rpc(-32601, 'this host has no editor, so no language server answers through it');
+    }
+    return this.state;
+  }
+
+  /** The absolute path of a workspace file `shown`, refused as the protocol says. */
+  private async file(shown: string): Promise<string> {
+    const target = await this.files.resolve(shown, 'read');
+    if (target.stat === undefined) {
+      throw WireError.of('NOT_FOUND', `\`${shown}\` does not exist`);
+    }
+    if (target.stat.type !== 'file') {
+      throw WireError.of('INVALID_ARGS', `\`${shown}\` is not a file`);
+    }
+    return target.abs;
+  }
+
+  /** The symbol's position in its document, or the error that says why there is none. */
+  private async locate(params: SymbolAt): Promise<{ abs: string; resolved: ResolvedSymbol; language: string }> {
+    const state = this.requireState();
+    const abs = await this.file(params.path);
+    const { text, language } = await state.document(abs);
+    const lines = text.split(/\r\n|\r|\n/);
+    if (params.line > lines.length) {
+      throw WireError.of('INVALID_ARGS', `\`${params.path}\` has ${lines.length} lines; line ${params.line} is past its end`);
+    }
+    const lineText = lines[params.line - 1];
+    const found = findSymbol(lineText, params.symbol, params.column ?? undefined);
+    if (found === undefined) {
+      const shown = lineText.length > 200 ? `${lineText.slice(0, 200)}…` : lineText;
+      throw WireError.of(
+        'INVALID_ARGS',
+        `\`${params.symbol}\` does not occur on line ${params.line} of \`${params.path}\` (the line reads: \`${shown.trim()}\`); check the line number with read_file`,
+      );
+    }
+    return { abs, language, resolved: { line: params.line, column: found.column, occurrences: found.occurrences, language } };
+  }
+
+  /**
+   * The hover at the position once the language server answers (its first answer also says it
+   * is up), or undefined when it was still loading at the deadline. A language that has answered
+   * before needs no wait: its empty hover is an answer.
+   */
+  private async ready(abs: string, resolved: ResolvedSymbol, language: string, waitMs: number): Promise<string[] | undefined> {
+    const state = this.requireState();
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const contents = await state.hover(abs, resolved.line, resolved.column);
+      if (contents.length > 0 && !isLoading(contents)) {
+        this.warm.add(language);
+        return contents;
+      }
+      if (contents.length === 0 && this.warm.has(language)) {
+        return [];
+      }
+      if (Date.now() + POLL_MS > deadline) {
+        return undefined;
+      }
+      await sleep(POLL_MS);
+    }
+  }
+
+  /** Locations the protocol's way: workspace files with their line's text, first; externals named. */
+  private async locations(found: EditorLocation[]): Promise<{ locations: Location[]; truncated: number }> {
+    const state = this.requireState();
+    const texts = new Map<string, string[] | undefined>();
+    const inside: Location[] = [];
+    const outside: Location[] = [];
+    for (const l of found) {
+      const shown = l.abs === undefined ? undefined : this.files.confinement.protocolPath(l.abs);
+      const span = { line: l.line, column: l.column, endLine: l.endLine, endColumn: l.endColumn };
+      if (shown === undefined || l.abs === undefined) {
+        outside.push({ external: l.abs === undefined ? l.name : path.basename(l.abs), ...span });
+        continue;
+      }
+      if (!texts.has(l.abs)) {
+        texts.set(l.abs, await state.document(l.abs).then((d) => d.text.split(/\r\n|\r|\n/), () => undefined));
+      }
+      const line = texts.get(l.abs)?.[l.line - 1];
+      inside.push({ path: shown, ...span, ...(line === undefined ? {} : { text: line.slice(0, MAX_LOCATION_TEXT) }) });
+    }
+    inside.sort((a, b) => ((a.path ?? '') < (b.path ?? '') ? -1 : (a.path ?? '') > (b.path ?? '') ? 1 : a.line - b.line || a.column - b.column));
+    const seen = new Set<string>();
+    const all = [...inside, ...outside].filter((l) => {
+      const key = `${l.path ?? l.external}:${l.line}:${l.column}`;
+      return seen.has(key) ? false : (seen.add(key), true);
+    });
+    return { locations: all.slice(0, MAX_LOCATIONS), truncated: Math.max(0, all.length - MAX_LOCATIONS) };
+  }
+
+  /** `lang/definition`. */
+  async definition(params: SymbolAt): Promise<LocationsResult> {
+    const { abs, resolved, language } = await this.locate(params);
+    if ((await this.ready(abs, resolved, language, params.waitMs ?? DEFAULT_LANG_WAIT_MS)) === undefined) {
+      return { resolved, locations: [], truncated: 0, loading: true };
+    }
+    const found = await this.requireState().definition(abs, resolved.line, resolved.column);
+    return { resolved, ...(await this.locations(found)), loading: false };
+  }
+
+  /** `lang/references`. */
+  async references(params: ReferencesParams): Promise<LocationsResult> {
+    const { abs, resolved, language } = await this.locate(params);
+    if ((await this.ready(abs, resolved, language, params.waitMs ?? DEFAULT_LANG_WAIT_MS)) === undefined) {
+      return { resolved, locations: [], truncated: 0, loading: true };
+    }
+    const found = await this.requireState().references(abs, resolved.line, resolved.column, params.includeDeclaration);
+    return { resolved, ...(await this.locations(found)), loading: false };
+  }
+
+  /** `lang/hover`. */
+  async hover(params: SymbolAt): Promise<HoverResult> {
+    const { abs, resolved, language } = await this.locate(params);
+    const contents = await this.ready(abs, resolved, language, params.waitMs ?? DEFAULT_LANG_WAIT_MS);
+    return { resolved, contents: contents ?? [], loading: contents === undefined };
+  }
+
+  private symbol(s: EditorSymbol, withPath: boolean): SymbolInfo | undefined {
+    let shown: string | undefined;
+    if (withPath) {
+      shown = s.location?.abs === undefined ? undefined : this.files.confinement.protocolPath(s.location.abs);
+      if (shown === undefined) {
+        return undefined;
+      }
+    }
+    const children = s.children.map((c) => this.symbol(c, false)).filter((c): c is SymbolInfo => c !== undefined);
+    return {
+      name: s.name,
+      kind: s.kind,
+      ...(s.detail ? { detail: s.detail } : {}),
+      ...(s.container ? { container: s.container } : {}),
+      ...(shown === undefined ? {} : { path: shown }),
+      line: s.line,
+      endLine: s.endLine,
+      ...(children.length > 0 ? { children } : {}),
+    };
+  }
+
+  /** `lang/symbols`: a file's outline (`path`) or a workspace search (`query`). */
+  async symbols(params: SymbolsParams): Promise<SymbolsResult> {
+    const state = this.requireState();
+    const hasPath = params.path !== undefined && params.path !== null;
+    const hasQuery = params.query !== undefined && params.query !== null;
+    if (hasPath === hasQuery) {
+      throw WireError.of('INVALID_ARGS', 'invalid params for lang/symbols: give exactly one of `path` and `query`');
+    }
+    const deadline = Date.now() + (params.waitMs ?? DEFAULT_LANG_WAIT_MS);
+    if (hasPath) {
+      const abs = await this.file(params.path as string);
+      const { text, language } = await state.document(abs);
+      for (;;) {
+        const found = await state.documentSymbols(abs);
+        if (found.length > 0 || this.warm.has(language) || text.trim() === '') {
+          if (found.length > 0) {
+            this.warm.add(language);
+          }
+          const symbols = found.map((s) => this.symbol(s, false)).filter((s): s is SymbolInfo => s !== undefined);
+          return { symbols: symbols.slice(0, MAX_LOCATIONS), truncated: Math.max(0, symbols.length - MAX_LOCATIONS), loading: false, language };
+        }
+        if (Date.now() + POLL_MS > deadline) {
+          return { symbols: [], truncated: 0, loading: true, language };
+        }
+        await sleep(POLL_MS);
+      }
+    }
+    for (;;) {
+      const found = await state.workspaceSymbols(params.query as string);
+      const symbols = found.map((s) => this.symbol(s, true)).filter((s): s is SymbolInfo => s !== undefined);
+      if (found.length > 0 || this.warm.size > 0) {
+        symbols.sort((a, b) => ((a.path ?? '') < (b.path ?? '') ? -1 : (a.path ?? '') > (b.path ?? '') ? 1 : a.line - b.line));
+        return { symbols: symbols.slice(0, MAX_LOCATIONS), truncated: Math.max(0, symbols.length - MAX_LOCATIONS), loading: false };
+      }
+      if (Date.now() + POLL_MS > deadline) {
+        return { symbols: [], truncated: 0, loading: true };
+      }
+      await sleep(POLL_MS);
+    }
+  }
+
+  /** `lang/rename`: the edits per file, applied only with `apply` (and then saved). */
+  async rename(params: RenameParams): Promise<RenameResult> {
+    if (params.apply && this.files.settings.readOnly) {
+      throw WireError.of('READ_ONLY', `the workspace is read-only; nothing was renamed`);
+    }
+    const { abs, resolved, language } = await this.locate(params);
+    if ((await this.ready(abs, resolved, language, params.waitMs ?? DEFAULT_LANG_WAIT_MS)) === undefined) {
+      return { resolved, files: [], applied: false, loading: true };
+    }
+    let plan: EditorRename;
+    try {
+      plan = await this.requireState().rename(abs, resolved.line, resolved.column, params.newName);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw WireError.of('INVALID_ARGS', `the language server cannot rename \`${params.symbol}\` there: ${reason}`);
+    }
+    const files: RenameFile[] = [];
+    const outside: string[] = [];
+    for (const f of plan.files) {
+      const shown = f.abs === undefined ? undefined : this.files.confinement.protocolPath(f.abs);
+      if (shown === undefined) {
+        outside.push(f.abs === undefined ? f.name : path.basename(f.abs));
+        continue;
+      }
+      const max = this.files.settings.maxFileSize;
+      const fits = (t: string | undefined) => t !== undefined && Buffer.byteLength(t, 'utf8') <= max;
+      files.push({
+        path: shown,
+        edits: f.edits,
+        ...(fits(f.before) && fits(f.after) ? { before: f.before, after: f.after } : {}),
+      });
+    }
+    if (outside.length > 0) {
+      throw WireError.of(
+        'ACCESS_DENIED',
+        `renaming \`${params.symbol}\` would also change ${outside.length} file(s) outside the workspace (${outside.slice(0, 5).join(', ')}), which the host never edits; nothing was changed`,
+      );
+    }
+    files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    if (params.apply && files.length > 0) {
+      await this.files.confirmEdits(files.map((f) => ({ path: f.path, content: f.after })));
+      try {
+        await plan.apply();
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw WireError.of('UNAVAILABLE', `the editor could not apply the rename of \`${params.symbol}\` (${reason}); check the files with read_file before trying again`);
+      }
+      this.files.announce(files.map((f) => f.path), `renamed \`${params.symbol}\` to \`${params.newName}\``);
+    }
+    return { resolved, files, applied: params.apply && files.length > 0, loading: false };
+  }
+}

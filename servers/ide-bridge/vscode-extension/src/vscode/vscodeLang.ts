@@ -1,0 +1,396 @@
+/**
+ * The core's {@link LangState} and {@link ReviewState} over the `vscode` API: the language
+ * features through `vscode.execute*Provider` (the language servers the user's editor already
+ * runs), proposed changes in the diff editor, and saving.
+ *
+ * A proposal's right side lives in an in-memory file system (`ide-bridge-change:`), so the user
+ * can edit it like any file; saving it (Ctrl+S) or the ✓ in the editor's title bar accepts the
+ * text as it is then, the ✕ or closing the tab rejects it.
+ */
+
+import * as path from 'node:path';
+
+import * as vscode from 'vscode';
+
+import { Decision, DiffView, EditorLocation, EditorRename, EditorSymbol, LangState, ReviewState } from '../core';
+
+/** The scheme of proposed texts. */
+export const PROPOSAL_SCHEME = 'ide-bridge-change';
+/** The commands of the diff editor's title bar. */
+export const ACCEPT_COMMAND = 'ideBridge.acceptChange';
+export const REJECT_COMMAND = 'ideBridge.rejectChange';
+
+interface OpenProposal {
+  right: vscode.Uri;
+  left: vscode.Uri;
+  decided: boolean;
+  decide: (decision: Decision) => void;
+}
+
+/** The in-memory files of the proposals (the right sides, and the empty left side of new files). */
+class ProposalFs implements vscode.FileSystemProvider {
+  private readonly files = new Map<string, { data: Uint8Array; mtime: number }>();
+  private readonly emitter = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
+  readonly onDidChangeFile = this.emitter.event;
+
+  constructor(private readonly onSaved: (uri: vscode.Uri, data: Uint8Array) => void) {}
+
+  put(uri: vscode.Uri, text: string): void {
+    this.files.set(uri.toString(), { data: Buffer.from(text, 'utf8'), mtime: Date.now() });
+  }
+
+  remove(uri: vscode.Uri): void {
+    this.files.delete(uri.toString());
+  }
+
+  watch(): vscode.Disposable {
+    return new vscode.Disposable(() => undefined);
+  }
+
+  stat(uri: vscode.Uri): vscode.FileStat {
+    const file = this.files.get(uri.toString());
+    if (file === undefined) {
+      throw vscode.FileSystemError.FileNotFound(uri);
+    }
+    return { type: vscode.FileType.File, ctime: 0, mtime: file.mtime, size: file.data.length };
+  }
+
+  readDirectory(): [string, vscode.FileType][] {
+    return [];
+  }
+
+  createDirectory(uri: vscode.Uri): void {
+    throw vscode.FileSystemError.NoPermissions(uri);
+  }
+
+  readFile(uri: vscode.Uri): Uint8Array {
+    const file = this.files.get(uri.toString());
+    if (file === undefined) {
+      throw vscode.FileSystemError.FileNotFound(uri);
+    }
+    return file.data;
+  }
+
+  writeFile(uri: vscode.Uri, content: Uint8Array): void {
+    if (!this.files.has(uri.toString())) {
+      throw vscode.FileSystemError.NoPermissions(uri);
+    }
+    this.files.set(uri.toString(), { data: content, mtime: Date.now() });
+    this.onSaved(uri, content);
+  }
+
+  delete(uri: vscode.Uri): void {
+    this.files.delete(uri.toString());
+  }
+
+  rename(uri: vscode.Uri): void {
+    throw vscode.FileSystemError.NoPermissions(uri);
+  }
+}
+
+/**
+ * The diff views of proposed changes, for the extension's lifetime: the file system, the title
+ * bar's commands, and closed tabs counted as rejections.
+ */
+export class ProposalViews implements vscode.Disposable {
+  private readonly open = new Map<string, OpenProposal>();
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly fs = new ProposalFs((uri, data) => {
+    const proposal = this.open.get(uri.toString());
+    if (proposal !== undefined && !proposal.decided) {
+      proposal.decide({ accepted: true, text: Buffer.from(data).toString('utf8') });
+    }
+  });
+  private next = 1;
+
+  constructor() {
+    this.disposables.push(
+      vscode.workspace.registerFileSystemProvider(PROPOSAL_SCHEME, this.fs, { isCaseSensitive: true }),
+      vscode.commands.registerCommand(ACCEPT_COMMAND, (uri?: vscode.Uri) => this.fromCommand(uri, true)),
+      vscode.commands.registerCommand(REJECT_COMMAND, (uri?: vscode.Uri) => this.fromCommand(uri, false)),
+      vscode.window.tabGroups.onDidChangeTabs((event) => {
+        for (const tab of event.closed) {
+          if (tab.input instanceof vscode.TabInputTextDiff) {
+            const proposal = this.open.get(tab.input.modified.toString());
+            if (proposal !== undefined && !proposal.decided) {
+              proposal.decide({ accepted: false });
+            }
+          }
+        }
+      }),
+    );
+  }
+
+  dispose(): void {
+    for (const proposal of this.open.values()) {
+      if (!proposal.decided) {
+        proposal.decide({ accepted: false });
+      }
+    }
+    for (const d of this.disposables.splice(0)) {
+      d.dispose();
+    }
+  }
+
+  /** The proposal a title-bar command is about: its argument, or the active diff tab's. */
+  private async fromCommand(uri: vscode.Uri | undefined, accepted: boolean): Promise<void> {
+    let key = uri?.scheme === PROPOSAL_SCHEME ? uri.toString() : undefined;
+    if (key === undefined) {
+      const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+      key = input instanceof vscode.TabInputTextDiff ? input.modified.toString() : undefined;
+    }
+    const proposal = key === undefined ? undefined : this.open.get(key);
+    if (proposal === undefined || proposal.decided) {
+      return;
+    }
+    if (accepted) {
+      const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === key);
+      proposal.decide({ accepted: true, text: doc !== undefined ? doc.getText() : Buffer.from(this.fs.readFile(proposal.right)).toString('utf8') });
+    } else {
+      proposal.decide({ accepted: false });
+    }
+  }
+
+  private tabOf(right: vscode.Uri): vscode.Tab | undefined {
+    for (const group of vscode.window.tabGroups.all) {
+      for (const tab of group.tabs) {
+        if (tab.input instanceof vscode.TabInputTextDiff && tab.input.modified.toString() === right.toString()) {
+          return tab;
+        }
+      }
+    }
+    return undefined;
+  }
+
+  /** Closes the view of a decided proposal without asking the user to save anything. */
+  private async closeView(proposal: OpenProposal): Promise<void> {
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === proposal.right.toString());
+    if (doc?.isDirty === true) {
+      await doc.save().then(undefined, () => false);
+    }
+    const tab = this.tabOf(proposal.right);
+    if (tab !== undefined) {
+      await Promise.resolve(vscode.window.tabGroups.close(tab, true)).then(undefined, () => undefined);
+    }
+    this.open.delete(proposal.right.toString());
+    this.fs.remove(proposal.right);
+    if (proposal.left.scheme === PROPOSAL_SCHEME) {
+      this.fs.remove(proposal.left);
+    }
+  }
+
+  /** Shows `left` (the file, or nothing for a new one) against `proposed`. */
+  async show(left: vscode.Uri | undefined, proposed: string, shown: string): Promise<DiffView> {
+    const n = this.next++;
+    const right = vscode.Uri.from({ scheme: PROPOSAL_SCHEME, path: `/${n}/${shown}` });
+    this.fs.put(right, proposed);
+    let leftUri = left;
+    if (leftUri === undefined) {
+      leftUri = vscode.Uri.from({ scheme: PROPOSAL_SCHEME, path: `/${n}/empty/${shown}` });
+      this.fs.put(leftUri, '');
+    }
+    let resolveDecision: (decision: Decision) => void = () => undefined;
+    const decision = new Promise<Decision>((resolve) => {
+      resolveDecision = resolve;
+    });
+    const proposal: OpenProposal = {
+      right,
+      left: leftUri,
+      decided: false,
+      decide: (d) => {
+        if (proposal.decided) {
+          return;
+        }
+        proposal.decided = true;
+        resolveDecision(d);
+        void this.closeView(proposal);
+      },
+    };
+    this.open.set(right.toString(), proposal);
+    const title = `${path.posix.basename(shown)}: proposed change (✓ or Ctrl+S accepts, ✕ rejects)`;
+    await vscode.commands.executeCommand('vscode.diff', leftUri, right, title, { preview: false });
+    return {
+      decision,
+      close: async () => proposal.decide({ accepted: false }),
+    };
+  }
+}
+
+/** `vscode.SymbolKind`'s name of `kind`, in lower case (`class`, `function`, …). */
+function kindName(kind: vscode.SymbolKind): string {
+  const name = (vscode.SymbolKind as unknown as Record<number, string | undefined>)[kind];
+  return typeof name === 'string' ? name.toLowerCase() : 'symbol';
+}
+
+function hoverText(content: vscode.MarkdownString | vscode.MarkedString): string {
+  if (typeof content === 'string') {
+    return content;
+  }
+  if (content instanceof vscode.MarkdownString) {
+    return content.value;
+  }
+  if ('language' in content) {
+    return `\`\`\`${content.language}\n${content.value}\n\`\`\``;
+  }
+  return String((content as { value?: unknown }).value ?? '');
+}
+
+export class VscodeLang implements LangState, ReviewState {
+  /**
+   * @param toUri the editor's URI of a (canonical) absolute path
+   * @param toCanonical the canonical absolute path of a document's URI, if it is a local file
+   */
+  constructor(
+    private readonly toUri: (abs: string) => vscode.Uri,
+    private readonly toCanonical: (uri: vscode.Uri) => string | undefined,
+    private readonly views: ProposalViews,
+  ) {}
+
+  private location(uri: vscode.Uri, range: vscode.Range): EditorLocation {
+    return {
+      abs: this.toCanonical(uri),
+      name: path.posix.basename(uri.path),
+      line: range.start.line + 1,
+      column: range.start.character + 1,
+      endLine: range.end.line + 1,
+      endColumn: range.end.character + 1,
+    };
+  }
+
+  private position(line: number, column: number): vscode.Position {
+    return new vscode.Position(line - 1, column - 1);
+  }
+
+  async document(abs: string): Promise<{ text: string; language: string }> {
+    const doc = await vscode.workspace.openTextDocument(this.toUri(abs));
+    return { text: doc.getText(), language: doc.languageId };
+  }
+
+  async hover(abs: string, line: number, column: number): Promise<string[]> {
+    const hovers =
+      (await vscode.commands.executeCommand<vscode.Hover[] | undefined>('vscode.executeHoverProvider', this.toUri(abs), this.position(line, column))) ??
+      [];
+    return hovers.flatMap((h) => h.contents.map(hoverText)).filter((t) => t.trim() !== '');
+  }
+
+  async definition(abs: string, line: number, column: number): Promise<EditorLocation[]> {
+    const found =
+      (await vscode.commands.executeCommand<(vscode.Location | vscode.LocationLink)[] | undefined>(
+        'vscode.executeDefinitionProvider',
+        this.toUri(abs),
+        this.position(line, column),
+      )) ?? [];
+    return found.map((l) => ('targetUri' in l ? this.location(l.targetUri, l.targetSelectionRange ?? l.targetRange) : this.location(l.uri, l.range)));
+  }
+
+  async references(abs: string, line: number, column: number, includeDeclaration: boolean): Promise<EditorLocation[]> {
+    const found =
+      (await vscode.commands.executeCommand<vscode.Location[] | undefined>('vscode.executeReferenceProvider', this.toUri(abs), this.position(line, column))) ??
+      [];
+    const all = found.map((l) => this.location(l.uri, l.range));
+    if (includeDeclaration) {
+      return all;
+    }
+    const declarations = new Set((await this.definition(abs, line, column)).map((d) => `${d.abs}:${d.line}:${d.column}`));
+    return all.filter((l) => !declarations.has(`${l.abs}:${l.line}:${l.column}`));
+  }
+
+  private fromDocumentSymbol(s: vscode.DocumentSymbol): EditorSymbol {
+    return {
+      name: s.name,
+      kind: kindName(s.kind),
+      ...(s.detail ? { detail: s.detail } : {}),
+      line: s.range.start.line + 1,
+      endLine: s.range.end.line + 1,
+      children: s.children.map((c) => this.fromDocumentSymbol(c)),
+    };
+  }
+
+  private fromInformation(s: vscode.SymbolInformation): EditorSymbol {
+    const range = s.location.range ?? new vscode.Range(0, 0, 0, 0);
+    return {
+      name: s.name,
+      kind: kindName(s.kind),
+      ...(s.containerName ? { container: s.containerName } : {}),
+      location: this.location(s.location.uri, range),
+      line: range.start.line + 1,
+      endLine: range.end.line + 1,
+      children: [],
+    };
+  }
+
+  async documentSymbols(abs: string): Promise<EditorSymbol[]> {
+    const found =
+      (await vscode.commands.executeCommand<(vscode.DocumentSymbol | vscode.SymbolInformation)[] | undefined>(
+        'vscode.executeDocumentSymbolProvider',
+        this.toUri(abs),
+      )) ?? [];
+    return found.map((s) => ('children' in s ? this.fromDocumentSymbol(s) : this.fromInformation(s)));
+  }
+
+  async workspaceSymbols(query: string): Promise<EditorSymbol[]> {
+    const found = (await vscode.commands.executeCommand<vscode.SymbolInformation[] | undefined>('vscode.executeWorkspaceSymbolProvider', query)) ?? [];
+    return found.map((s) => this.fromInformation(s));
+  }
+
+  async rename(abs: string, line: number, column: number, newName: string): Promise<EditorRename> {
+    const edit = await vscode.commands.executeCommand<vscode.WorkspaceEdit | undefined>(
+      'vscode.executeDocumentRenameProvider',
+      this.toUri(abs),
+      this.position(line, column),
+      newName,
+    );
+    if (edit === undefined) {
+      throw new Error('no rename provider answered for this file');
+    }
+    const files = [];
+    for (const [uri, edits] of edit.entries()) {
+      const canonical = this.toCanonical(uri);
+      let before: string | undefined;
+      let after: string | undefined;
+      try {
+        const doc = await vscode.workspace.openTextDocument(uri);
+        before = doc.getText();
+        const sorted = [...edits].sort((a, b) => doc.offsetAt(b.range.start) - doc.offsetAt(a.range.start));
+        after = before;
+        for (const e of sorted) {
+          after = after.slice(0, doc.offsetAt(e.range.start)) + e.newText + after.slice(doc.offsetAt(e.range.end));
+        }
+      } catch {
+        before = undefined;
+        after = undefined;
+      }
+      files.push({ abs: canonical, name: path.posix.basename(uri.path), edits: edits.length, before, after });
+    }
+    return {
+      files,
+      apply: async () => {
+        if (!(await vscode.workspace.applyEdit(edit))) {
+          throw new Error('the editor refused to apply the rename');
+        }
+        for (const [uri] of edit.entries()) {
+          const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+          if (doc?.isDirty === true) {
+            await doc.save();
+          }
+        }
+      },
+    };
+  }
+
+  async save(abs: string): Promise<{ saved: boolean; open: boolean }> {
+    const key = this.toUri(abs).toString();
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === key);
+    if (doc === undefined) {
+      return { saved: false, open: false };
+    }
+    if (!doc.isDirty) {
+      return { saved: false, open: true };
+    }
+    return { saved: await doc.save(), open: true };
+  }
+
+  async showDiff(abs: string, exists: boolean, proposed: string, shown: string): Promise<DiffView> {
+    return this.views.show(exists ? this.toUri(abs) : undefined, proposed, shown);
+  }
+}
