@@ -4,12 +4,20 @@
 //
 //   1. tools/list; list_files, read_file; `../etc/passwd` refused; a bridge with a wrong token
 //      refused;
-//   1b. the IDE's live state: get_diagnostics on a TypeScript file never opened (`const n:
+//   1b. the IDE's live state: find_references on a cold TypeScript server (waited for, then
+//      answered, never an empty success); get_diagnostics on a TypeScript file never opened (`const n:
 //      number = "x"`) gives TS2322 at line 1 from VS Code's own TypeScript server (the time it took
 //      is printed); a subscriber to ide://selection hears open_file's change; open_file then
 //      get_open_editors and get_selection name the file; the user types: read_file returns the
 //      unsaved buffer (and says so), the disk is unchanged, the tab is dirty; a path outside the
 //      workspace is refused;
+//   1c. the language server and the user's approval, on a two-file TypeScript project: definition
+//      and references across files, the hover's type and documentation, the outline and a
+//      workspace symbol search, a library definition named as external, a rename previewed then
+//      applied (the user allows each file: confirmWrites is on; both files on disk), open_diff
+//      accepted after the user typed in the diff view and saved, rejected with the title bar's ✕,
+//      pending then withdrawn by close_diffs, save_file of the unsaved buffer, escapes refused;
+//      each tool's first and warm latency is printed;
 //   2. write_file with antigravity.mcp.confirmWrites on (run.sh's settings): the diff editor and
 //      the Allow / Deny notification appear; Allow writes (a new file, then a replaced one whose
 //      result carries the diff; disk checked), Deny writes nothing and the model gets
@@ -168,6 +176,17 @@ try {
   // 1b. what only the IDE knows
   const tools2 = (await bridge.request('tools/list')).result?.tools?.map((t) => t.name) ?? [];
   check(['get_diagnostics', 'get_open_editors', 'get_selection', 'open_file'].every((t) => tools2.includes(t)), 'the IDE tools are listed', JSON.stringify(tools2));
+  // Cold: the first language request of this VS Code starts the TypeScript server. The answer is
+  // the references, or "still loading" (then asked again), never an empty success.
+  const coldAt = Date.now();
+  let cold;
+  const coldAnswers = [];
+  do {
+    cold = await bridge.tool('find_references', { path: 'src/greet.ts', line: 2, symbol: 'greet', wait_ms: 20000 }, { retry: false });
+    coldAnswers.push(cold.isError ? `${code(cold)}: ${text(cold).slice(0, 80)}` : `${cold.structuredContent?.locations?.length} locations`);
+  } while (cold.isError && code(cold) === 'UNAVAILABLE' && /still loading/.test(text(cold)) && Date.now() - coldAt < WAIT_MS);
+  check(!cold.isError && (cold.structuredContent?.locations?.length ?? 0) >= 4, `find_references on a cold TypeScript server: waited for, then answered (${coldAnswers.join(' / ')})`, JSON.stringify(cold));
+  console.log(`     (find_references with the TypeScript server starting: ${((Date.now() - coldAt) / 1000).toFixed(1)} s)`);
   const askedAt = Date.now();
   let diagnostics = await bridge.tool('get_diagnostics', { path: 'src/typed.ts', wait_ms: 30000 });
   // The first file a fresh VS Code analyses starts its TypeScript server: ask again while unsettled.
@@ -227,6 +246,135 @@ try {
   check(outside.isError === true && code(outside) === 'ACCESS_DENIED', 'open_file outside the workspace is refused', JSON.stringify(outside));
   const outsideDiag = await bridge.tool('get_diagnostics', { path: '/etc/passwd' });
   check(outsideDiag.isError === true && code(outsideDiag) === 'ACCESS_DENIED', 'get_diagnostics outside the workspace is refused', JSON.stringify(outsideDiag));
+
+  // 1c. the language server the user's VS Code runs, and changes the user approves (version 3),
+  //     on the two-file TypeScript project run.sh wrote (src/greet.ts, src/app.ts, tsconfig.json)
+  const timings = [];
+  const stillDirty = async (when) => {
+    const tabs = await bridge.tool('get_open_editors', {});
+    const disk = await fs.readFile(path.join(args.workspace, 'src/main.ts'), 'utf8');
+    check((tabs.structuredContent?.editors ?? []).some((e) => e.path === 'src/main.ts' && e.dirty === true), `${when}, the user's unsaved src/main.ts is still unsaved`, `${JSON.stringify(tabs.structuredContent)} disk: ${JSON.stringify(disk)}`);
+  };
+  await stillDirty('before the language tools');
+  /** Calls `name` twice (first, then warm), prints both times, returns the first result. */
+  const timed = async (name, argumentsObject, again = true) => {
+    const t0 = Date.now();
+    const first = await bridge.tool(name, argumentsObject);
+    const firstMs = Date.now() - t0;
+    let warmMs;
+    if (again) {
+      const t1 = Date.now();
+      await bridge.tool(name, argumentsObject);
+      warmMs = Date.now() - t1;
+    }
+    timings.push(`${name}: first ${firstMs} ms${warmMs === undefined ? '' : `, warm ${warmMs} ms`}`);
+    return first;
+  };
+  const tools3 = (await bridge.request('tools/list')).result?.tools?.map((t) => t.name) ?? [];
+  const v3 = ['find_definition', 'find_references', 'describe_symbol', 'list_symbols', 'rename_symbol', 'open_diff', 'close_diffs', 'save_file'];
+  check(v3.every((t) => tools3.includes(t)), 'the language and review tools are listed', JSON.stringify(tools3));
+  const definition = await timed('find_definition', { path: 'src/app.ts', line: 3, symbol: 'greet' });
+  const target = definition.structuredContent?.locations?.[0];
+  check(target?.path === 'src/greet.ts' && target?.line === 2 && /export function greet/.test(target?.text ?? ''), 'find_definition across files: src/app.ts greet -> src/greet.ts:2', JSON.stringify(definition));
+  const references = await timed('find_references', { path: 'src/greet.ts', line: 2, symbol: 'greet' });
+  const refs = (references.structuredContent?.locations ?? []).map((l) => `${l.path}:${l.line}`);
+  check(['src/app.ts:1', 'src/app.ts:3', 'src/app.ts:4', 'src/greet.ts:2'].every((r) => refs.includes(r)), 'find_references across files (the import and both calls in src/app.ts, the declaration)', JSON.stringify(references));
+  const hover = await timed('describe_symbol', { path: 'src/app.ts', line: 3, symbol: 'greet' });
+  const hoverText = (hover.structuredContent?.contents ?? []).join('\n');
+  check(/greet\(name: string\): string/.test(hoverText) && /Greets someone by name/.test(hoverText), 'describe_symbol: the signature and the documentation', JSON.stringify(hover));
+  const messageHover = await bridge.tool('describe_symbol', { path: 'src/app.ts', line: 3, symbol: 'message' });
+  check(/const message: string/.test((messageHover.structuredContent?.contents ?? []).join('')), 'describe_symbol: the type of a constant', JSON.stringify(messageHover));
+  const outline = await timed('list_symbols', { path: 'src/greet.ts' });
+  const greetSymbol = (outline.structuredContent?.symbols ?? []).find((s) => s.name === 'greet');
+  check(greetSymbol?.kind === 'function' && greetSymbol?.line === 2 && greetSymbol?.endLine === 4, 'list_symbols: the outline of src/greet.ts', JSON.stringify(outline));
+  const search = await timed('list_symbols', { query: 'greet' });
+  check((search.structuredContent?.symbols ?? []).some((s) => s.name.startsWith('greet') && s.path === 'src/greet.ts'), 'list_symbols: the workspace symbol search', JSON.stringify(search));
+  const library = await bridge.tool('find_definition', { path: 'src/app.ts', line: 4, symbol: 'log' });
+  const libraryLocations = library.structuredContent?.locations ?? [];
+  check(libraryLocations.length > 0 && libraryLocations.every((l) => l.external !== undefined && l.path === undefined && l.text === undefined), 'a definition in a library outside the workspace is named as external, without its content', JSON.stringify(library));
+  await stillDirty('after the lookups');
+  const preview = await timed('rename_symbol', { path: 'src/greet.ts', line: 2, symbol: 'greet', new_name: 'welcome' });
+  check(preview.structuredContent?.applied === false && (preview.structuredContent?.files ?? []).map((f) => f.path).join() === 'src/app.ts,src/greet.ts' && /\+export function welcome/.test(text(preview)), 'rename_symbol previews both files as diffs', JSON.stringify(preview));
+  check((await fs.readFile(path.join(args.workspace, 'src/greet.ts'), 'utf8')).includes('function greet('), 'the preview changed nothing on disk');
+  await stillDirty('after the preview');
+  // Applied: with confirmWrites on, the user allows each file (the Allow of the modal dialog).
+  const allowRename = page.getByRole('button', { name: 'Allow' });
+  const renameStarted = Date.now();
+  const renameCall = bridge.tool('rename_symbol', { path: 'src/greet.ts', line: 2, symbol: 'greet', new_name: 'welcome', apply: true });
+  let renameDone = false;
+  renameCall.finally(() => (renameDone = true));
+  while (!renameDone && Date.now() - renameStarted < WAIT_MS) {
+    if (await allowRename.first().isVisible().catch(() => false)) {
+      await allowRename.first().click().catch(() => undefined);
+      await sleep(300);
+    }
+    await sleep(100);
+  }
+  const renamed = await renameCall;
+  await stillDirty('after the rename');
+  const greetNow = await fs.readFile(path.join(args.workspace, 'src/greet.ts'), 'utf8');
+  const appNow = await fs.readFile(path.join(args.workspace, 'src/app.ts'), 'utf8');
+  check(
+    renamed.structuredContent?.applied === true && greetNow.includes('export function welcome(') && appNow.includes("import { welcome } from './greet'") && appNow.includes("welcome('world')"),
+    'rename_symbol applied: both files renamed and saved on disk',
+    `${JSON.stringify(renamed)}\n${greetNow}\n${appNow}`,
+  );
+  // open_diff: the user edits the proposal in the diff view, then saves it (accept).
+  const proposed = `${greetNow}\nexport const polite = true;\n`;
+  const diffStarted = Date.now();
+  const acceptCall = bridge.tool('open_diff', { path: 'src/greet.ts', new_text: proposed, wait_ms: 120000 });
+  const modified = page.locator('.monaco-diff-editor .editor.modified .view-lines');
+  await modified.first().waitFor({ timeout: WAIT_MS });
+  await sleep(1000);
+  await modified.first().click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('// reviewed by the user');
+  await sleep(300);
+  await page.screenshot({ path: path.join(args.shots, 'open-diff.png') });
+  await page.keyboard.press('Control+s');
+  const accepted = await acceptCall;
+  timings.push(`open_diff (accepted by the user): ${Date.now() - diffStarted} ms, the user's typing included`);
+  const greetAccepted = await fs.readFile(path.join(args.workspace, 'src/greet.ts'), 'utf8');
+  check(
+    accepted.structuredContent?.status === 'accepted' && accepted.structuredContent?.user_edited === true && greetAccepted === accepted.structuredContent?.final_text && greetAccepted.includes('export const polite = true;') && greetAccepted.includes('// reviewed by the user'),
+    'open_diff accepted with the user edit typed in the diff view: the file holds the final text, returned with the edits',
+    JSON.stringify(accepted),
+  );
+  await stillDirty('after the accepted diff');
+  // Rejected with the ✕ of the diff's title bar.
+  const rejectCall = bridge.tool('open_diff', { path: 'src/app.ts', new_text: '// never\n', wait_ms: 120000 });
+  const reject = page.locator('.editor-actions a[aria-label*="Reject the Proposed Change"], .editor-actions .action-label[aria-label*="Reject the Proposed Change"]');
+  await reject.first().waitFor({ timeout: WAIT_MS });
+  await reject.first().click();
+  const rejected = await rejectCall;
+  check(rejected.structuredContent?.status === 'rejected' && (await fs.readFile(path.join(args.workspace, 'src/app.ts'), 'utf8')) === appNow, 'open_diff rejected: nothing written', JSON.stringify(rejected));
+  // Pending when the wait runs out, then withdrawn.
+  const pending = await bridge.tool('open_diff', { path: 'src/app.ts', new_text: '// later\n', wait_ms: 1500 });
+  check(pending.structuredContent?.status === 'pending' && (await fs.readFile(path.join(args.workspace, 'src/app.ts'), 'utf8')) === appNow, 'open_diff pending after wait_ms, nothing written', JSON.stringify(pending));
+  await stillDirty('after the rejected and the pending diff');
+  const closedDiffs = await timed('close_diffs', {}, false);
+  check(JSON.stringify(closedDiffs.structuredContent?.closed) === '["src/app.ts"]', 'close_diffs withdraws the pending proposal', JSON.stringify(closedDiffs));
+  // save_file: src/main.ts still has the user's unsaved typing of 1b.
+  const saved = await timed('save_file', { path: 'src/main.ts' }, false);
+  const mainSaved = await fs.readFile(path.join(args.workspace, 'src/main.ts'), 'utf8');
+  const cleanTabs = await bridge.tool('get_open_editors', {});
+  check(
+    saved.structuredContent?.saved === true && mainSaved.includes('typed by the user') && (cleanTabs.structuredContent?.editors ?? []).some((e) => e.path === 'src/main.ts' && e.dirty === false),
+    'save_file writes the unsaved buffer; the tab is no longer dirty',
+    JSON.stringify(saved),
+  );
+  for (const [tool, argumentsObject] of [
+    ['find_references', { path: '../etc/passwd', line: 1, symbol: 'root' }],
+    ['list_symbols', { path: '/etc/passwd' }],
+    ['rename_symbol', { path: '../etc/hosts', line: 1, symbol: 'localhost', new_name: 'x', apply: true }],
+    ['open_diff', { path: '../escape.ts', new_text: 'x' }],
+    ['save_file', { path: '/etc/passwd' }],
+  ]) {
+    const refusedEscape = await bridge.tool(tool, argumentsObject);
+    check(refusedEscape.isError === true && code(refusedEscape) === 'ACCESS_DENIED', `${tool} outside the workspace is refused`, JSON.stringify(refusedEscape));
+  }
+  check(!(await fs.stat(path.join(path.dirname(args.workspace), 'escape.ts')).then(() => true, () => false)), 'nothing was written outside the workspace');
+  console.log(`     (latency in code-server: ${timings.join('; ')})`);
 
   bridge.close();
   bridge = undefined;

@@ -73,11 +73,18 @@ chmod 700 "$WORK/xdg"
 printf '# e2e workspace\n' >"$WORK/ws/README.md"
 printf 'export const answer = 42;\n' >"$WORK/ws/src/main.ts"
 printf 'const n: number = "x";\nexport { n };\n' >"$WORK/ws/src/typed.ts"
+# The two-file TypeScript project of the language-server checks (drive.mjs 1c).
+printf '{ "compilerOptions": { "strict": true, "target": "es2020", "module": "commonjs", "noEmit": true }, "include": ["src"] }\n' >"$WORK/ws/tsconfig.json"
+printf '/** Greets someone by name. */\nexport function greet(name: string): string {\n  return `Hello, ${name}!`;\n}\n' >"$WORK/ws/src/greet.ts"
+printf "import { greet } from './greet';\n\nexport const message: string = greet('world');\nconsole.log(greet('again'));\n" >"$WORK/ws/src/app.ts"
 TOKEN="e2e-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+# files.autoSave off: VS Code for the web saves a second after typing by default (the desktop's
+# default is off), and the unsaved-buffer checks need the user's typing to stay unsaved.
 cat >"$WORK/user/User/settings.json" <<JSON
 {
   "security.workspace.trust.enabled": false,
   "workbench.startupEditor": "none",
+  "files.autoSave": "off",
   "antigravity.mcp.port": 0,
   "antigravity.mcp.token": "$TOKEN",
   "antigravity.mcp.confirmWrites": true

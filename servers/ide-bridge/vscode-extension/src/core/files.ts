@@ -209,11 +209,14 @@ export class Files {
     }
   }
 
-  /** Tells the user (and the log) that the host changed `paths` by other means than `fs/write`. */
-  announce(paths: string[], what: string): void {
-    this.notifier.log('info', `${what}: ${paths.join(', ')}`);
-    for (const path of paths) {
-      this.notifier.didWrite({ path, bytes: 0, created: false, content: '' });
+  /**
+   * Tells the user (and the log) that the host changed files by other means than `fs/write`
+   * (a rename, a save): each file with its new text.
+   */
+  announce(files: { path: string; content: string }[], what: string): void {
+    this.notifier.log('info', `${what}: ${files.map((f) => f.path).join(', ')}`);
+    for (const file of files) {
+      this.notifier.didWrite({ path: file.path, bytes: Buffer.byteLength(file.content, 'utf8'), created: false, content: file.content });
     }
   }
 

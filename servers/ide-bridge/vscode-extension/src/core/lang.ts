@@ -369,7 +369,10 @@ export class Lang {
         const reason = error instanceof Error ? error.message : String(error);
         throw WireError.of('UNAVAILABLE', `the editor could not apply the rename of \`${params.symbol}\` (${reason}); check the files with read_file before trying again`);
       }
-      this.files.announce(files.map((f) => f.path), `renamed \`${params.symbol}\` to \`${params.newName}\``);
+      this.files.announce(
+        files.map((f) => ({ path: f.path, content: f.after ?? '' })),
+        `renamed \`${params.symbol}\` to \`${params.newName}\``,
+      );
     }
     return { resolved, files, applied: params.apply && files.length > 0, loading: false };
   }

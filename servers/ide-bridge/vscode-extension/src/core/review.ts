@@ -39,8 +39,11 @@ export interface ReviewState {
    * editable; `shown` is the path for titles.
    */
   showDiff(abs: string, exists: boolean, proposed: string, shown: string): Promise<DiffView>;
-  /** Saves the editor's unsaved changes of `abs`: whether it had some, and whether it is open. */
-  save(abs: string): Promise<{ saved: boolean; open: boolean }>;
+  /**
+   * Saves the editor's unsaved changes of `abs`: whether it had some, whether it is open, and
+   * the text saved.
+   */
+  save(abs: string): Promise<{ saved: boolean; open: boolean; text?: string }>;
 }
 
 type Outcome = Omit<OpenDiffResult, 'path' | 'reused'>;
@@ -158,10 +161,10 @@ export class Review {
     if (target.stat.type !== 'file') {
       throw WireError.of('INVALID_ARGS', `\`${params.path}\` is not a file`);
     }
-    const { saved, open } = await state.save(target.abs);
+    const { saved, open, text } = await state.save(target.abs);
     const path = this.files.confinement.protocolPath(target.abs) ?? params.path;
     if (saved) {
-      this.files.announce([path], 'saved');
+      this.files.announce([{ path, content: text ?? '' }], 'saved the editor buffer of');
     }
     return { path, saved, open };
   }

@@ -378,7 +378,7 @@ export class VscodeLang implements LangState, ReviewState {
     };
   }
 
-  async save(abs: string): Promise<{ saved: boolean; open: boolean }> {
+  async save(abs: string): Promise<{ saved: boolean; open: boolean; text?: string }> {
     const key = this.toUri(abs).toString();
     const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === key);
     if (doc === undefined) {
@@ -387,7 +387,8 @@ export class VscodeLang implements LangState, ReviewState {
     if (!doc.isDirty) {
       return { saved: false, open: true };
     }
-    return { saved: await doc.save(), open: true };
+    const text = doc.getText();
+    return { saved: await doc.save(), open: true, text };
   }
 
   async showDiff(abs: string, exists: boolean, proposed: string, shown: string): Promise<DiffView> {
