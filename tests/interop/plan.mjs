@@ -69,7 +69,23 @@ export function buildPlan(binDir, dirs) {
             args: [],
             cwd: dirs.workspace,
             env: bridgeEnv,
-            tools: ['list_files', 'read_file', 'write_file', 'get_diagnostics', 'get_open_editors', 'get_selection', 'open_file'],
+            tools: [
+                'list_files',
+                'read_file',
+                'write_file',
+                'get_diagnostics',
+                'get_open_editors',
+                'get_selection',
+                'open_file',
+                'save_file',
+                'find_definition',
+                'find_references',
+                'describe_symbol',
+                'list_symbols',
+                'rename_symbol',
+                'open_diff',
+                'close_diffs',
+            ],
             calls: [
                 { tool: 'list_files', args: { recursive: true }, says: ['README.md'] },
                 { tool: 'list_files', args: { path: 'no/such/dir' }, code: 'NOT_FOUND', says: ['no/such/dir'] },
@@ -82,6 +98,12 @@ export function buildPlan(binDir, dirs) {
                 { tool: 'get_selection', args: {}, structured: { active: false }, says: ['No workspace file is active'] },
                 { tool: 'get_diagnostics', args: { path: 'README.md' }, code: 'UNAVAILABLE', says: ['does not support get_diagnostics'] },
                 { tool: 'open_file', args: { path: 'README.md', line: 0 }, code: 'INVALID_ARGS', says: ['line'] },
+                // Version 3: the headless host has no language server and no window; it says what to
+                // install. Bad arguments are refused by the bridge before any host is asked.
+                { tool: 'find_references', args: { path: 'README.md', line: 1, symbol: 'demo' }, code: 'UNAVAILABLE', says: ['does not support find_references', 'extension 0.3 or later'] },
+                { tool: 'open_diff', args: { path: 'README.md', new_text: '# changed\n' }, code: 'UNAVAILABLE', says: ['does not support open_diff', 'headless'] },
+                { tool: 'rename_symbol', args: { path: 'README.md', line: 1, symbol: 'demo', new_name: 'two words\n' }, code: 'INVALID_ARGS', says: ['new_name'] },
+                { tool: 'list_symbols', args: {}, code: 'INVALID_ARGS', says: ['exactly one of `path`'] },
             ],
         },
     ];
