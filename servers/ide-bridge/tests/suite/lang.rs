@@ -12,62 +12,6 @@ use super::{
     fake_host::{FakeHost, Mode},
 };
 
-/// The scripted IDE's answer to `method` with `params` (an error object on `Err`). The symbol
-/// `loading` is a language server still starting; `reject.ts` and `accept.ts` are decided by the
-/// user, any other diff stays pending.
-pub(super) fn lang_answer(method: &str, params: &Value) -> Result<Value, Value> {
-    let symbol = params["symbol"].as_str().unwrap_or_default();
-    let resolved = json!({"line": params["line"], "column": 14, "occurrences": 2, "language": "typescript"});
-    if symbol == "loading" {
-        return Ok(json!({"resolved": resolved, "locations": [], "contents": [], "files": [], "loading": true}));
-    }
-    if symbol == "nowhere" {
-        return Err(
-            json!({"code": -32602, "message": "`nowhere` does not occur on line 1 of src/a.ts (the line reads: `const x = 1;`)", "data": {"code": "INVALID_ARGS"}}),
-        );
-    }
-    match method {
-        "lang/definition" => Ok(json!({"resolved": resolved, "locations": [
-            {"path": "src/b.ts", "line": 1, "column": 14, "endLine": 1, "endColumn": 20, "text": "export const answer = 42;"},
-            {"external": "lib.es5.d.ts", "line": 7, "column": 1, "endLine": 7, "endColumn": 9}
-        ], "echo": params})),
-        "lang/references" => Ok(json!({"resolved": resolved, "locations": [
-            {"path": "src/a.ts", "line": 2, "column": 13, "endLine": 2, "endColumn": 19, "text": "console.log(answer);"},
-            {"path": "src/b.ts", "line": 1, "column": 14, "endLine": 1, "endColumn": 20, "text": "export const answer = 42;"}
-        ], "truncated": 3})),
-        "lang/hover" => {
-            Ok(json!({"resolved": resolved, "contents": ["```typescript\nconst answer: 42\n```", "The answer."]}))
-        }
-        "lang/symbols" if params.get("path").is_some() => Ok(json!({"symbols": [
-            {"name": "Greeter", "kind": "class", "line": 1, "endLine": 9, "children": [
-                {"name": "greet", "kind": "method", "detail": "(): string", "line": 2, "endLine": 4}]}
-        ], "language": "typescript"})),
-        "lang/symbols" => Ok(json!({"symbols": [
-            {"name": "Greeter", "kind": "class", "path": "src/a.ts", "line": 1, "endLine": 9, "container": "a"}]})),
-        "lang/rename" => {
-            let applied = params["apply"] == true;
-            Ok(json!({"resolved": resolved, "applied": applied, "files": [
-                {"path": "src/a.ts", "edits": 1, "before": "console.log(answer);\n", "after": format!("console.log({});\n", params["newName"].as_str().unwrap_or_default())},
-                {"path": "src/b.ts", "edits": 1}
-            ]}))
-        }
-        "ide/openDiff" => {
-            let path = params["path"].as_str().unwrap_or_default();
-            let text = params["newText"].as_str().unwrap_or_default();
-            Ok(match path {
-                "accept.ts" => {
-                    json!({"path": path, "status": "accepted", "finalText": format!("{text}// the user's line\n"), "userEdited": true, "created": true})
-                }
-                "reject.ts" => json!({"path": path, "status": "rejected"}),
-                _ => json!({"path": path, "status": "pending", "reused": true}),
-            })
-        }
-        "ide/closeDiffs" => Ok(json!({"closed": ["later.ts"]})),
-        "ide/saveFile" => Ok(json!({"path": params["path"], "saved": params["path"] == "src/a.ts", "open": true})),
-        other => Err(json!({"code": -32601, "message": format!("method `{other}` not found")})),
-    }
-}
-
 fn structured(result: &Value) -> &Value {
     &result["structuredContent"]
 }
