@@ -268,11 +268,21 @@ DONE = {
     "sample-tool": "hoge calc, an unknown action refused",
 }
 
+# The tools each server must list: every tool its bundle's manifest names (dist/mcpb.py, what
+# Claude Desktop shows before install), so a manifest naming a tool the binary lacks fails here.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mcpb import SERVERS as BUNDLES  # noqa: E402
+
+
+def _manifest_tools(server):
+    return [name for name, _ in BUNDLES[server]["tools"]]
+
+
 SCENARIOS = {
-    "text-editor": (["text_editor"], text_editor),
-    "draft-post": (["draft_post", "list_posts"], draft_post),
-    "ide-bridge": (["list_files", "read_file", "write_file"], ide_bridge),
-    "sample-tool": (["hoge", "countdown"], sample_tool),
+    "text-editor": (_manifest_tools("text-editor"), text_editor),
+    "draft-post": (_manifest_tools("draft-post"), draft_post),
+    "ide-bridge": (_manifest_tools("ide-bridge"), ide_bridge),
+    "sample-tool": (_manifest_tools("sample-tool"), sample_tool),
 }
 
 

@@ -160,11 +160,19 @@ export class Lang {
     return target.abs;
   }
 
+  /** The document as the editor has it; plain text is refused: no language server reads it. */
+  private async document(abs: string, shown: string): Promise<{ text: string; language: string }> {
+    const doc = await this.requireState().document(abs);
+    if (doc.language === 'plaintext') {
+      throw WireError.of('INVALID_ARGS', `\`${shown}\` is plain text to the editor: no language server reads it; use read_file instead`);
+    }
+    return doc;
+  }
+
   /** The symbol's position in its document, or the error that says why there is none. */
   private async locate(params: SymbolAt): Promise<{ abs: string; resolved: ResolvedSymbol; language: string }> {
-    const state = this.requireState();
     const abs = await this.file(params.path);
-    const { text, language } = await state.document(abs);
+    const { text, language } = await this.document(abs, params.path);
     const lines = text.split(/\r\n|\r|\n/);
     if (params.line > lines.length) {
       throw WireError.of('INVALID_ARGS', `\`${params.path}\` has ${lines.length} lines; line ${params.line} is past its end`);
@@ -292,7 +300,7 @@ export class Lang {
     const deadline = Date.now() + (params.waitMs ?? DEFAULT_LANG_WAIT_MS);
     if (hasPath) {
       const abs = await this.file(params.path as string);
-      const { text, language } = await state.document(abs);
+      const { text, language } = await this.document(abs, params.path as string);
       for (;;) {
         const found = await state.documentSymbols(abs);
         if (found.length > 0 || this.warm.has(language) || text.trim() === '') {

@@ -159,6 +159,10 @@ test('lang/references by file and line, without the declaration when asked; bad 
   assert.equal((await client.request('lang/hover', { path: 'src', line: 1, symbol: 'x' })).error?.code, Code.INVALID_PARAMS);
   assert.equal((await client.request('lang/hover', { path: 'src/a.ts', line: 0, symbol: 'x' })).error?.code, Code.INVALID_PARAMS);
   assert.equal((await client.request('lang/hover', { path: 'src/a.ts', line: 1, symbol: 'a\nb' })).error?.code, Code.INVALID_PARAMS);
+  // Plain text has no language server: said at once, not waited for.
+  const plain = await client.request('lang/symbols', { path: 'notes.txt' });
+  assert.equal(plain.error?.code, Code.INVALID_PARAMS);
+  assert.match(plain.error?.message ?? '', /`notes.txt` is plain text to the editor: no language server reads it/);
 });
 
 test('lang/symbols: a file outline, nested; a workspace search without what lies outside', async (t) => {
