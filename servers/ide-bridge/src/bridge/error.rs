@@ -50,7 +50,7 @@ impl BridgeError {
                 (
                     ErrorCode::Unavailable,
                     format!(
-                        "The IDE workspace host does not support {tool} ({fact}). It needs the IDE itself: VS Code (or Antigravity, Cursor) with the ide-bridge extension {version} or later (install or update it from the .vsix of the mcp-suite release: `code --install-extension ide-bridge-<version>.vsix`); the headless ide-bridge-host has no editor. Do not retry; {instead}"
+                        "The IDE workspace host does not support {tool} ({fact}). It needs the IDE itself: VS Code (or Antigravity, Cursor) with the ide-bridge extension {version} or later (install or update it from the mcp-suite release's .vsix: `code --install-extension ide-bridge-*.vsix`); the headless ide-bridge-host has no editor. Do not retry; {instead}"
                     ),
                 )
             }

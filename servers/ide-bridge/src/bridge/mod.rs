@@ -261,10 +261,11 @@ impl Bridge {
         crate::paths::folder_names(&self.workspace_folders(), &reported)
     }
 
-    /// Connects if there is no link (so that the host's workspace folders are known); a failure
-    /// is left to the request that follows, which reports it.
+    /// Waits for a connection attempt under way (the first one of a session, or a reconnection)
+    /// to have an outcome, so that the host's workspace folders are known when connected. Never
+    /// starts an attempt: a failure is left to the request that follows, which reports it.
     pub async fn ready(&self) {
-        let _ = self.link().await;
+        self.settled(self.inner.config.request_timeout).await;
     }
 
     /// The link, connecting first if there is none.

@@ -98,7 +98,16 @@ export class Review {
       proposal = undefined;
     }
     if (proposal === undefined) {
-      const view = await state.showDiff(target.abs, target.stat !== undefined, params.newText, shown);
+      let view: DiffView;
+      try {
+        view = await state.showDiff(target.abs, target.stat !== undefined, params.newText, shown);
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw WireError.of(
+          'UNAVAILABLE',
+          `the IDE could not show the proposed change to \`${shown}\` (${reason}); nothing was written. Ask the user to open the IDE window, then retry`,
+        );
+      }
       const created: Proposal = { shown, text: params.newText, view, outcome: Promise.resolve({ status: 'rejected', userEdited: false, created: false }), settled: false };
       created.outcome = view.decision.then(async (decision): Promise<Outcome> => {
         if (!decision.accepted) {

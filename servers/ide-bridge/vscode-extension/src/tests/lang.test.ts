@@ -116,11 +116,15 @@ test('lang/definition finds the column from the symbol, names workspace files wi
 test('a language server that never answers within the wait is loading, not "nothing found"', async (t) => {
   const { client } = await connected(t);
   langServer.references = () => [];
-  const started = Date.now();
+  let asked = 0;
+  langServer.hover = () => {
+    asked += 1;
+    return [];
+  };
   const result = await client.call('lang/references', { path: 'src/a.ts', line: 2, symbol: 'answer', waitMs: 600 });
   assert.equal(result.loading, true);
   assert.deepEqual(result.locations, []);
-  assert.ok(Date.now() - started >= 500, 'it waited');
+  assert.ok(asked > 1, 'the language server was asked again while the wait lasted');
   const hover = await client.call('lang/hover', { path: 'src/a.ts', line: 2, symbol: 'answer', waitMs: 0 });
   assert.deepEqual(hover, { resolved: { line: 2, column: 13, occurrences: 2, language: 'typescript' }, contents: [], loading: true });
   // TypeScript's own "(loading...)" hover is loading too.
@@ -349,6 +353,19 @@ test('ide/openDiff refuses escapes, .git, directories, oversized text and a read
     assert.equal((await client.request('ide/openDiff', params)).error?.code, code, JSON.stringify(params).slice(0, 80));
   }
   assert.equal(ui.diffs.length, 0, 'nothing was shown');
+});
+
+test('ide/openDiff with no editor window to show the diff is refused quickly, nothing written', async (t) => {
+  const { app, client } = await connected(t);
+  ui.windowGone = true;
+  t.after(() => {
+    ui.windowGone = false;
+  });
+  const reply = await client.request('ide/openDiff', { path: 'src/b.ts', newText: 'x', waitMs: 60000 });
+  assert.equal(reply.error?.code, Code.UNAVAILABLE);
+  assert.match(reply.error?.message ?? '', /`src\/b.ts`.*window.*nothing was/);
+  assert.equal(ui.diffs.length, 0);
+  assert.equal(await fs.readFile(path.join(app, 'src/b.ts'), 'utf8'), B);
 });
 
 test('ide/openDiff and ide/saveFile are refused on a read-only workspace', async (t) => {

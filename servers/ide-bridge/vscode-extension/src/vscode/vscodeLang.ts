@@ -19,6 +19,8 @@ export const PROPOSAL_SCHEME = 'ide-bridge-change';
 /** The commands of the diff editor's title bar. */
 export const ACCEPT_COMMAND = 'ideBridge.acceptChange';
 export const REJECT_COMMAND = 'ideBridge.rejectChange';
+/** How long the window may take to open a diff before the proposal is refused as unavailable. */
+export const DIFF_PROBE_MS = 5000;
 
 interface OpenProposal {
   right: vscode.Uri;
@@ -208,7 +210,23 @@ export class ProposalViews implements vscode.Disposable {
     };
     this.open.set(right.toString(), proposal);
     const title = `${path.posix.basename(shown)}: proposed change (✓ or Ctrl+S accepts, ✕ rejects)`;
-    await vscode.commands.executeCommand('vscode.diff', leftUri, right, title, { preview: false });
+    // The window opens the diff; with no window (a browser tab closed under code-server), the
+    // command never comes back, so it is given a few seconds.
+    let timer: NodeJS.Timeout | undefined;
+    const opened = await Promise.race([
+      Promise.resolve(vscode.commands.executeCommand('vscode.diff', leftUri, right, title, { preview: false })).then(
+        () => true,
+        () => false,
+      ),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), DIFF_PROBE_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (!opened) {
+      proposal.decide({ accepted: false });
+      throw new Error(`the editor window did not open the diff within ${DIFF_PROBE_MS / 1000} s`);
+    }
     return {
       decision,
       close: async () => proposal.decide({ accepted: false }),
