@@ -91,6 +91,8 @@ export interface LangState {
 
 /** How long to sleep between two asks of a language server that is not ready yet. */
 export const POLL_MS = 250;
+/** How long apart two answers of a language server that has just come up must agree. */
+export const SETTLE_MS = 1000;
 
 const IDENT = /[\p{L}\p{N}_$]/u;
 
@@ -241,24 +243,51 @@ export class Lang {
     return { locations: all.slice(0, MAX_LOCATIONS), truncated: Math.max(0, all.length - MAX_LOCATIONS) };
   }
 
-  /** `lang/definition`. */
-  async definition(params: SymbolAt): Promise<LocationsResult> {
+  /**
+   * `query`'s answer once it stops changing, when the language server came up during this request
+   * (`cold`): one that has just loaded a file may still be loading the rest of its project
+   * (TypeScript answers with one file's references first, the whole project's a moment later), so
+   * it is asked again every {@link SETTLE_MS} until two answers agree, or the deadline. A language
+   * that had answered before is asked once.
+   */
+  private async settle<T>(cold: boolean, deadline: number, query: () => Promise<T>, key: (answer: T) => string): Promise<T> {
+    let answer = await query();
+    while (cold && Date.now() + SETTLE_MS <= deadline) {
+      await sleep(SETTLE_MS);
+      const again = await query();
+      const same = key(again) === key(answer);
+      answer = again;
+      if (same) {
+        break;
+      }
+    }
+    return answer;
+  }
+
+  /** `lang/definition` and `lang/references`: the symbol, then the locations `query` finds. */
+  private async find(
+    params: SymbolAt,
+    query: (abs: string, resolved: ResolvedSymbol) => Promise<EditorLocation[]>,
+  ): Promise<LocationsResult> {
+    const deadline = Date.now() + (params.waitMs ?? DEFAULT_LANG_WAIT_MS);
     const { abs, resolved, language } = await this.locate(params);
+    const cold = !this.warm.has(language);
     if ((await this.ready(abs, resolved, language, params.waitMs ?? DEFAULT_LANG_WAIT_MS)) === undefined) {
       return { resolved, locations: [], truncated: 0, loading: true };
     }
-    const found = await this.requireState().definition(abs, resolved.line, resolved.column);
+    const key = (found: EditorLocation[]) => JSON.stringify(found.map((l) => [l.abs, l.name, l.line, l.column]).sort());
+    const found = await this.settle(cold, deadline, () => query(abs, resolved), key);
     return { resolved, ...(await this.locations(found)), loading: false };
+  }
+
+  /** `lang/definition`. */
+  async definition(params: SymbolAt): Promise<LocationsResult> {
+    return this.find(params, (abs, r) => this.requireState().definition(abs, r.line, r.column));
   }
 
   /** `lang/references`. */
   async references(params: ReferencesParams): Promise<LocationsResult> {
-    const { abs, resolved, language } = await this.locate(params);
-    if ((await this.ready(abs, resolved, language, params.waitMs ?? DEFAULT_LANG_WAIT_MS)) === undefined) {
-      return { resolved, locations: [], truncated: 0, loading: true };
-    }
-    const found = await this.requireState().references(abs, resolved.line, resolved.column, params.includeDeclaration);
-    return { resolved, ...(await this.locations(found)), loading: false };
+    return this.find(params, (abs, r) => this.requireState().references(abs, r.line, r.column, params.includeDeclaration));
   }
 
   /** `lang/hover`. */
@@ -335,13 +364,16 @@ export class Lang {
     if (params.apply && this.files.settings.readOnly) {
       throw WireError.of('READ_ONLY', `the workspace is read-only; nothing was renamed`);
     }
+    const deadline = Date.now() + (params.waitMs ?? DEFAULT_LANG_WAIT_MS);
     const { abs, resolved, language } = await this.locate(params);
+    const cold = !this.warm.has(language);
     if ((await this.ready(abs, resolved, language, params.waitMs ?? DEFAULT_LANG_WAIT_MS)) === undefined) {
       return { resolved, files: [], applied: false, loading: true };
     }
     let plan: EditorRename;
     try {
-      plan = await this.requireState().rename(abs, resolved.line, resolved.column, params.newName);
+      const key = (p: EditorRename) => JSON.stringify(p.files.map((f) => [f.abs, f.name, f.edits]).sort());
+      plan = await this.settle(cold, deadline, () => this.requireState().rename(abs, resolved.line, resolved.column, params.newName), key);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       throw WireError.of('INVALID_ARGS', `the language server cannot rename \`${params.symbol}\` there: ${reason}`);

@@ -138,6 +138,27 @@ test('a language server that never answers within the wait is loading, not "noth
   assert.deepEqual({ loading: none.loading, locations: none.locations }, { loading: false, locations: [] });
 });
 
+test('a language server that has just come up is asked until its answer settles (a project still loading)', async (t) => {
+  const { app, client } = await connected(t);
+  up();
+  const a = Uri.file(path.join(app, 'src/a.ts'));
+  const b = Uri.file(path.join(app, 'src/b.ts'));
+  // TypeScript's first answer knows one file; the project's comes on the next asks.
+  let asks = 0;
+  langServer.references = () => {
+    asks += 1;
+    return asks === 1 ? [new Location(b, new Range(0, 13, 0, 19))] : [new Location(b, new Range(0, 13, 0, 19)), new Location(a, new Range(1, 12, 1, 18))];
+  };
+  const first = await client.call('lang/references', { path: 'src/b.ts', line: 1, symbol: 'answer' });
+  assert.equal(first.locations.length, 2, JSON.stringify(first));
+  assert.equal(asks, 3, 'asked until two answers agreed');
+  // Warm now: asked once.
+  asks = 10;
+  const warm = await client.call('lang/references', { path: 'src/b.ts', line: 1, symbol: 'answer' });
+  assert.equal(warm.locations.length, 2);
+  assert.equal(asks, 11);
+});
+
 test('lang/references by file and line, without the declaration when asked; bad positions refused', async (t) => {
   const { app, client } = await connected(t);
   up();
