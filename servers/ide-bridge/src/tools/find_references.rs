@@ -13,7 +13,7 @@ use serde::Deserialize;
 use super::lang::{self, LocationsOutput, symbol_text};
 use crate::{
     bridge::Bridge,
-    protocol::{LocationsResult, MAX_LANG_WAIT_MS, METHOD_REFERENCES, ReferencesParams, SymbolAt},
+    protocol::{LocationsResult, MAX_LANG_WAIT_MS, METHOD_REFERENCES, ReferencesParams},
 };
 
 /// The tool's name.
@@ -101,13 +101,7 @@ impl Tool for FindReferences {
     async fn run(&self, params: FindReferencesParams, _ctx: ToolContext) -> ToolOutput {
         let wait = lang::wait_ms(&self.bridge, params.wait_ms);
         let wire = ReferencesParams {
-            at: SymbolAt {
-                path: super::host_path(&self.bridge, &params.path).await,
-                line: params.line,
-                symbol: params.symbol.clone(),
-                column: params.column,
-                wait_ms: Some(wait),
-            },
+            at: lang::symbol_at(&self.bridge, &params.path, params.line, &params.symbol, params.column, wait).await,
             include_declaration: params.include_declaration,
         };
         match lang::ask::<_, LocationsResult>(&self.bridge, METHOD_REFERENCES, &wire, wait, NAME).await {

@@ -96,13 +96,27 @@ pub struct SymbolParams {
 impl SymbolParams {
     /// The wire params, the path made the host's.
     pub async fn to_wire(&self, bridge: &Bridge) -> SymbolAt {
-        SymbolAt {
-            path: super::host_path(bridge, &self.path).await,
-            line: self.line,
-            symbol: self.symbol.clone(),
-            column: self.column,
-            wait_ms: Some(wait_ms(bridge, self.wait_ms)),
-        }
+        symbol_at(bridge, &self.path, self.line, &self.symbol, self.column, wait_ms(bridge, self.wait_ms)).await
+    }
+}
+
+/// A symbol at a position as the host takes it, for the tools whose inputs repeat
+/// [`SymbolParams`]' fields and add their own (`find_references`, `rename_symbol`: serde's
+/// `deny_unknown_fields` does not work with a flattened struct, so the fields are written out).
+pub async fn symbol_at(
+    bridge: &Bridge,
+    path: &str,
+    line: u32,
+    symbol: &str,
+    column: Option<u32>,
+    wait_ms: u64,
+) -> SymbolAt {
+    SymbolAt {
+        path: super::host_path(bridge, path).await,
+        line,
+        symbol: symbol.to_owned(),
+        column,
+        wait_ms: Some(wait_ms),
     }
 }
 

@@ -14,7 +14,7 @@ use serde_json::json;
 use super::lang::{self, symbol_text};
 use crate::{
     bridge::Bridge,
-    protocol::{MAX_LANG_WAIT_MS, METHOD_RENAME, RenameParams, RenameResult, Resolved, SymbolAt},
+    protocol::{MAX_LANG_WAIT_MS, METHOD_RENAME, RenameParams, RenameResult, Resolved},
 };
 
 /// The tool's name.
@@ -135,13 +135,7 @@ impl Tool for RenameSymbol {
     async fn run(&self, params: RenameSymbolParams, _ctx: ToolContext) -> ToolOutput {
         let wait = lang::wait_ms(&self.bridge, params.wait_ms);
         let wire = RenameParams {
-            at: SymbolAt {
-                path: super::host_path(&self.bridge, &params.path).await,
-                line: params.line,
-                symbol: params.symbol.clone(),
-                column: params.column,
-                wait_ms: Some(wait),
-            },
+            at: lang::symbol_at(&self.bridge, &params.path, params.line, &params.symbol, params.column, wait).await,
             new_name: params.new_name.clone(),
             apply: params.apply,
         };

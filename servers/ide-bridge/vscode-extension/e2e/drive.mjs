@@ -196,7 +196,7 @@ try {
   const diagnosticsSeconds = (Date.now() - askedAt) / 1000;
   const ts2322 = (diagnostics.structuredContent?.diagnostics ?? []).find((d) => d.code === '2322');
   check(ts2322 !== undefined && ts2322.line === 1 && ts2322.severity === 'error' && ts2322.path === 'src/typed.ts', `get_diagnostics on an unopened file: TS2322 at line 1 (after ${diagnosticsSeconds.toFixed(1)} s)`, JSON.stringify(diagnostics));
-  console.log(`     (get_diagnostics on an unopened TypeScript file answered in ${diagnosticsSeconds.toFixed(1)} s, the TypeScript server's start included)`);
+  console.log(`     (get_diagnostics on an unopened TypeScript file answered in ${diagnosticsSeconds.toFixed(1)} s, the TypeScript server started by the find_references above)`);
   const again = Date.now();
   await bridge.tool('get_diagnostics', { path: 'src/typed.ts' });
   console.log(`     (asked again: ${((Date.now() - again) / 1000).toFixed(2)} s)`);
