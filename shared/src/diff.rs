@@ -29,22 +29,69 @@ pub struct BoundedDiff {
 
 /// The unified diff from `old` to `new` (labelled `old_name` / `new_name` in its header), its
 /// text at most `max_bytes` bytes plus the note when cut.
+///
+/// Lines end at `\n` only (a lone `\r` is part of its line, as every tool of the suite counts
+/// lines), and the text is written hunk by hunk until the bound, never whole: a change of every
+/// line of a large file costs the diff, not its text.
 pub fn unified(old: &str, new: &str, old_name: &str, new_name: &str, max_bytes: usize) -> BoundedDiff {
-    let diff = TextDiff::configure().timeout(DIFF_TIMEOUT).diff_lines(old, new);
-    let (added, removed) = counts(&diff);
-    let full = diff.unified_diff().context_radius(3).header(old_name, new_name).to_string();
-    bounded(full, added, removed, max_bytes)
+    let (old_lines, new_lines) = (lines(old), lines(new));
+    let diff = TextDiff::configure().timeout(DIFF_TIMEOUT).newline_terminated(true).diff_slices(&old_lines, &new_lines);
+    let (added, removed) = counts(diff.ops());
+    let mut text = String::new();
+    let mut left_out = 0usize;
+    let mut unified = diff.unified_diff();
+    unified.context_radius(3);
+    for (i, hunk) in unified.iter_hunks().enumerate() {
+        if left_out > 0 {
+            left_out += hunk.iter_changes().count() + 1;
+            continue;
+        }
+        let mut part = String::new();
+        if i == 0 {
+            part.push_str(&format!("--- {old_name}\n+++ {new_name}\n"));
+        }
+        part.push_str(&hunk.to_string());
+        if text.len() + part.len() <= max_bytes {
+            text.push_str(&part);
+            continue;
+        }
+        // The lines of this hunk that fit, then the count of the rest.
+        let mut cut = max_bytes - text.len();
+        while !part.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let cut = part[..cut].rfind('\n').map_or(0, |i| i + 1);
+        text.push_str(&part[..cut]);
+        left_out = part[cut..].lines().count();
+    }
+    if left_out == 0 {
+        return BoundedDiff { text, added, removed, truncated: false };
+    }
+    text.push_str(&format!(
+        "… diff cut at {max_bytes} bytes: {left_out} more diff lines not shown (+{added} -{removed} lines in all); \
+         read the file for the rest\n"
+    ));
+    BoundedDiff { text, added, removed, truncated: true }
+}
+
+/// The lines of `text`, each with its `\n` (the last one without, if the text does not end
+/// with one).
+fn lines(text: &str) -> Vec<&str> {
+    text.split_inclusive('\n').collect()
 }
 
 /// The lines a change from `old` to `new` adds and removes, without the diff text (for a log
 /// line that must never carry the content).
 pub fn line_counts(old: &str, new: &str) -> (usize, usize) {
-    counts(&TextDiff::configure().timeout(DIFF_TIMEOUT).diff_lines(old, new))
+    let (old_lines, new_lines) = (lines(old), lines(new));
+    counts(
+        TextDiff::configure().timeout(DIFF_TIMEOUT).newline_terminated(true).diff_slices(&old_lines, &new_lines).ops(),
+    )
 }
 
-fn counts(diff: &TextDiff<'_, '_, str>) -> (usize, usize) {
+fn counts(ops: &[similar::DiffOp]) -> (usize, usize) {
     let (mut added, mut removed) = (0, 0);
-    for op in diff.ops() {
+    for op in ops {
         let (tag, old_range, new_range) = op.as_tag_tuple();
         match tag {
             DiffTag::Equal => {}
@@ -57,26 +104,6 @@ fn counts(diff: &TextDiff<'_, '_, str>) -> (usize, usize) {
         }
     }
     (added, removed)
-}
-
-/// `full` as a [`BoundedDiff`]: whole when it fits in `max_bytes`, else cut with the note.
-fn bounded(full: String, added: usize, removed: usize, max_bytes: usize) -> BoundedDiff {
-    if full.len() <= max_bytes {
-        return BoundedDiff { text: full, added, removed, truncated: false };
-    }
-    // Cut at the last line that fits whole.
-    let mut cut = max_bytes;
-    while !full.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    let cut = full[..cut].rfind('\n').map_or(0, |i| i + 1);
-    let left_out = full[cut..].lines().count();
-    let mut text = full[..cut].to_owned();
-    text.push_str(&format!(
-        "… diff cut at {max_bytes} bytes: {left_out} more diff lines not shown (+{added} -{removed} lines in all); \
-         read the file for the rest\n"
-    ));
-    BoundedDiff { text, added, removed, truncated: true }
 }
 
 #[cfg(test)]
@@ -105,5 +132,25 @@ mod tests {
         // A bound inside a multi-byte character still cuts at a line.
         let d = unified("é\n".repeat(100).as_str(), "è\n".repeat(100).as_str(), "a", "b", 41);
         assert!(d.truncated && d.text.is_char_boundary(d.text.find('…').unwrap()));
+    }
+
+    #[test]
+    fn a_lone_cr_does_not_end_a_line() {
+        let d = unified("x\ra\nb\nc\n", "x\ra\nc\n", "a", "b", 4096);
+        assert_eq!(d.text, "--- a\n+++ b\n@@ -1,3 +1,2 @@\n x\ra\n-b\n c\n");
+        assert_eq!((d.added, d.removed), (0, 1));
+    }
+
+    #[test]
+    fn a_cut_diff_of_many_hunks_counts_what_it_left_out() {
+        let old: String = (0..1000).map(|i| format!("line {i}\n")).collect();
+        let new = old.replace("line 5", "LINE 5");
+        let d = unified(&old, &new, "a", "b", 300);
+        assert!(d.truncated && d.text.len() < 500, "{}", d.text);
+        let whole = unified(&old, &new, "a", "b", usize::MAX);
+        let shown = d.text.lines().count() - 1;
+        let left_out: usize =
+            d.text.split("diff cut at 300 bytes: ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+        assert_eq!(shown + left_out, whole.text.lines().count(), "{}", d.text);
     }
 }

@@ -63,26 +63,71 @@ pub struct AttachmentInput {
     pub data: String,
 }
 
+/// The longest attachment path, in bytes, and the longest name in it (most file systems' own
+/// limit): checked before anything is written, so a path the file system would refuse halfway
+/// leaves no directories behind.
+const MAX_PATH_BYTES: usize = 1024;
+const MAX_NAME_BYTES: usize = 255;
+
+/// The most warnings about image links one answer names; the rest are counted.
+pub const MAX_LINK_WARNINGS: usize = 20;
+
 /// `link` (as a manuscript writes it, or an attachment's `path`) as a path inside the article's
-/// directory: `/`-separated, `.` removed, `..` resolved; `None` when it leaves the directory, is
-/// absolute or a URL, names a hidden component, or is the article itself.
-pub fn article_path(link: &str) -> Option<String> {
+/// directory: `/`-separated, `.` removed, `..` resolved; or why it cannot be one: it leaves the
+/// directory, is absolute or a URL, names a hidden component, ends in `/` (a directory), is the
+/// article itself (in any case: `ARTICLE.MD` is the article on macOS and Windows), or is too
+/// long for a file system.
+pub fn article_path(link: &str) -> Result<String, &'static str> {
+    const OUTSIDE: &str = "it must stay inside the article's directory: a relative path such as \"img/fig.png\", without `..` out of it, a hidden name, or article.md";
     if link.is_empty() || link.contains(['\0', '\\']) || link.starts_with('/') || has_scheme(link) {
-        return None;
+        return Err(OUTSIDE);
+    }
+    if link.ends_with('/') {
+        return Err("it ends in `/`, which names a directory, not a file");
     }
     let mut parts: Vec<&str> = Vec::new();
     for part in link.split('/') {
         match part {
             "" | "." => {}
             ".." => {
-                parts.pop()?;
+                parts.pop().ok_or(OUTSIDE)?;
             }
-            hidden if hidden.starts_with('.') => return None,
+            hidden if hidden.starts_with('.') => return Err(OUTSIDE),
+            long if long.len() > MAX_NAME_BYTES => return Err("a name in it is longer than 255 bytes"),
             name => parts.push(name),
         }
     }
     let path = parts.join("/");
-    (!path.is_empty() && path != ARTICLE).then_some(path)
+    if path.is_empty() || path.eq_ignore_ascii_case(ARTICLE) {
+        return Err(OUTSIDE);
+    }
+    if path.len() > MAX_PATH_BYTES {
+        return Err("it is longer than 1024 bytes");
+    }
+    Ok(path)
+}
+
+/// Why two attachment paths cannot both be written: the same file (names compared without
+/// case, as macOS and Windows compare them), or one is a directory on the other's way.
+fn clash(a: &str, b: &str) -> Option<&'static str> {
+    let (a, b) = (a.to_lowercase(), b.to_lowercase());
+    if a == b {
+        return Some("names the same file as another attachment (names are compared without case)");
+    }
+    let (short, long) = if a.len() < b.len() { (&a, &b) } else { (&b, &a) };
+    (long.starts_with(short.as_str()) && long.as_bytes().get(short.len()) == Some(&b'/'))
+        .then_some("is both a file and a directory on another attachment's way")
+}
+
+/// `warnings` with at most [`MAX_LINK_WARNINGS`] named; the rest counted in one more.
+pub fn capped(mut warnings: Vec<String>) -> Vec<String> {
+    if warnings.len() > MAX_LINK_WARNINGS {
+        let more = warnings.len() - MAX_LINK_WARNINGS;
+        warnings.truncate(MAX_LINK_WARNINGS);
+        warnings
+            .push(format!("… and {more} more image links left as they are (the first {MAX_LINK_WARNINGS} are named)"));
+    }
+    warnings
 }
 
 /// Whether `link` starts with a URL scheme (`https:`, `data:`, `mailto:`, a drive letter `C:`).
@@ -193,12 +238,21 @@ pub fn from_links(
             continue; // A URL: nothing to copy, nothing broken.
         }
         let leave = |why: &str| format!("image link `{link}` left as it is: {why}");
-        let Some(path) = article_path(&link) else {
-            warnings.push(leave(
-                "it is absolute, hidden, or leads out of the manuscript's directory, so it cannot sit at the same relative path beside the article",
-            ));
-            continue;
+        let path = match article_path(&link) {
+            Ok(path) => path,
+            Err(why) => {
+                warnings.push(leave(&format!("it cannot sit at the same relative path beside the article: {why}")));
+                continue;
+            }
         };
+        // `img/a.png`, `./img/a.png` and `img//a.png` are one file, copied once.
+        if attachments.iter().any(|a: &Attachment| a.path == path) {
+            continue;
+        }
+        if let Some(why) = attachments.iter().find_map(|a: &Attachment| clash(&a.path, &path)) {
+            warnings.push(leave(&format!("it {why}")));
+            continue;
+        }
         if attachments.len() >= MAX_ATTACHMENTS {
             warnings.push(leave(&format!("a call copies at most {MAX_ATTACHMENTS} files")));
             continue;
@@ -217,7 +271,7 @@ pub fn from_links(
             Err(why) => warnings.push(leave(why)),
         }
     }
-    (attachments, warnings)
+    (attachments, capped(warnings))
 }
 
 /// The bytes of `rel` below the manuscript's directory `dir`, confined as a manuscript is: inside
@@ -266,14 +320,13 @@ pub fn from_input(inputs: &[AttachmentInput], limits: AttachmentLimits) -> Resul
     let mut out: Vec<Attachment> = Vec::with_capacity(inputs.len());
     let mut total = 0u64;
     for (i, input) in inputs.iter().enumerate() {
-        let Some(path) = article_path(&input.path) else {
-            return Err(refuse(format!(
-                "attachments[{i}].path {:?} must stay inside the article's directory: a relative path such as \"img/fig.png\", without `..` out of it, a hidden name, or article.md",
-                input.path
-            )));
-        };
+        let path = article_path(&input.path)
+            .map_err(|why| refuse(format!("attachments[{i}].path {:?} cannot be written: {why}", input.path)))?;
         if out.iter().any(|a| a.path == path) {
             return Err(refuse(format!("attachments[{i}].path {:?} is given twice", input.path)));
+        }
+        if let Some((j, why)) = out.iter().enumerate().find_map(|(j, a)| clash(&a.path, &path).map(|why| (j, why))) {
+            return Err(refuse(format!("attachments[{i}].path {:?} {why} (attachments[{j}])", input.path)));
         }
         // Decoded size, before decoding: 3 bytes per 4 characters.
         let estimate = (input.data.len() as u64 / 4) * 3;
@@ -308,12 +361,14 @@ pub fn from_input(inputs: &[AttachmentInput], limits: AttachmentLimits) -> Resul
 
 /// Warnings for the image links of a manuscript sent as content that no attachment provides.
 pub fn unprovided_links(text: &str, attachments: &[Attachment]) -> Vec<String> {
-    image_links(text)
-        .into_iter()
-        .filter(|link| !has_scheme(link) && !link.starts_with("//"))
-        .filter(|link| article_path(link).is_none_or(|path| !attachments.iter().any(|a| a.path == path)))
-        .map(|link| format!("image link `{link}` left as it is: no attachment with that path was sent"))
-        .collect()
+    capped(
+        image_links(text)
+            .into_iter()
+            .filter(|link| !has_scheme(link) && !link.starts_with("//"))
+            .filter(|link| !article_path(link).is_ok_and(|path| attachments.iter().any(|a| a.path == path)))
+            .map(|link| format!("image link `{link}` left as it is: no attachment with that path was sent"))
+            .collect(),
+    )
 }
 
 #[cfg(test)]
@@ -322,8 +377,8 @@ mod tests {
 
     #[test]
     fn article_paths_stay_inside_the_article_directory() {
-        assert_eq!(article_path("img/fig.png").as_deref(), Some("img/fig.png"));
-        assert_eq!(article_path("./img/../fig.png").as_deref(), Some("fig.png"));
+        assert_eq!(article_path("img/fig.png").as_deref(), Ok("img/fig.png"));
+        assert_eq!(article_path("./img/../fig.png").as_deref(), Ok("fig.png"));
         for bad in [
             "../x.png",
             "img/../../x.png",
@@ -334,12 +389,18 @@ mod tests {
             "img/.x.png",
             "article.md",
             "./article.md",
+            "ARTICLE.MD",
+            "Article.md",
+            "img/",
             "",
             "a\\b.png",
             "a\0.png",
         ] {
-            assert_eq!(article_path(bad), None, "{bad:?}");
+            assert!(article_path(bad).is_err(), "{bad:?}");
         }
+        let deep = format!("{}x.png", "d/".repeat(600));
+        assert_eq!(article_path(&deep), Err("it is longer than 1024 bytes"));
+        assert!(article_path(&format!("{}.png", "n".repeat(300))).is_err());
     }
 
     #[test]
@@ -379,6 +440,56 @@ mod tests {
             AttachmentInput { path: "img/c.bin".into(), data: "aGVsbG8=".into() },
         ];
         assert!(from_input(&twice, limits).unwrap_err().message.contains("per call"));
+    }
+
+    #[test]
+    fn attachments_that_clash_are_refused_before_anything_is_written() {
+        let limits = AttachmentLimits::default();
+        let input = |path: &str| AttachmentInput { path: path.into(), data: "aGVsbG8=".into() };
+        for (a, b) in [("img", "img/fig.png"), ("img/fig.png", "img"), ("Fig.png", "fig.png"), ("x/A", "x/a")] {
+            let error = from_input(&[input(a), input(b)], limits).unwrap_err();
+            assert!(
+                error.message.contains("attachments[1].path") && error.message.contains("(attachments[0])"),
+                "{}",
+                error.message
+            );
+        }
+        assert_eq!(
+            from_input(&[input("img-x"), input("img/fig.png"), input("img")], limits).unwrap_err().code,
+            ErrorCode::InvalidArgs
+        );
+        assert!(from_input(&[input("img.png"), input("img/fig.png")], limits).is_ok());
+        let error = from_input(&[input("img/")], limits).unwrap_err();
+        assert!(error.message.contains("ends in `/`"), "{}", error.message);
+    }
+
+    #[test]
+    fn link_warnings_are_bounded_and_one_file_is_copied_once() {
+        let text: String = (0..500).map(|i| format!("![m](missing-{i}.png)\n")).collect();
+        let warnings = unprovided_links(&text, &[]);
+        assert_eq!(warnings.len(), MAX_LINK_WARNINGS + 1);
+        assert!(warnings[MAX_LINK_WARNINGS].contains("480 more image links"), "{}", warnings[MAX_LINK_WARNINGS]);
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join("img")).unwrap();
+        std::fs::write(root.join("img/a.png"), b"png").unwrap();
+        let sources = Sources {
+            roots: mcp_shared::sandbox::Sandbox::new([&root]).unwrap(),
+            base: root.clone(),
+            max_bytes: 1 << 20,
+        };
+        let (attachments, warnings) = from_links(
+            &sources,
+            &root,
+            "![a](img/a.png) ![b](./img/a.png) ![c](img//a.png) ![d](img/%61.png)",
+            limits(),
+        );
+        assert_eq!(attachments.len(), 1, "{attachments:?}");
+        assert!(warnings.is_empty(), "{warnings:?}");
+    }
+
+    fn limits() -> AttachmentLimits {
+        AttachmentLimits::default()
     }
 
     #[test]

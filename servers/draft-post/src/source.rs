@@ -246,7 +246,10 @@ fn sandbox_error(error: SandboxError, shown: &str, opening: bool) -> SourceError
         SandboxError::OutsideRoot { .. } => SourceError::Outside { shown },
         SandboxError::NotFound { .. } | SandboxError::NotADirectory { .. } => SourceError::NotFound { shown },
         SandboxError::IsADirectory { .. } => SourceError::IsADirectory { shown },
-        SandboxError::PermissionDenied { .. } => SourceError::PermissionDenied { shown },
+        SandboxError::PermissionDenied { .. } | SandboxError::DirectoryNotWritable { .. } => {
+            SourceError::PermissionDenied { shown }
+        }
+        SandboxError::Changed { .. } => SourceError::Changed { shown },
         // A symlink that stopped being one while it was read (EINVAL), a swap caught by the open.
         SandboxError::InvalidPath { .. } | SandboxError::Io { kind: std::io::ErrorKind::InvalidInput, .. } => {
             SourceError::Changed { shown }

@@ -40,6 +40,18 @@ pub fn from_sandbox(error: SandboxError, path: &str, command: Command) -> ToolEr
             ErrorCode::AccessDenied,
             format!("Permission denied: the server may not access {path}. Choose a file it can read and write."),
         ),
+        SandboxError::DirectoryNotWritable { .. } => ToolError::new(
+            ErrorCode::AccessDenied,
+            format!(
+                "Permission denied: the directory of {path} does not let the server create files, and every write goes through a new file beside the target that then replaces it; nothing was changed. Ask the user to make that directory writable, or choose a path in a writable directory."
+            ),
+        ),
+        SandboxError::Changed { .. } => ToolError::new(
+            ErrorCode::Conflict,
+            format!(
+                "{path} was changed by another program while this edit was being made, so nothing was written (that program's change is kept). View the file again and redo the edit on its current content."
+            ),
+        ),
         SandboxError::Io { kind, source, .. } => {
             tracing::warn!(path, %kind, error = %source, "file operation failed");
             ToolError::new(

@@ -71,6 +71,71 @@ impl<'a> Normalized<'a> {
     }
 }
 
+/// Replaces each of `ranges` (ascending, non-overlapping positions in the normalised text of
+/// `norm`) with `new` (normalised), as one splice from the first to the last, keeping the
+/// file's final newline as it is ([`Splice::keep_final_newline`]). Returns that splice of the
+/// normalised text (for snippets) and the same splice of the original text `raw`: the new text
+/// in the file's dominant line ending, and the text between the ranges copied byte for byte
+/// (each line keeps its own ending, even in a file of mixed endings). `str_replace` (one range,
+/// or every occurrence with `replace_all`) and each edit of `edit_file` go through here. Linear
+/// in the size of the splice.
+pub fn replace_ranges(
+    norm: &Normalized<'_>,
+    raw: &str,
+    ranges: &[(usize, usize)],
+    new: &str,
+) -> Option<(Splice, Splice)> {
+    let (&(first, _), &(_, last)) = (ranges.first()?, ranges.last()?);
+    let text = norm.as_str();
+    let new_orig = norm.denormalize(new);
+    let (start_orig, end_orig) = (norm.to_original(first), norm.to_original(last));
+    let gaps = last - first - ranges.iter().map(|(a, b)| b - a).sum::<usize>();
+    let mut middle = String::with_capacity(gaps + ranges.len() * new.len());
+    let mut middle_orig = String::with_capacity(end_orig - start_orig + ranges.len() * new_orig.len());
+    let mut at = first;
+    for &(a, b) in ranges {
+        middle.push_str(&text[at..a]);
+        middle_orig.push_str(&raw[norm.to_original(at)..norm.to_original(a)]);
+        middle.push_str(new);
+        middle_orig.push_str(&new_orig);
+        at = b;
+    }
+    let mut splice = Splice { start: first, end: last, replacement: middle };
+    let before = splice.replacement.len();
+    splice.keep_final_newline(text);
+    let after = splice.replacement.len();
+    if after > before {
+        // One newline added: in the file's line ending, as the rest of the new text.
+        middle_orig.push_str(norm.newline);
+    }
+    for _ in after..before {
+        // Each newline taken off the end, with the CR of a CRLF.
+        middle_orig.pop();
+        if middle_orig.ends_with('\r') {
+            middle_orig.pop();
+        }
+    }
+    let orig =
+        Splice { start: norm.to_original(splice.start), end: norm.to_original(splice.end), replacement: middle_orig };
+    Some((splice, orig))
+}
+
+/// The 1-based line on which each of `starts` (ascending positions in `text`) lies, each line
+/// once; linear in the text, however many there are.
+pub fn lines_of(text: &str, starts: impl IntoIterator<Item = usize>) -> Vec<i64> {
+    let mut out: Vec<i64> = Vec::new();
+    let mut line = 1i64;
+    let mut from = 0usize;
+    for at in starts {
+        line += newline_count(&text[from..at]) as i64;
+        from = at;
+        if out.last() != Some(&line) {
+            out.push(line);
+        }
+    }
+    out
+}
+
 /// Text from a caller with each CRLF read as LF, like the file's.
 pub fn normalize_input(s: &str) -> Cow<'_, str> {
     if s.contains("\r\n") { Cow::Owned(s.replace("\r\n", "\n")) } else { Cow::Borrowed(s) }

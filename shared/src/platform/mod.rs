@@ -42,6 +42,13 @@ pub fn file_id_of(file: &std::fs::File) -> io::Result<FileId> {
     imp::file_id_of(file)
 }
 
+/// When the file's inode last changed (Unix `st_ctime`, which no program can set back, unlike
+/// the modification time: `cp -p` and `rsync --times` restore that), in seconds and
+/// nanoseconds; `None` where the platform does not say (Windows).
+pub fn change_time(md: &std::fs::Metadata) -> Option<(i64, i64)> {
+    imp::change_time(md)
+}
+
 /// How many names an open file has (0: it was removed or renamed over since it was opened).
 pub fn link_count(file: &std::fs::File) -> io::Result<u64> {
     imp::link_count(file)

@@ -16,6 +16,10 @@ pub(super) fn file_id_of(file: &std::fs::File) -> io::Result<FileId> {
     Ok(FileId { volume: md.dev(), index: md.ino() })
 }
 
+pub(super) fn change_time(md: &std::fs::Metadata) -> Option<(i64, i64)> {
+    Some((md.ctime(), md.ctime_nsec()))
+}
+
 pub(super) fn link_count(file: &std::fs::File) -> io::Result<u64> {
     Ok(file.metadata()?.nlink())
 }

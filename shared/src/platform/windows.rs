@@ -18,6 +18,10 @@ pub(super) fn file_id_of(file: &std::fs::File) -> io::Result<FileId> {
     Ok(FileId { volume: info.volume_serial_number(), index: info.file_index() })
 }
 
+pub(super) fn change_time(_md: &std::fs::Metadata) -> Option<(i64, i64)> {
+    None
+}
+
 pub(super) fn link_count(file: &std::fs::File) -> io::Result<u64> {
     Ok(winapi_util::file::information(file)?.number_of_links())
 }

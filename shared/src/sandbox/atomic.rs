@@ -47,20 +47,44 @@ fn create_temp(dir: &Dir, name: &Path, mode: u32) -> io::Result<(PathBuf, std::f
     Err(io::Error::from(io::ErrorKind::AlreadyExists))
 }
 
+/// Why [`write_in`] wrote nothing.
+#[derive(Debug)]
+pub(super) enum WriteError {
+    /// The temporary file could not be created: the directory is not writable.
+    DirectoryNotWritable,
+    /// `unchanged` said the target changed meanwhile.
+    Changed,
+    /// Any other failure.
+    Io(io::Error),
+}
+
+impl From<io::Error> for WriteError {
+    fn from(e: io::Error) -> WriteError {
+        WriteError::Io(e)
+    }
+}
+
 /// The atomic write proper, in the directory handle `dir`, of the single
-/// component `name`.
-pub(super) fn write_in(dir: &Dir, name: &Path, bytes: &[u8], opts: &WriteOptions) -> io::Result<()> {
+/// component `name`. `unchanged`, if given, is asked last, just before the rename: when it says
+/// the target changed since the caller read it, nothing is written ([`WriteError::Changed`]).
+pub(super) fn write_in(
+    dir: &Dir,
+    name: &Path,
+    bytes: &[u8],
+    opts: &WriteOptions,
+    unchanged: Option<&dyn Fn() -> bool>,
+) -> Result<(), WriteError> {
     let existing = match dir.symlink_metadata(name) {
         Ok(md) => Some(md),
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e),
+        Err(e) => return Err(e.into()),
     };
     if let Some(md) = &existing {
         if md.is_dir() {
-            return Err(io::Error::from(io::ErrorKind::IsADirectory));
+            return Err(io::Error::from(io::ErrorKind::IsADirectory).into());
         }
         if opts.create_new {
-            return Err(io::Error::from(io::ErrorKind::AlreadyExists));
+            return Err(io::Error::from(io::ErrorKind::AlreadyExists).into());
         }
     }
     let mode = match &existing {
@@ -68,8 +92,14 @@ pub(super) fn write_in(dir: &Dir, name: &Path, bytes: &[u8], opts: &WriteOptions
         _ => opts.mode_if_new,
     };
     // Without an explicit mode, 0644 less the umask; with one, private until set.
-    let (temp, mut file) = create_temp(dir, name, if mode.is_some() { 0o600 } else { 0o644 })?;
-    let result: io::Result<()> = (|| {
+    let (temp, mut file) = match create_temp(dir, name, if mode.is_some() { 0o600 } else { 0o644 }) {
+        Ok(created) => created,
+        Err(e) if e.kind() == io::ErrorKind::PermissionDenied && e.raw_os_error().is_some() => {
+            return Err(WriteError::DirectoryNotWritable);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let result: Result<(), WriteError> = (|| {
         file.write_all(bytes)?;
         if let Some(mode) = mode {
             platform::set_permission_bits(&file, mode)?;
@@ -78,6 +108,9 @@ pub(super) fn write_in(dir: &Dir, name: &Path, bytes: &[u8], opts: &WriteOptions
             file.sync_all()?;
         }
         drop(file);
+        if unchanged.is_some_and(|unchanged| !unchanged()) {
+            return Err(WriteError::Changed);
+        }
         if opts.create_new {
             // link(2) never replaces: atomic against a concurrent creator.
             dir.hard_link(&temp, dir, name)?;

@@ -60,6 +60,20 @@ pub enum SandboxError {
         /// The path as the caller passed it.
         path: String,
     },
+    /// The directory a file is written in refuses new files (its permissions): the atomic
+    /// write creates its temporary file there, so the file itself may well be writable.
+    #[error("permission denied: cannot create a file in the directory of {path} (the directory is not writable)")]
+    DirectoryNotWritable {
+        /// The path as the caller passed it.
+        path: String,
+    },
+    /// The file changed (another program wrote it) after it was read for this write: nothing
+    /// was written, so that change is not lost.
+    #[error("{path} was changed by another program while it was being edited; nothing was written")]
+    Changed {
+        /// The path as the caller passed it.
+        path: String,
+    },
     /// Any other I/O failure; the OS text goes to the log, not the message.
     #[error("I/O error on {path}: {kind}")]
     Io {
@@ -83,7 +97,10 @@ impl SandboxError {
             SandboxError::IsADirectory { .. }
             | SandboxError::NotADirectory { .. }
             | SandboxError::InvalidPath { .. } => ErrorCode::InvalidArgs,
-            SandboxError::PermissionDenied { .. } => ErrorCode::AccessDenied,
+            SandboxError::PermissionDenied { .. } | SandboxError::DirectoryNotWritable { .. } => {
+                ErrorCode::AccessDenied
+            }
+            SandboxError::Changed { .. } => ErrorCode::Conflict,
             SandboxError::Io { .. } => ErrorCode::InternalError,
         }
     }
@@ -109,6 +126,8 @@ impl SandboxError {
             | SandboxError::NotADirectory { path }
             | SandboxError::InvalidPath { path, .. }
             | SandboxError::PermissionDenied { path }
+            | SandboxError::DirectoryNotWritable { path }
+            | SandboxError::Changed { path }
             | SandboxError::Io { path, .. } => path,
         }
     }

@@ -123,6 +123,40 @@ pub(super) fn strip_base(path: &Path, base: &Path) -> Option<PathBuf> {
     Some(rest.as_path().to_path_buf())
 }
 
+/// A file name (or relative path) as a listing shows it: as it is when it is UTF-8 without
+/// control characters; otherwise in double quotes with `\n`, `\t`, `\u{..}` and, for bytes
+/// that are not UTF-8, `\xNN` escapes. So a name holding a newline cannot pose as several
+/// entries of the listing, and a name that is not UTF-8 is shown, not left out.
+pub fn shown_name(name: &std::ffi::OsStr) -> std::borrow::Cow<'_, str> {
+    if let Some(text) = name.to_str()
+        && !text.chars().any(needs_escape)
+    {
+        return text.into();
+    }
+    let mut out = String::from("\"");
+    for chunk in name.as_encoded_bytes().utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                c if needs_escape(c) => out.extend(c.escape_default()),
+                c => out.push(c),
+            }
+        }
+        for byte in chunk.invalid() {
+            out.push_str(&format!("\\x{byte:02x}"));
+        }
+    }
+    out.push('"');
+    out.into()
+}
+
+/// Whether a listing escapes `c`: control characters and the Unicode line and paragraph
+/// separators.
+fn needs_escape(c: char) -> bool {
+    c.is_control() || c == '\u{2028}' || c == '\u{2029}'
+}
+
 /// Whether `name` is the name of one of our temporary files (never listed).
 pub fn is_temp_name(name: &str) -> bool {
     name.starts_with('.') && name.contains(TEMP_MARKER)
@@ -142,6 +176,22 @@ mod tests {
         assert_eq!(normalize_abs(Path::new("/a/./b/../c")), Path::new("/a/c"));
         assert_eq!(normalize_abs(Path::new("/../../a")), Path::new("/a"));
         assert_eq!(normalize_abs(Path::new("/a/b/")), Path::new("/a/b"));
+    }
+
+    #[test]
+    fn odd_names_are_shown_escaped_on_one_line() {
+        use std::ffi::OsStr;
+        assert_eq!(shown_name(OsStr::new("plain name é.txt")), "plain name é.txt");
+        assert_eq!(
+            shown_name(OsStr::new("notes.txt (12 B)\n  id_rsa (1.7 KB)")),
+            "\"notes.txt (12 B)\\n  id_rsa (1.7 KB)\""
+        );
+        assert_eq!(shown_name(OsStr::new("a\tb\"\\\u{2028}")), "\"a\\tb\\\"\\\\\\u{2028}\"");
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt as _;
+            assert_eq!(shown_name(OsStr::from_bytes(b"caf\xe9.txt")), "\"caf\\xe9.txt\"");
+        }
     }
 
     #[test]

@@ -46,7 +46,7 @@ use cap_std::fs::{Dir, OpenOptions};
 use crate::platform::{self, FileId};
 
 pub use error::SandboxError;
-pub use lexical::{TEMP_MARKER, is_temp_name};
+pub use lexical::{TEMP_MARKER, is_temp_name, shown_name};
 pub use walk::{FileEntry, Walk, WalkEntry, WalkOptions};
 
 use resolve::Real;
@@ -196,6 +196,8 @@ pub struct Metadata {
     pub modified: Option<SystemTime>,
     /// The permission bits (`st_mode & 0o7777`).
     pub permissions_mode: u32,
+    /// Which file it is (device and inode), where the platform says.
+    pub id: Option<FileId>,
 }
 
 /// What [`Sandbox::resolve_file`] found at a path.
@@ -423,6 +425,7 @@ impl Sandbox {
             len: md.len(),
             modified: md.modified().ok().map(|t| t.into_std()),
             permissions_mode: platform::permission_bits(&md),
+            id: platform::file_id(&md),
         })
     }
 
@@ -465,10 +468,30 @@ impl Sandbox {
             }
             Some(_) => {}
         }
-        let file = self.inner.roots[real.root].dir.open(&real.rel).map_err(|e| self.io(e, shown))?.into_std();
+        // The type seen at resolution may be stale: a FIFO renamed over the file meanwhile would
+        // make a blocking `open` wait for a writer forever. So the (symlink-free) path is opened
+        // without blocking and without following a last-component symlink, and the type is
+        // checked again on the open descriptor.
+        use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt as _};
+        let mut options = OpenOptions::new();
+        options.read(true).follow(FollowSymlinks::No);
+        platform::never_block(&mut options);
+        let file = self.inner.roots[real.root]
+            .dir
+            .open_with(dot(&real.rel), &options)
+            .map_err(|e| match self.io(e, shown) {
+                SandboxError::InvalidPath { .. } => {
+                    SandboxError::invalid(shown, "it changed while it was being opened; try again")
+                }
+                other => other,
+            })?
+            .into_std();
         let md = file.metadata().map_err(|e| self.io(e, shown))?;
         if md.is_dir() {
             return Err(SandboxError::IsADirectory { path: shown.to_owned() });
+        }
+        if !md.is_file() {
+            return Err(SandboxError::invalid(shown, "not a regular file (a device, socket or FIFO)"));
         }
         Ok(file)
     }
@@ -559,12 +582,37 @@ impl Sandbox {
                 ),
             });
         }
-        self.write_real(&real, p.display(), bytes, opts)
+        self.write_real(&real, p.display(), bytes, opts, None)
+    }
+
+    /// [`write_atomic`](Self::write_atomic) of a file the caller read and edited: `unchanged`
+    /// is asked just before the new content replaces the old (after it is written and synced),
+    /// and when it says the file changed since it was read (another program, one that takes no
+    /// lock, wrote it meanwhile), nothing is written: [`SandboxError::Changed`].
+    pub fn write_atomic_unless_changed(
+        &self,
+        p: &SandboxPath,
+        bytes: &[u8],
+        opts: &WriteOptions,
+        unchanged: &dyn Fn() -> bool,
+    ) -> Result<(), SandboxError> {
+        let real = self.real(p, true)?;
+        if p.dir_only {
+            return Err(SandboxError::IsADirectory { path: p.display().to_owned() });
+        }
+        self.write_real(&real, p.display(), bytes, opts, Some(unchanged))
     }
 
     /// The part of [`write_atomic`](Self::write_atomic) after resolution
     /// (separate so that tests can race it).
-    fn write_real(&self, real: &Real, shown: &str, bytes: &[u8], opts: &WriteOptions) -> Result<(), SandboxError> {
+    fn write_real(
+        &self,
+        real: &Real,
+        shown: &str,
+        bytes: &[u8],
+        opts: &WriteOptions,
+        unchanged: Option<&dyn Fn() -> bool>,
+    ) -> Result<(), SandboxError> {
         if let Some(md) = &real.md {
             if md.is_dir() {
                 return Err(SandboxError::IsADirectory { path: shown.to_owned() });
@@ -582,7 +630,103 @@ impl Sandbox {
             root.dir.create_dir_all(parent).map_err(|e| self.io(e, shown))?;
         }
         let parent_dir = open_dir_at(&root.dir, parent).map_err(|e| self.io(e, shown))?;
-        atomic::write_in(&parent_dir, Path::new(name), bytes, opts).map_err(|e| self.io(e, shown))
+        atomic::write_in(&parent_dir, Path::new(name), bytes, opts, unchanged).map_err(|e| match e {
+            atomic::WriteError::DirectoryNotWritable => SandboxError::DirectoryNotWritable { path: shown.to_owned() },
+            atomic::WriteError::Changed => SandboxError::Changed { path: shown.to_owned() },
+            atomic::WriteError::Io(e) => self.io(e, shown),
+        })
+    }
+
+    /// Writes (atomically) the file `rel` (a relative, `/`-separated path of plain names)
+    /// beneath the directory `dir`, never through a symlink: each directory on the way is
+    /// opened beneath the one before it without following a link (created when missing and
+    /// `opts.create_parents` is set), and a symlink, directory or special file where the file
+    /// goes is refused. With `bytes` `None` nothing is created or written: it only checks that
+    /// the write would be made (a missing `dir` or directory on the way is fine then: it would
+    /// be created). For files that must stay where they are named, such as an article's
+    /// attachments, whatever links were planted beside them.
+    pub fn write_beneath(
+        &self,
+        dir: &SandboxPath,
+        rel: &str,
+        bytes: Option<&[u8]>,
+        opts: &WriteOptions,
+    ) -> Result<(), SandboxError> {
+        use cap_fs_ext::DirExt as _;
+        let shown = format!("{}/{rel}", dir.display().trim_end_matches('/'));
+        let parts: Vec<&str> = rel.split('/').collect();
+        for part in &parts {
+            lexical::check_name(part, &shown)?;
+        }
+        let Some((name, parents)) = parts.split_last() else {
+            return Err(SandboxError::invalid(&shown, "the path is empty"));
+        };
+        let link = |part: &str| {
+            SandboxError::invalid(
+                &shown,
+                format!(
+                    "`{part}` is a symbolic link, and nothing is written through one here; remove the link or choose another path"
+                ),
+            )
+        };
+        let mut handle = match self.open_real_dir(dir) {
+            Ok((_, handle)) => Some(handle),
+            Err(SandboxError::NotFound { .. }) if bytes.is_none() => None,
+            Err(e) => return Err(e),
+        };
+        for part in parents {
+            let Some(current) = handle.take() else {
+                break;
+            };
+            match current.symlink_metadata(part) {
+                Ok(md) if md.is_symlink() => return Err(link(part)),
+                Ok(md) if !md.is_dir() => {
+                    return Err(SandboxError::invalid(
+                        &shown,
+                        format!("`{part}` on its way is a file, not a directory; choose another path"),
+                    ));
+                }
+                Ok(_) => handle = Some(current.open_dir_nofollow(part).map_err(|e| self.io(e, &shown))?),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                    if bytes.is_none() {
+                        break;
+                    }
+                    if !opts.create_parents {
+                        return Err(SandboxError::not_found(&shown));
+                    }
+                    match current.create_dir(part) {
+                        Ok(()) => {}
+                        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+                        Err(e) => return Err(self.io(e, &shown)),
+                    }
+                    handle = Some(current.open_dir_nofollow(part).map_err(|e| self.io(e, &shown))?);
+                }
+                Err(e) => return Err(self.io(e, &shown)),
+            }
+        }
+        if let Some(current) = &handle {
+            match current.symlink_metadata(name) {
+                Ok(md) if md.is_symlink() => return Err(link(name)),
+                Ok(md) if md.is_dir() => return Err(SandboxError::IsADirectory { path: shown }),
+                Ok(md) if !md.is_file() => {
+                    return Err(SandboxError::invalid(&shown, "not a regular file (a device, socket or FIFO)"));
+                }
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(self.io(e, &shown)),
+            }
+        }
+        let Some(bytes) = bytes else {
+            return Ok(());
+        };
+        let Some(parent) = handle else {
+            return Err(SandboxError::not_found(&shown));
+        };
+        atomic::write_in(&parent, Path::new(name), bytes, opts, None).map_err(|e| match e {
+            atomic::WriteError::DirectoryNotWritable => SandboxError::DirectoryNotWritable { path: shown.clone() },
+            atomic::WriteError::Changed => SandboxError::Changed { path: shown.clone() },
+            atomic::WriteError::Io(e) => self.io(e, &shown),
+        })
     }
 
     /// Removes a file (a symlink as the last component is removed itself, not

@@ -195,7 +195,7 @@ fn sandbox_symlink_to_outside_dir_is_refused() {
     assert!(!f.base.join("outside/x").exists());
     // Listed as a symlink, never descended.
     let walk = f.sb.walk(&f.sb.resolve(".").unwrap(), &WalkOptions::default()).unwrap();
-    assert_eq!(walk.entries, vec![WalkEntry { rel: "d".into(), is_dir: false, is_symlink: true }]);
+    assert_eq!(walk.entries, vec![WalkEntry { rel: "d".into(), is_dir: false, is_symlink: true, unreadable: false }]);
 }
 
 #[test]
@@ -505,7 +505,7 @@ fn sandbox_dir_swapped_for_symlink_after_resolve() {
     assert!(is_outside(f.sb.write_atomic(&p, b"x", &WriteOptions::default())));
     assert!(is_outside(f.sb.read(&q)));
     // ...and the open beneath the root refuses the stale resolved path too.
-    assert!(is_outside(f.sb.write_real(&real_p, "sub/f.txt", b"x", &WriteOptions::default())));
+    assert!(is_outside(f.sb.write_real(&real_p, "sub/f.txt", b"x", &WriteOptions::default(), None)));
     assert!(is_outside(f.sb.open_read_real(&real_q, "sub/secret.txt")));
     assert!(!f.base.join("outside/f.txt").exists());
     assert_eq!(fs::read_to_string(f.base.join("outside/secret.txt")).unwrap(), "SECRET");

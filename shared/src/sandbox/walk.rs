@@ -60,6 +60,8 @@ pub struct WalkEntry {
     pub is_dir: bool,
     /// Whether the entry is a symlink (listed, never followed).
     pub is_symlink: bool,
+    /// A directory whose entries could not be read (its permissions): listed, but not empty.
+    pub unreadable: bool,
 }
 
 /// A regular file found by [`Sandbox::files`](super::Sandbox::files), with the handle of the
@@ -70,7 +72,7 @@ pub struct FileEntry {
     /// The path relative to the walked directory.
     pub rel: PathBuf,
     dir: Arc<Dir>,
-    name: String,
+    name: std::ffi::OsString,
 }
 
 impl FileEntry {
@@ -152,7 +154,11 @@ fn virtual_path(rel: &Path) -> PathBuf {
 }
 
 fn read_gitignore(dir: &Dir, file: &Path, virtual_dir: &Path) -> Option<Gitignore> {
-    let opened = dir.open(file).ok()?;
+    // Without blocking: a FIFO named `.gitignore` must not hang the walk.
+    let mut options = cap_std::fs::OpenOptions::new();
+    options.read(true);
+    crate::platform::never_block(&mut options);
+    let opened = dir.open_with(file, &options).ok()?;
     if !opened.metadata().ok()?.is_file() {
         return None;
     }
@@ -185,7 +191,7 @@ struct Frame {
     rel: PathBuf,
     virtual_dir: PathBuf,
     depth: usize,
-    items: std::vec::IntoIter<(String, bool, bool, bool)>,
+    items: std::vec::IntoIter<(std::ffi::OsString, bool, bool, bool)>,
     /// Whether this directory's `.gitignore` is on the matcher stack.
     pushed: bool,
 }
@@ -210,13 +216,16 @@ impl State<'_, '_> {
         if self.opts.max_depth.is_some_and(|max| depth >= max) {
             return None;
         }
-        let entries = dir.entries().ok()?;
+        let Ok(entries) = dir.entries() else {
+            self.mark_unreadable();
+            return None;
+        };
         let mut items = Vec::new();
         for entry in entries.flatten() {
-            let Ok(name) = entry.file_name().into_string() else {
-                continue;
-            };
-            if is_temp_name(&name) || (!self.opts.hidden && is_hidden(&name)) {
+            // A name that is not UTF-8 is listed too (shown escaped), never left out.
+            let name = entry.file_name();
+            let text = name.to_string_lossy();
+            if is_temp_name(&text) || (!self.opts.hidden && is_hidden(&text)) {
                 continue;
             }
             let Ok(file_type) = entry.file_type() else {
@@ -234,6 +243,16 @@ impl State<'_, '_> {
                 None => false,
             };
         Some(Frame { dir, rel, virtual_dir, depth, items: items.into_iter(), pushed })
+    }
+
+    /// Marks the entry listed last (the directory being entered) as unreadable.
+    fn mark_unreadable(&mut self) {
+        if self.files.is_none()
+            && let Some(last) = self.walk.entries.last_mut()
+            && last.is_dir
+        {
+            last.unreadable = true;
+        }
     }
 
     /// Lists `dir` and everything below it, depth first, each directory right before its
@@ -268,11 +287,14 @@ impl State<'_, '_> {
                     }
                 }
                 Some(_) => {}
-                None => self.walk.entries.push(WalkEntry { rel: child_rel.clone(), is_dir, is_symlink }),
+                None => {
+                    self.walk.entries.push(WalkEntry { rel: child_rel.clone(), is_dir, is_symlink, unreadable: false })
+                }
             }
             if is_dir {
                 // Never follows a symlink, even if the entry was swapped for one.
                 let Ok(sub) = dir.open_dir_nofollow(&name) else {
+                    self.mark_unreadable();
                     continue;
                 };
                 if let Some(frame) = self.enter(Arc::new(sub), child_rel, child_virtual, depth + 1) {

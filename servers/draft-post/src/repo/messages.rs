@@ -31,6 +31,13 @@ pub(super) fn sandbox_failure(error: &SandboxError, doing: &str) -> ToolError {
         SandboxError::PermissionDenied { .. } => format!(
             "Cannot {doing}: permission denied on {path}. Nothing was written; check the repository's permissions."
         ),
+        SandboxError::DirectoryNotWritable { .. } => format!(
+            "Cannot {doing}: the directory of {path} does not let the server create files. Nothing more was \
+             written; check the repository's permissions."
+        ),
+        SandboxError::Changed { .. } => {
+            format!("Cannot {doing}: {path} was changed by another program meanwhile. Call draft_post again.")
+        }
         SandboxError::InvalidPath { reason, .. } => format!("Cannot {doing}: {path}: {reason}."),
         SandboxError::Io { kind, .. } => format!(
             "Cannot {doing}: {path}: {kind}. Nothing was written; check free space and permissions, then call again."

@@ -42,6 +42,8 @@ struct Filing<'a> {
     text: &'a str,
     title: Option<String>,
     new_slug: &'a str,
+    /// The attachments to write beside the article: checked on disk before it is written.
+    attachments: &'a [Attachment],
 }
 
 /// An article just written: where it is and what its frontmatter now says (for the index).
@@ -130,7 +132,13 @@ impl Repo {
             Some(s) => s.clone(),
             None => slug::choose(meta.slug.as_deref(), meta.title.as_deref(), manuscript.stem.as_deref()).0,
         };
-        let filing = Filing { id: &id, text: &text, title: meta.title.clone(), new_slug: &new_slug };
+        let filing = Filing {
+            id: &id,
+            text: &text,
+            title: meta.title.clone(),
+            new_slug: &new_slug,
+            attachments: &submission.attachments,
+        };
         let with_links = |mut outcome: Outcome| {
             let mut warnings = submission.warnings.clone();
             warnings.append(&mut outcome.warnings);
@@ -182,8 +190,33 @@ impl Repo {
         result
     }
 
+    /// Refuses the call, before anything is written, when an attachment could not be written
+    /// beneath the article's directory `dir` as named: a symbolic link on its way or in its
+    /// place (it would write elsewhere: another article, the repository's README), a file where
+    /// a directory must be, a directory where the file goes.
+    fn check_attachments(&self, dir: &str, attachments: &[Attachment]) -> Result<(), ToolError> {
+        if attachments.is_empty() {
+            return Ok(());
+        }
+        let dir_path = self.resolve(dir)?;
+        for (i, attachment) in attachments.iter().enumerate() {
+            self.sandbox.write_beneath(&dir_path, &attachment.path, None, &WriteOptions::default()).map_err(|e| {
+                ToolError::new(
+                    ErrorCode::InvalidArgs,
+                    format!(
+                        "Attachment {} cannot be written beside the article: {}. Nothing was written (neither the article nor any attachment).",
+                        i + 1,
+                        e.public_message()
+                    ),
+                )
+            })?;
+        }
+        Ok(())
+    }
+
     /// The files of `attachments` beside the article of `outcome` whose bytes are not there yet,
-    /// written (unless `dry_run`), and listed in the outcome. Other files there are never touched.
+    /// written (unless `dry_run`), and listed in the outcome. Other files there are never touched,
+    /// and nothing is written through a symbolic link. A dry run refuses what the call would.
     fn attach(
         &self,
         mut outcome: Outcome,
@@ -191,13 +224,17 @@ impl Repo {
         dry_run: bool,
         cancelled: &dyn Fn() -> bool,
     ) -> Result<Outcome, ToolError> {
+        if dry_run {
+            self.check_attachments(&outcome.dir, attachments)?;
+        }
+        let dir_path = self.resolve(&outcome.dir)?;
         for attachment in attachments {
             let rel = format!("{}/{}", outcome.dir, attachment.path);
             let path = self.resolve(&rel)?;
             match self.sandbox.read(&path) {
                 Ok(bytes) if bytes == attachment.bytes => continue,
                 Ok(_) | Err(SandboxError::NotFound { .. }) => {}
-                // A directory (or anything unreadable) in its place: written over, or refused below.
+                // A directory (or anything unreadable) in its place: refused below.
                 Err(_) => {}
             }
             if !dry_run {
@@ -205,7 +242,7 @@ impl Repo {
                     return Err(cancelled_failure());
                 }
                 let options = WriteOptions { fsync: self.fsync, create_parents: true, ..WriteOptions::default() };
-                self.sandbox.write_atomic(&path, &attachment.bytes, &options).map_err(|e| {
+                self.sandbox.write_beneath(&dir_path, &attachment.path, Some(&attachment.bytes), &options).map_err(|e| {
                     let mut failure = sandbox_failure(&e, "write an attachment");
                     failure.message = format!(
                         "{} (attachment {rel}; the article itself is {} and the attachments listed before it are written)",
@@ -331,6 +368,7 @@ impl Repo {
                 if let Some(projects) = &projects {
                     self.sweep_temp_files(projects, &project, &dir);
                 }
+                self.check_attachments(&format!("{}/{project}/{dir}", view::PROJECTS), filing.attachments)?;
                 let number = parse_dir_name(&dir).map_or(0, |(n, _)| n);
                 let slug = parse_dir_name(&dir).map_or(String::new(), |(_, s)| s.to_owned());
                 let (action, diff) = if current.as_deref() == Some(text.as_bytes()) {
@@ -391,6 +429,7 @@ impl Repo {
             }
             let (number, name, reuse) = self.allocate(index, &projects_dir, project, new_slug)?;
             let dir_rel = format!("{project_rel}/{name}");
+            self.check_attachments(&dir_rel, filing.attachments)?;
             let dir_path = self.resolve(&dir_rel)?;
             if !reuse {
                 match self.sandbox.create_dir(&dir_path) {

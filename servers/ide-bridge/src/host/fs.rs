@@ -272,6 +272,16 @@ fn map_error(error: SandboxError, shown: &str, op: Op) -> WireError {
                 Op::Read | Op::Write => format!("a parent of `{shown}` is a file, not a directory"),
             },
         ),
+        SandboxError::DirectoryNotWritable { .. } => WireError::new(
+            ErrorCode::AccessDenied,
+            format!(
+                "the directory of `{shown}` is not writable (the host writes a new file beside it, then renames it)"
+            ),
+        ),
+        SandboxError::Changed { .. } => WireError::new(
+            ErrorCode::Conflict,
+            format!("`{shown}` was changed by another program while it was being written; nothing was written"),
+        ),
         SandboxError::InvalidPath { reason, .. } => {
             WireError::new(ErrorCode::InvalidArgs, format!("invalid path `{shown}`: {reason}"))
         }

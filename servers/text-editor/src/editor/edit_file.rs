@@ -20,7 +20,7 @@ use crate::{
     Command, document,
     editor::{Editor, Reply, Target},
     error::{self, ToolError},
-    lines::{Normalized, Splice, normalize_input},
+    lines::{self, Normalized, normalize_input},
 };
 
 /// The most edits one call makes.
@@ -51,7 +51,7 @@ impl Editor {
         dry_run: bool,
         abandoned: Option<&AtomicBool>,
     ) -> Result<Reply, ToolError> {
-        let t = Target::new(sandbox, path, Command::StrReplace, true, abandoned);
+        let t = Target::new(sandbox, path, Command::StrReplace, abandoned);
         if edits.is_empty() {
             return Err(error::invalid("`edits` is empty: give at least one {old_str, new_str}."));
         }
@@ -67,9 +67,10 @@ impl Editor {
         let file = self.open_locked(&t)?;
         let doc = self.load(&t, &md, &file)?;
         let _lock = Self::keep_lock(file);
-        let norm = Normalized::new(&doc.text);
-        let original = norm.as_str();
-        let mut text = original.to_owned();
+        // The edits apply one after another to the file's own text (its line endings as they
+        // are), each exactly as a `str_replace` call would: the result is byte for byte that
+        // of the same edits sent as successive `str_replace` calls.
+        let mut text = doc.text.clone();
         let mut notes = Vec::new();
         for (i, edit) in edits.iter().enumerate() {
             let failed = |e: ToolError| {
@@ -89,19 +90,23 @@ impl Editor {
                 notes.push(format!("edits[{i}]: {note}"));
             }
         }
-        if text == original {
+        if text == doc.text {
             return Ok(Reply::text(format!(
-                "The edits leave {} as it is (each new_str equals its old_str); nothing was written.",
+                "The edits leave {} exactly as it was (each change was undone by a later one, or replaced text with the same text); nothing was written.",
                 t.shown
             )));
         }
-        let diff = mcp_shared::diff::unified(
-            original,
-            &text,
-            &format!("a/{}", t.shown.trim_start_matches('/')),
-            &format!("b/{}", t.shown.trim_start_matches('/')),
-            MAX_DIFF_BYTES,
-        );
+        // The diff as the model reads the file: line endings normalised, as `view` shows them.
+        let diff = {
+            let (before, after) = (Normalized::new(&doc.text), Normalized::new(&text));
+            mcp_shared::diff::unified(
+                before.as_str(),
+                after.as_str(),
+                &format!("a/{}", t.shown.trim_start_matches('/')),
+                &format!("b/{}", t.shown.trim_start_matches('/')),
+                self.diff_budget(),
+            )
+        };
         let counts = format!("+{} -{} lines", diff.added, diff.removed);
         let mut reply = if dry_run {
             format!(
@@ -111,9 +116,7 @@ impl Editor {
                 diff.text
             )
         } else {
-            let (a, b, replacement) = spliced(&norm, &doc.text, &text);
-            drop(norm);
-            self.apply(&t, doc, a, b, &replacement)?;
+            self.apply_text(&t, doc, text)?;
             format!(
                 "The file {} has been edited: {} edits in one write ({counts}; one `undo_edit` reverts them all):\n{}",
                 t.shown,
@@ -121,14 +124,32 @@ impl Editor {
                 diff.text
             )
         };
+        let mut left_out = 0;
         for note in notes {
-            reply.push_str(&format!("\n{note}"));
+            if reply.len() + note.len() < self.diff_budget() + 1024 {
+                reply.push_str(&format!("\n{note}"));
+            } else {
+                left_out += 1;
+            }
+        }
+        if left_out > 0 {
+            reply
+                .push_str(&format!("\n({left_out} more notes on edits matched without trailing whitespace not shown)"));
         }
         Ok(Reply::text(reply))
     }
 
-    /// Applies one edit to `text` (normalised) as `str_replace` would; a note when it matched
-    /// only once trailing whitespace was ignored.
+    /// The most bytes of diff a result shows: [`MAX_DIFF_BYTES`], or less under a smaller
+    /// `--max-output-chars`.
+    fn diff_budget(&self) -> usize {
+        match self.limits.max_output_chars {
+            0 => MAX_DIFF_BYTES,
+            chars => MAX_DIFF_BYTES.min(chars),
+        }
+    }
+
+    /// Applies one edit to `text` (the file's text as it stands, its own line endings) as
+    /// `str_replace` would; a note when it matched only once trailing whitespace was ignored.
     fn apply_edit(
         &self,
         t: &Target<'_>,
@@ -149,88 +170,37 @@ impl Editor {
                 e.character, e.encoding, t.shown, e.encoding
             ))
         })?;
+        let norm = Normalized::new(text);
+        let normalized = norm.as_str();
         let finder = memmem::Finder::new(old.as_bytes());
-        let starts: Vec<usize> = finder.find_iter(text.as_bytes()).collect();
-        let (splice, note) = match starts.as_slice() {
-            [start] => (Splice { start: *start, end: start + old.len(), replacement: new.into_owned() }, None),
-            [first, .., last] if edit.replace_all => {
-                let mut middle = String::new();
-                let mut at = *first;
-                for &s in &starts {
-                    middle.push_str(&text[at..s]);
-                    middle.push_str(&new);
-                    at = s + old.len();
-                }
-                (Splice { start: *first, end: last + old.len(), replacement: middle }, None)
-            }
+        let starts: Vec<usize> = finder.find_iter(normalized.as_bytes()).collect();
+        let (ranges, note): (Vec<(usize, usize)>, _) = match starts.as_slice() {
+            [start] => (vec![(*start, start + old.len())], None),
+            [_, _, ..] if edit.replace_all => (starts.iter().map(|&s| (s, s + old.len())).collect(), None),
             [_, _, ..] => {
-                let lines = super::str_replace::occurrence_lines(text, &finder);
+                let lines = super::str_replace::occurrence_lines(normalized, &finder);
                 return Err(ToolError::new(
                     ErrorCode::MultipleMatches,
                     format!(
                         "old_str `{}` occurs {} times, in lines {}. Include more surrounding lines to make it unique, or pass `replace_all: true` to replace every one.",
                         edit.old_str,
                         starts.len(),
-                        crate::render::py_list(&lines)
+                        crate::render::py_list_capped(&lines)
                     ),
                 ));
             }
             [] => {
-                let (start, end, note) = self.tolerant_match(t, text, &old, &edit.old_str)?;
-                (Splice { start, end, replacement: new.into_owned() }, note)
+                let (start, end, note) = self.tolerant_match(t, normalized, &old, &edit.old_str)?;
+                (vec![(start, end)], note)
             }
         };
-        let mut splice = splice;
-        splice.keep_final_newline(text);
-        text.replace_range(splice.start..splice.end, &splice.replacement);
+        let Some((_, orig)) = lines::replace_ranges(&norm, text, &ranges, &new) else {
+            return Err(error::invalid("old_str was not found."));
+        };
+        drop(norm);
+        text.replace_range(orig.start..orig.end, &orig.replacement);
         Ok(note)
     }
-}
-
-/// The one splice of the original text that makes `edited` (both normalised): from the first
-/// changed line to the last, in the original's positions, with the lines between the changes
-/// copied from the original as they are (their own line endings) and the changed lines in the
-/// file's line ending.
-fn spliced(norm: &Normalized<'_>, raw: &str, edited: &str) -> (usize, usize, String) {
-    let original = norm.as_str();
-    let diff = similar::TextDiff::configure().algorithm(similar::Algorithm::Myers).diff_lines(original, edited);
-    let starts = |text: &str| -> Vec<usize> {
-        let mut at = vec![0];
-        at.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
-        if *at.last().unwrap_or(&0) != text.len() {
-            at.push(text.len());
-        }
-        at
-    };
-    let (old_at, new_at) = (starts(original), starts(edited));
-    let offset = |at: &[usize], line: usize| at.get(line).copied().unwrap_or_else(|| at.last().copied().unwrap_or(0));
-    let ops = diff.ops();
-    let changed: Vec<&similar::DiffOp> = ops.iter().filter(|op| op.tag() != similar::DiffTag::Equal).collect();
-    let (Some(first), Some(last)) = (changed.first(), changed.last()) else {
-        return (0, 0, String::new());
-    };
-    let (p0, p1) = (offset(&old_at, first.old_range().start), offset(&old_at, last.old_range().end));
-    let mut replacement = String::new();
-    let mut inside = false;
-    for op in ops {
-        if std::ptr::eq(op, *first) {
-            inside = true;
-        }
-        if inside {
-            let (o, n) = (op.old_range(), op.new_range());
-            if op.tag() == similar::DiffTag::Equal {
-                let (a, b) = (norm.to_original(offset(&old_at, o.start)), norm.to_original(offset(&old_at, o.end)));
-                replacement.push_str(&raw[a..b]);
-            } else {
-                let part = &edited[offset(&new_at, n.start)..offset(&new_at, n.end)];
-                replacement.push_str(&norm.denormalize(part));
-            }
-        }
-        if std::ptr::eq(op, *last) {
-            break;
-        }
-    }
-    (norm.to_original(p0), norm.to_original(p1), replacement)
 }
 
 #[cfg(test)]

@@ -150,7 +150,7 @@ impl Editor {
         path: &SandboxPath,
         request: Request,
     ) -> Result<Reply, ToolError> {
-        let target = Target::new(sandbox, path, command, true, None);
+        let target = Target::new(sandbox, path, command, None);
         self.dispatch(&target, request)
     }
 
@@ -165,24 +165,8 @@ impl Editor {
         request: Request,
         abandoned: &AtomicBool,
     ) -> Result<Reply, ToolError> {
-        let target = Target::new(sandbox, path, command, true, Some(abandoned));
+        let target = Target::new(sandbox, path, command, Some(abandoned));
         self.dispatch(&target, request)
-    }
-
-    /// Like [`Editor::execute`], but never waits for another process's lock on the file:
-    /// `None` when it would have to (then nothing was done; run [`Editor::execute`] on a
-    /// thread that may block). For small files, on the async runtime's own thread.
-    pub fn try_execute(
-        &self,
-        sandbox: &Sandbox,
-        command: Command,
-        path: &SandboxPath,
-        request: Request,
-    ) -> Option<Result<Reply, ToolError>> {
-        let target = Target::new(sandbox, path, command, false, None);
-        let result = self.dispatch(&target, request);
-        // The lock was taken by another process: nothing was done, the caller retries blocking.
-        if target.would_block.get() { None } else { Some(result) }
     }
 
     fn dispatch(&self, target: &Target<'_>, request: Request) -> Result<Reply, ToolError> {
@@ -253,14 +237,12 @@ impl Editor {
     /// held until the returned file is dropped, i.e. after the atomic rename. A file replaced
     /// (renamed over) between the open and the lock has no link left: it is opened again.
     ///
-    /// A blocking call retries for as long as the other process keeps replacing the file: each
-    /// retry follows a real edit of theirs (no spinning), a process with a queue of edits can
-    /// win many times in a row, and the call is bounded by `--tool-timeout` (after which it
-    /// writes nothing). A non-blocking try gives up after a few rounds.
+    /// It retries for as long as the other process keeps replacing the file: each retry
+    /// follows a real edit of theirs (no spinning), a process with a queue of edits can win many
+    /// times in a row, and the call is bounded by `--tool-timeout` (after which it writes
+    /// nothing). Runs on a blocking thread, never on the async runtime's.
     pub(crate) fn open_locked(&self, t: &Target<'_>) -> Result<std::fs::File, ToolError> {
-        const NON_BLOCKING_TRIES: usize = 16;
-        let tries = if t.blocking { usize::MAX } else { NON_BLOCKING_TRIES };
-        for _ in 0..tries {
+        loop {
             t.still_wanted()?;
             let file = t.sandbox.open_read(t.path).map_err(|e| t.sandbox_error(e))?;
             if !mcp_shared::platform::ADVISORY_FILE_LOCKS {
@@ -269,41 +251,16 @@ impl Editor {
             }
             // std's `File::lock` (flock(2) on Linux): the same lock the shared sandbox's lock
             // files take, so there is one locking mechanism in the suite.
-            let locked = if t.blocking {
-                file.lock()
-            } else {
-                match file.try_lock() {
-                    Ok(()) => Ok(()),
-                    Err(std::fs::TryLockError::WouldBlock) => {
-                        t.would_block.set(true);
-                        return Err(ToolError::new(
-                            ErrorCode::Unavailable,
-                            format!("{} is locked by another process's edit; nothing was changed", t.shown),
-                        ));
-                    }
-                    Err(std::fs::TryLockError::Error(error)) => Err(error),
-                }
-            };
-            match locked {
-                Ok(()) => {}
-                Err(error) => {
-                    // Locks are advisory: a file system without them still gets atomic writes.
-                    tracing::debug!(%error, path = t.shown, "flock failed; editing without the inter-process lock");
-                    return Ok(file);
-                }
+            if let Err(error) = file.lock() {
+                // Locks are advisory: a file system without them still gets atomic writes.
+                tracing::debug!(%error, path = t.shown, "flock failed; editing without the inter-process lock");
+                return Ok(file);
             }
             match mcp_shared::platform::link_count(&file) {
                 Ok(0) => continue,
                 _ => return Ok(file),
             }
         }
-        Err(ToolError::new(
-            ErrorCode::Conflict,
-            format!(
-                "{} is being replaced again and again by another process; nothing was changed. Retry later.",
-                t.shown
-            ),
-        ))
     }
 
     /// What holds an edit's inter-process lock once the file has been read: the locked handle
@@ -336,6 +293,14 @@ impl Editor {
         if bytes.len() as u64 > self.limits.max_file_size {
             return Err(self.too_large(t, bytes.len() as u64));
         }
+        // What the file was when it was read, for the check just before the write.
+        if let Ok(now) = file.metadata() {
+            t.loaded.set(Some(Stamp {
+                id: mcp_shared::platform::file_id_of(file).ok(),
+                len: now.len(),
+                modified: now.modified().ok(),
+            }));
+        }
         document::decode(bytes).map_err(|e| not_text(t.shown, &e))
     }
 
@@ -353,6 +318,50 @@ impl Editor {
         replacement: &str,
     ) -> Result<(), ToolError> {
         let new_len = doc.text.len() - (b - a) + replacement.len() + doc.format.bom_len();
+        self.check_new_len(t, new_len)?;
+        let (new_bytes, change) = if doc.format == document::Format::UTF8 {
+            let mut text = doc.text;
+            let removed = text.as_bytes()[a..b].to_vec();
+            text.replace_range(a..b, replacement);
+            (text.into_bytes(), Change::Splice { offset: a, removed, inserted_len: replacement.len() })
+        } else {
+            let new_bytes = splice_bytes(&doc, a, b, replacement).map_err(|e| unencodable(t, &e))?;
+            let old_bytes = old_bytes(&doc)?;
+            let change = history::diff(&old_bytes, &new_bytes);
+            (new_bytes, change)
+        };
+        self.write(t, &new_bytes, change)
+    }
+
+    /// Writes `text` (the whole new text of `doc`'s file, in its line endings) and records the
+    /// edit for undo: for plain UTF-8 the undo record is the changed span alone, found by
+    /// comparing the two texts (no third copy of the file).
+    pub(crate) fn apply_text(&self, t: &Target<'_>, doc: Document, text: String) -> Result<(), ToolError> {
+        self.check_new_len(t, text.len() + doc.format.bom_len())?;
+        let (new_bytes, change) = if doc.format == document::Format::UTF8 {
+            let (old, new) = (doc.text.as_bytes(), text.as_bytes());
+            let mut a = old.iter().zip(new).take_while(|(x, y)| x == y).count();
+            while !doc.text.is_char_boundary(a) {
+                a -= 1;
+            }
+            let room = old.len().min(new.len()) - a;
+            let mut tail = old.iter().rev().zip(new.iter().rev()).take(room).take_while(|(x, y)| x == y).count();
+            while !doc.text.is_char_boundary(old.len() - tail) || !text.is_char_boundary(new.len() - tail) {
+                tail -= 1;
+            }
+            let removed = old[a..old.len() - tail].to_vec();
+            let inserted_len = new.len() - tail - a;
+            (text.into_bytes(), Change::Splice { offset: a, removed, inserted_len })
+        } else {
+            let new_bytes = document::encode_text(doc.format, &text).map_err(|e| unencodable(t, &e))?;
+            let old_bytes = old_bytes(&doc)?;
+            let change = history::diff(&old_bytes, &new_bytes);
+            (new_bytes, change)
+        };
+        self.write(t, &new_bytes, change)
+    }
+
+    fn check_new_len(&self, t: &Target<'_>, new_len: usize) -> Result<(), ToolError> {
         if new_len as u64 > self.limits.max_file_size {
             return Err(ToolError::new(
                 ErrorCode::FileTooLarge,
@@ -362,25 +371,27 @@ impl Editor {
                 ),
             ));
         }
-        let (new_bytes, change) = if doc.format == document::Format::UTF8 {
-            let mut text = doc.text;
-            let removed = text.as_bytes()[a..b].to_vec();
-            text.replace_range(a..b, replacement);
-            (text.into_bytes(), Change::Splice { offset: a, removed, inserted_len: replacement.len() })
-        } else {
-            let new_bytes = splice_bytes(&doc, a, b, replacement).map_err(|e| {
-                error::invalid(format!(
-                    "No change was made: the new text contains {:?}, which cannot be written in {}, the encoding of {}. Use characters that {} can represent.",
-                    e.character, e.encoding, t.shown, e.encoding
-                ))
-            })?;
-            let old_bytes = old_bytes(&doc)?;
-            let change = history::diff(&old_bytes, &new_bytes);
-            (new_bytes, change)
-        };
+        Ok(())
+    }
+
+    /// The write of an edit: atomic, and only if the file is still as it was read.
+    fn write(&self, t: &Target<'_>, new_bytes: &[u8], change: Change) -> Result<(), ToolError> {
         t.still_wanted()?;
-        t.sandbox.write_atomic(t.path, &new_bytes, &self.write_options()).map_err(|e| t.sandbox_error(e))?;
-        let record = Record::new(change, &new_bytes);
+        // A program that takes no lock (an appending logger, an editor) may have written the
+        // file since it was read: then nothing is written, and its change is kept.
+        let unchanged = || match (t.loaded.get(), t.sandbox.metadata(t.path)) {
+            (Some(then), Ok(now)) => {
+                now.len == then.len
+                    && now.modified == then.modified
+                    && (then.id.is_none() || now.id.is_none() || now.id == then.id)
+            }
+            (None, _) => true,
+            (Some(_), Err(_)) => false,
+        };
+        t.sandbox
+            .write_atomic_unless_changed(t.path, new_bytes, &self.write_options(), &unchanged)
+            .map_err(|e| t.sandbox_error(e))?;
+        let record = Record::new(change, new_bytes);
         self.history().push(&history_key(t.path), record);
         Ok(())
     }
@@ -390,18 +401,25 @@ impl Editor {
     }
 }
 
-/// A call's target: the sandbox, the resolved path, how the caller spelled it, the command,
-/// and whether it may wait for another process's lock.
+/// A call's target: the sandbox, the resolved path, how the caller spelled it, and the command.
 pub(crate) struct Target<'a> {
     pub sandbox: &'a Sandbox,
     pub path: &'a SandboxPath,
     pub shown: &'a str,
     pub command: Command,
-    pub blocking: bool,
     /// Set when the caller gave up on the call: then nothing may be written.
     pub abandoned: Option<&'a AtomicBool>,
-    /// Set by a non-blocking call that found the file locked by another process (nothing done).
-    pub would_block: std::cell::Cell<bool>,
+    /// The file as [`Editor::load`] read it.
+    pub loaded: std::cell::Cell<Option<Stamp>>,
+}
+
+/// Which file, of what size and modification time: what an edit read, checked again before
+/// it writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    id: Option<mcp_shared::platform::FileId>,
+    len: u64,
+    modified: Option<std::time::SystemTime>,
 }
 
 impl<'a> Target<'a> {
@@ -409,18 +427,9 @@ impl<'a> Target<'a> {
         sandbox: &'a Sandbox,
         path: &'a SandboxPath,
         command: Command,
-        blocking: bool,
         abandoned: Option<&'a AtomicBool>,
     ) -> Target<'a> {
-        Target {
-            sandbox,
-            path,
-            shown: path.display(),
-            command,
-            blocking,
-            abandoned,
-            would_block: std::cell::Cell::new(false),
-        }
+        Target { sandbox, path, shown: path.display(), command, abandoned, loaded: std::cell::Cell::new(None) }
     }
 }
 
@@ -467,6 +476,14 @@ pub(crate) fn not_text(shown: &str, e: &NotText) -> ToolError {
         ),
     };
     ToolError::new(ErrorCode::BinaryFile, message)
+}
+
+/// The error for new text the file's encoding cannot hold.
+fn unencodable(t: &Target<'_>, e: &document::Unencodable) -> ToolError {
+    error::invalid(format!(
+        "No change was made: the new text contains {:?}, which cannot be written in {}, the encoding of {}. Use characters that {} can represent.",
+        e.character, e.encoding, t.shown, e.encoding
+    ))
 }
 
 /// The file's bytes as they are now, from its decoded document (borrowed for plain UTF-8).

@@ -54,8 +54,10 @@ impl Editor {
         if replace_all {
             let starts: Vec<usize> = finder.find_iter(text.as_bytes()).collect();
             if starts.len() > 1 {
+                let (reply, orig) = self.replace_every(t, &doc, &norm, &starts, &old, &new)?;
                 drop(norm);
-                return self.replace_every(t, doc, &starts, &old, &new);
+                self.apply(t, doc, orig.start, orig.end, &orig.replacement)?;
+                return Ok(reply);
             }
         }
         let mut matches = finder.find_iter(text.as_bytes());
@@ -67,7 +69,7 @@ impl Editor {
                     ErrorCode::MultipleMatches,
                     format!(
                         "No replacement was performed. Multiple occurrences of old_str `{old_raw}` in lines {}. Please ensure it is unique",
-                        render::py_list(&lines)
+                        render::py_list_capped(&lines)
                     ),
                 ));
             }
@@ -75,18 +77,17 @@ impl Editor {
         };
 
         let replacement_line = lines::newline_count(&text[..start]);
-        let mut splice = Splice { start, end, replacement: new.clone().into_owned() };
-        splice.keep_final_newline(text);
+        let Some((splice, orig)) = lines::replace_ranges(&norm, &doc.text, &[(start, end)], &new) else {
+            return Err(error::invalid("No replacement was performed: old_str was not found."));
+        };
         // The snippet is taken before the file's text is edited in place.
         let before_newlines =
             if splice.start == start { replacement_line } else { lines::newline_count(&text[..splice.start]) };
         let first = replacement_line.saturating_sub(SNIPPET_LINES);
         let last = replacement_line + SNIPPET_LINES + lines::newline_count(&new);
         let shown = snippet(text, &splice, before_newlines, first, last - first + 1);
-        let (a, b) = (norm.to_original(splice.start), norm.to_original(splice.end));
-        let replacement = norm.denormalize(&splice.replacement).into_owned();
         drop(norm);
-        self.apply(t, doc, a, b, &replacement)?;
+        self.apply(t, doc, orig.start, orig.end, &orig.replacement)?;
         let descriptor = format!("a snippet of {}", t.shown);
         let text = format!(
             "The file {} has been edited. {}Review the changes and make sure they are as expected. Edit the file again if necessary.",
@@ -99,56 +100,38 @@ impl Editor {
     /// `replace_all` with several occurrences (at `starts`, non-overlapping, in the normalised
     /// text): one splice from the first to the last, so the edit is one undo step; the snippet is
     /// the first occurrence's, and the result says how many were replaced and on which lines.
+    /// Returns the reply and the splice of the original text to write.
     fn replace_every(
         &self,
         t: &Target<'_>,
-        doc: document::Document,
+        doc: &document::Document,
+        norm: &Normalized<'_>,
         starts: &[usize],
         old: &str,
         new: &str,
-    ) -> Result<Reply, ToolError> {
-        let norm = Normalized::new(&doc.text);
+    ) -> Result<(Reply, Splice), ToolError> {
         let text = norm.as_str();
-        let (Some(&first_start), Some(&last_start)) = (starts.first(), starts.last()) else {
+        let ranges: Vec<(usize, usize)> = starts.iter().map(|&s| (s, s + old.len())).collect();
+        let (Some(&first_start), Some((splice, orig))) =
+            (starts.first(), lines::replace_ranges(norm, &doc.text, &ranges, new))
+        else {
             return Err(error::invalid("No replacement was performed: old_str was not found."));
         };
-        let mut middle = String::with_capacity(last_start + old.len() - first_start + starts.len() * new.len());
-        let mut at = first_start;
-        for &s in starts {
-            middle.push_str(&text[at..s]);
-            middle.push_str(new);
-            at = s + old.len();
-        }
-        let mut splice = Splice { start: first_start, end: last_start + old.len(), replacement: middle };
-        splice.keep_final_newline(text);
-        let lines: Vec<i64> = {
-            let mut out: Vec<i64> = Vec::new();
-            for &s in starts {
-                let line = lines::newline_count(&text[..s]) as i64 + 1;
-                if out.last() != Some(&line) {
-                    out.push(line);
-                }
-            }
-            out
-        };
+        let lines = lines::lines_of(text, starts.iter().copied());
         let replacement_line = lines::newline_count(&text[..first_start]);
         let before_newlines = lines::newline_count(&text[..splice.start]);
         let first = replacement_line.saturating_sub(SNIPPET_LINES);
         let last = replacement_line + SNIPPET_LINES + lines::newline_count(new);
         let shown = snippet(text, &splice, before_newlines, first, last - first + 1);
-        let (a, b) = (norm.to_original(splice.start), norm.to_original(splice.end));
-        let replacement = norm.denormalize(&splice.replacement).into_owned();
-        drop(norm);
-        self.apply(t, doc, a, b, &replacement)?;
         let descriptor = format!("a snippet of {} around the first replacement", t.shown);
         let text = format!(
             "The file {} has been edited: {} occurrences of old_str were replaced, on lines {}. {}Review the changes and make sure they are as expected. Edit the file again if necessary.",
             t.shown,
             starts.len(),
-            render::py_list(&lines),
+            render::py_list_capped(&lines),
             render::cat_n(&shown, &descriptor, first + 1, self.limits.max_output_chars)
         );
-        Ok(Reply { text, note: None })
+        Ok((Reply { text, note: None }, orig))
     }
 
     /// The one match of `old` once trailing whitespace is ignored, or `NO_MATCH`.
@@ -201,17 +184,7 @@ impl Editor {
 
 /// The 1-based line on which each occurrence starts (each line once).
 pub(super) fn occurrence_lines(text: &str, finder: &memmem::Finder<'_>) -> Vec<i64> {
-    let mut out: Vec<i64> = Vec::new();
-    let mut line = 1i64;
-    let mut from = 0usize;
-    for at in finder.find_iter(text.as_bytes()) {
-        line += lines::newline_count(&text[from..at]) as i64;
-        from = at;
-        if out.last() != Some(&line) {
-            out.push(line);
-        }
-    }
-    out
+    lines::lines_of(text, finder.find_iter(text.as_bytes()))
 }
 
 #[cfg(test)]

@@ -64,9 +64,12 @@ impl Editor {
         for entry in &walk.entries {
             listing.push_str(base);
             listing.push('/');
-            listing.push_str(&entry.rel.to_string_lossy());
+            listing.push_str(&mcp_shared::sandbox::shown_name(entry.rel.as_os_str()));
             if entry.is_dir {
                 listing.push('/');
+            }
+            if entry.unreadable {
+                listing.push_str(" (unreadable: permission denied)");
             }
             listing.push('\n');
         }
@@ -169,21 +172,38 @@ impl Editor {
         mut file: std::fs::File,
         range: Range,
     ) -> Result<Reply, ToolError> {
-        let mut head = vec![0u8; CHUNK.min(usize::try_from(md.len).unwrap_or(CHUNK))];
+        // One snapshot of the file: its first `len` bytes as the open descriptor has them now.
+        // Every count and search below stays within them, so lines appended meanwhile are not
+        // half counted (they belong to the next view).
+        let now = file.metadata().map_err(|e| io_error(t, e))?;
+        let len = now.len();
+        let stamp = Stamp {
+            len,
+            modified: now.modified().ok(),
+            changed: mcp_shared::platform::change_time(&now),
+            id: mcp_shared::platform::file_id_of(&file).ok(),
+        };
+        let mut head = vec![0u8; CHUNK.min(usize::try_from(len).unwrap_or(CHUNK))];
         let filled = read_full(&mut file, &mut head).map_err(|e| io_error(t, e))?;
-        let format = document::sniff(&head[..filled], filled as u64 >= md.len).map_err(|e| not_text(t.shown, &e))?;
+        let format = document::sniff(&head[..filled], filled as u64 >= len).map_err(|e| not_text(t.shown, &e))?;
         let ascii_compatible = match format.encoding {
             document::TextEncoding::Utf8 => true,
             document::TextEncoding::Legacy(encoding) => encoding.is_ascii_compatible(),
             _ => false,
         };
-        let (newlines, ends_with_newline) = self.line_count(t, &file, md, ascii_compatible)?;
+        let (newlines, ends_with_newline) = self.line_count(t, &file, &stamp, ascii_compatible)?;
         // Lines as a reader counts them: the text after the last newline, if any, is one more.
-        let lines = newlines + u64::from(!ends_with_newline && md.len > format.bom_len() as u64);
+        let lines = newlines + u64::from(!ends_with_newline && len > format.bom_len() as u64);
         let from_end = |n: i64| i64::try_from(lines).unwrap_or(i64::MAX).saturating_add(1).saturating_add(n);
         let start = if range.start < 0 { from_end(range.start) } else { range.start };
         let end = if range.end < -1 { from_end(range.end) } else { range.end };
         let shown = render::py_list(&[range.start, range.end]);
+        if start < 1 && lines == 0 {
+            return Err(error::invalid(format!(
+                "Invalid `view_range`: {shown}. {} is empty, so it has no line to count from the end; view it without `view_range`.",
+                t.shown
+            )));
+        }
         if start < 1 {
             return Err(error::invalid(format!(
                 "Invalid `view_range`: {shown}. {} has {lines} lines, so a line counted from the end is -1 to -{lines}; `[-{lines}, -1]` is the whole file.",
@@ -207,7 +227,7 @@ impl Editor {
             // UTF-16: no backward search for a newline byte; the lines in line numbers.
             drop(file);
             let file = t.sandbox.open_read(t.path).map_err(|e| t.sandbox_error(e))?;
-            let content = self.read_range(t, file, Range { start, end }, md.len)?;
+            let content = self.read_range(t, file, Range { start, end }, md.len.max(len))?;
             return Ok(Reply::text(render::cat_n(&content, t.shown, to_usize(start), self.limits.max_output_chars)));
         }
         // Line `start` begins after the file's (start - 1)-th newline, which is the
@@ -216,9 +236,10 @@ impl Editor {
         let offset = if before == 0 {
             format.bom_len() as u64
         } else {
-            newline_from_end(&mut file, md.len, newlines - before + 1).map_err(|e| io_error(t, e))?
+            newline_from_end(&mut file, len, newlines - before + 1).map_err(|e| io_error(t, e))?
         };
         file.seek(std::io::SeekFrom::Start(offset)).map_err(|e| io_error(t, e))?;
+        let mut file = file.take(len.saturating_sub(offset));
         let relative = Range { start: 1, end: if end == -1 { -1 } else { end - start + 1 } };
         let mut scan = LineScan::new(relative, self.limits.max_output_chars);
         let mut decoder = StreamDecoder::new(document::Format { bom: format.bom && offset == 0, ..format });
@@ -243,37 +264,39 @@ impl Editor {
         &self,
         t: &Target<'_>,
         file: &std::fs::File,
-        md: &Metadata,
+        stamp: &Stamp,
         ascii_compatible: bool,
     ) -> Result<(u64, bool), ToolError> {
-        let stamp = Stamp { len: md.len, modified: md.modified, id: mcp_shared::platform::file_id_of(file).ok() };
         let key = crate::editor::history_key(t.path);
-        if let Some(known) = self.line_counts().get(&key, &stamp) {
+        if let Some(known) = self.line_counts().get(&key, stamp) {
             return Ok(known);
         }
         let counted = if ascii_compatible {
-            count_newlines(file).map_err(|e| io_error(t, e))?
+            count_newlines(file, stamp.len).map_err(|e| io_error(t, e))?
         } else {
             // UTF-16: count in the decoded text, as a whole view would (within --max-file-size).
-            if md.len > self.limits.max_file_size {
-                return Err(self.too_large(t, md.len));
+            if stamp.len > self.limits.max_file_size {
+                return Err(self.too_large(t, stamp.len));
             }
             let bytes = t.sandbox.read(t.path).map_err(|e| t.sandbox_error(e))?;
             let doc = document::decode(bytes).map_err(|e| not_text(t.shown, &e))?;
             let text = doc.text.replace("\r\n", "\n");
             (memchr::memchr_iter(b'\n', text.as_bytes()).count() as u64, text.ends_with('\n'))
         };
-        self.line_counts().put(key, stamp, counted);
+        self.line_counts().put(key, *stamp, counted);
         Ok(counted)
     }
 }
 
-/// What identifies a file's content for [`LineCounts`]: its size, modification time and
+/// What identifies a file's content for [`LineCounts`]: its size, modification time, inode
+/// change time (which, unlike the modification time, no program can set back: an in-place
+/// rewrite of the same size that restores the modification time still changes it) and
 /// identity (a file replaced by a rename is another file).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Stamp {
     len: u64,
     modified: Option<std::time::SystemTime>,
+    changed: Option<(i64, i64)>,
     id: Option<mcp_shared::platform::FileId>,
 }
 
@@ -288,6 +311,9 @@ impl LineCounts {
     const MAX: usize = 64;
 
     fn get(&self, key: &std::path::Path, stamp: &Stamp) -> Option<(u64, bool)> {
+        // Without an inode change time (Windows), a rewrite could hide behind a restored
+        // modification time: count again every time.
+        stamp.changed?;
         self.files.iter().find(|(k, s, _)| k == key && s == stamp).map(|(_, _, counted)| *counted)
     }
 
@@ -300,9 +326,11 @@ impl LineCounts {
     }
 }
 
-/// Counts the newline bytes of a file, and whether its last byte is one.
-fn count_newlines(mut file: &std::fs::File) -> std::io::Result<(u64, bool)> {
+/// Counts the newline bytes of the first `len` bytes of a file, and whether the last of them
+/// is one.
+fn count_newlines(mut file: &std::fs::File, len: u64) -> std::io::Result<(u64, bool)> {
     file.seek(std::io::SeekFrom::Start(0))?;
+    let mut file = file.take(len);
     let mut buf = vec![0u8; 1 << 20];
     let (mut count, mut last) = (0u64, 0u8);
     loop {

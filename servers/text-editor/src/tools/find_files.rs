@@ -176,7 +176,8 @@ impl Tool for FindFiles {
                     input.pattern.rsplit_once('.').map(|(_, ext)| format!(".{ext}")).unwrap_or_default()
                 ));
             }
-            let mut out: String = paths.iter().map(|p| format!("{}\n", p.display())).collect();
+            let mut out: String =
+                paths.iter().map(|p| format!("{}\n", mcp_shared::sandbox::shown_name(p.as_os_str()))).collect();
             if total > paths.len() {
                 out.push_str(&format!(
                     "[{} more files match, not shown ({total} in all, the {} most recently modified shown). Narrow `pattern` or `path`, or raise `limit` (at most {MAX_LIMIT}).]\n",

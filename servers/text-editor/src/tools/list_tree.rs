@@ -102,11 +102,14 @@ fn tree(sandbox: &Sandbox, path: Option<&str>, depth: usize, limit: usize) -> Re
             }
             shown += 1;
             let level = entry.rel.components().count();
-            let name = entry.rel.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            let name = entry.rel.file_name().map(mcp_shared::sandbox::shown_name).unwrap_or_default();
             out.push_str(&"  ".repeat(level));
             out.push_str(&name);
             if entry.is_dir {
                 out.push('/');
+                if entry.unreadable {
+                    out.push_str(" (unreadable: permission denied)");
+                }
             } else if entry.is_symlink {
                 out.push_str(" (symlink)");
             } else {

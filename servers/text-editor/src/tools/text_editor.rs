@@ -8,11 +8,7 @@ use std::{
     sync::{Arc, atomic::AtomicBool},
 };
 
-use mcp_shared::{
-    ContentItem, ErrorCode, Tool, ToolContext, ToolOutput,
-    reexports::rmcp::model::ToolAnnotations,
-    sandbox::{Sandbox, SandboxPath},
-};
+use mcp_shared::{ContentItem, ErrorCode, Tool, ToolContext, ToolOutput, reexports::rmcp::model::ToolAnnotations};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
@@ -163,13 +159,8 @@ impl TextEditor {
             },
         };
         let guard = self.locks.lock(&editor::history_key(&path)).await;
-        // Small files are done right here (a thread hand-off costs more than the work);
-        // large ones, directories, and files another process holds, on a blocking thread.
-        if small_job(&sandbox, &path, command, &request)
-            && let Some(result) = self.editor.try_execute(&sandbox, command, &path, request.clone())
-        {
-            return result;
-        }
+        // Every command runs on a blocking thread: file-system calls never stall the runtime
+        // (on stdio its only thread, which also answers `ping` and enforces `--tool-timeout`).
         let editor = Arc::clone(&self.editor);
         // Dropped with this future when the call times out or is cancelled: the blocking work
         // (which cannot be stopped) then writes nothing.
@@ -189,25 +180,6 @@ impl TextEditor {
                 ))
             }
         }
-    }
-}
-
-/// Files up to this size are edited on the runtime's thread.
-const INLINE_MAX_BYTES: u64 = 256 * 1024;
-
-/// Whether a call is quick enough to run on the runtime's thread: a file (or a path that does
-/// not exist) of at most [`INLINE_MAX_BYTES`], with small new text.
-fn small_job(sandbox: &Sandbox, path: &SandboxPath, command: Command, request: &Request) -> bool {
-    let text_len = [&request.file_text, &request.new_str, &request.old_str]
-        .iter()
-        .map(|s| s.as_ref().map_or(0, String::len) as u64)
-        .sum::<u64>();
-    if text_len > INLINE_MAX_BYTES {
-        return false;
-    }
-    match sandbox.metadata(path) {
-        Ok(md) => md.is_file && md.len <= INLINE_MAX_BYTES,
-        Err(_) => command != Command::View || request.view_range.is_none(),
     }
 }
 
