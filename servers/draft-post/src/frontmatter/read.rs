@@ -29,6 +29,17 @@ impl Meta {
     }
 }
 
+/// The keys the server reads, deserialised as text: a plain scalar comes as written.
+#[derive(serde::Deserialize)]
+struct AsWritten {
+    #[serde(default)]
+    title: Option<String>,
+    #[serde(default)]
+    slug: Option<String>,
+    #[serde(default)]
+    source_id: Option<String>,
+}
+
 /// A scalar's text: strings as they are, numbers and booleans as YAML reads them back.
 fn scalar_text(value: &Value) -> Option<String> {
     match value {
@@ -57,9 +68,23 @@ pub fn parse_meta(yaml: &str, first_line: usize) -> Result<Meta, FrontmatterErro
         Value::Null => Ok(Meta::default()),
         Value::Object(map) => {
             let mut meta = Meta { keys: Vec::with_capacity(map.len()), ..Meta::default() };
+            let mut typed = false;
             for (key, value) in &map {
                 meta.keys.push(key.clone());
                 meta.set(key, scalar_text(value));
+                typed |= matches!(key.as_str(), "title" | "slug" | SOURCE_ID_KEY)
+                    && matches!(value, Value::Number(_) | Value::Bool(_));
+            }
+            if typed {
+                // `title: No` is the title "No", not `false`; `title: 0x1F` is "0x1F", not 31:
+                // the keys the server reads are text, taken as written.
+                if let Ok(text) = serde_saphyr::from_str_with_options::<AsWritten>(yaml, parse_options()) {
+                    for (key, value) in [("title", text.title), ("slug", text.slug), (SOURCE_ID_KEY, text.source_id)] {
+                        if value.is_some() {
+                            meta.set(key, value);
+                        }
+                    }
+                }
             }
             Ok(meta)
         }

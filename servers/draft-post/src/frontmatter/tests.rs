@@ -331,3 +331,23 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn titles_that_look_like_yaml_1_1_values_are_read_as_written() {
+    for (yaml, title) in [
+        ("title: No\n", "No"),
+        ("title: yes\n", "yes"),
+        ("title: 0x1F\n", "0x1F"),
+        ("title: 007\n", "007"),
+        ("title: 1_000\n", "1_000"),
+        ("title: true\nslug: 42\n", "true"),
+    ] {
+        let meta = super::read::parse_meta(yaml, 2).unwrap();
+        assert_eq!(meta.title.as_deref(), Some(title), "{yaml}");
+    }
+    let meta = super::read::parse_meta("title: 0x1F\nslug: 0o17\n", 2).unwrap();
+    assert_eq!(meta.slug.as_deref(), Some("0o17"));
+    // A title that is a list stays no title, and the rest is still read.
+    let meta = super::read::parse_meta("title: [a, b]\nslug: 12\n", 2).unwrap();
+    assert_eq!((meta.title, meta.slug.as_deref()), (None, Some("12")));
+}

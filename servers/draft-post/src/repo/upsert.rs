@@ -266,7 +266,7 @@ impl Repo {
     ) -> Result<Outcome, ToolError> {
         let Filing { id, text, new_slug, .. } = *filing;
         let mut index = self.index();
-        self.refresh(&mut index, Depth::Fast)?;
+        let projects = self.refresh(&mut index, Depth::Fast)?;
         let holders = Self::unique_holder(&index, id)?;
         let warnings = Self::warnings(&index, false, None);
         drop(index);
@@ -302,14 +302,9 @@ impl Repo {
             }
             None => {
                 let project = request.project.clone();
+                // The number the call would take: the same count as `allocate`'s.
                 let index = self.index();
-                let last = index
-                    .projects
-                    .get(&project)
-                    .and_then(|p| {
-                        p.entries.values().filter(|e| e.state != ArticleState::Missing).map(|e| e.number).max()
-                    })
-                    .unwrap_or(0);
+                let last = projects.as_ref().map_or(0, |dir| Self::numbers(&index, dir, &project).0);
                 drop(index);
                 let number = last.saturating_add(1);
                 let dir = format!("{}/{project}/{}", view::PROJECTS, dir_name(number, new_slug));
@@ -487,27 +482,7 @@ impl Repo {
         project: &str,
         slug: &str,
     ) -> Result<(u32, String, bool), ToolError> {
-        let entries: Vec<(String, u32, bool)> = index
-            .projects
-            .get(project)
-            .map(|p| {
-                p.entries.iter().map(|(name, e)| (name.clone(), e.number, e.state == ArticleState::Missing)).collect()
-            })
-            .unwrap_or_default();
-        // Leftovers: numbered directories holding nothing but temporary files.
-        let mut live_max = 0u32;
-        let mut leftovers: Vec<(u32, String, Vec<String>)> = Vec::new();
-        for (name, number, missing) in entries {
-            let temps = if missing {
-                view::only_temp_files(projects, format!("{project}/{name}")).ok().flatten()
-            } else {
-                None
-            };
-            match temps {
-                Some(temps) => leftovers.push((number, name, temps)),
-                None => live_max = live_max.max(number),
-            }
-        }
+        let (mut live_max, leftovers) = Self::numbers(index, projects, project);
         loop {
             let number = live_max.checked_add(1).ok_or_else(|| {
                 ToolError::new(
@@ -544,6 +519,33 @@ impl Repo {
             }
             return Ok((number, name, reuse));
         }
+    }
+
+    /// The highest number held in `project` (by any numbered directory, with or without an
+    /// article, empty or not), and the leftovers of interrupted calls (numbered directories
+    /// holding nothing but temporary files), which hold none.
+    fn numbers(index: &Index, projects: &Dir, project: &str) -> (u32, Vec<(u32, String, Vec<String>)>) {
+        let entries: Vec<(String, u32, bool)> = index
+            .projects
+            .get(project)
+            .map(|p| {
+                p.entries.iter().map(|(name, e)| (name.clone(), e.number, e.state == ArticleState::Missing)).collect()
+            })
+            .unwrap_or_default();
+        let mut live_max = 0u32;
+        let mut leftovers: Vec<(u32, String, Vec<String>)> = Vec::new();
+        for (name, number, missing) in entries {
+            let temps = if missing {
+                view::only_temp_files(projects, format!("{project}/{name}")).ok().flatten()
+            } else {
+                None
+            };
+            match temps {
+                Some(temps) => leftovers.push((number, name, temps)),
+                None => live_max = live_max.max(number),
+            }
+        }
+        (live_max, leftovers)
     }
 
     /// Removes temporary files of interrupted writes of `article.md` from an article's

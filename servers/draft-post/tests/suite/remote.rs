@@ -203,3 +203,105 @@ fn concurrent_filings_by_content_make_one_article() {
     assert_eq!(results.iter().filter(|r| r["action"] == "created").count(), 1, "{results:?}");
     assert_eq!(fx.dirs("2026-01"), vec!["01-same"]);
 }
+
+/// Links planted in the article's directory (by anyone who can write the repository) never
+/// carry an attachment elsewhere: another article, the repository's README. Each call is
+/// refused before anything is written, and its dry run says the same.
+#[cfg(unix)]
+#[test]
+fn attachments_are_never_written_through_a_link_in_the_article_directory() {
+    let fx = Fixture::new();
+    let mut c = fx.server();
+    let call = |path: &str| {
+        json!({"source": "/c/alpha.md", "project": "p", "content": "---\ntitle: Alpha\n---\nA\n",
+               "attachments": [{"path": path, "data": b64(PNG)}]})
+    };
+    let alpha =
+        posted(&mut c, json!({"source": "/c/alpha.md", "project": "p", "content": "---\ntitle: Alpha\n---\nA\n"}));
+    assert_eq!(alpha["dir"], "projects/p/01-alpha");
+    let beta = posted(&mut c, json!({"source": "/c/beta.md", "project": "p", "content": "---\ntitle: Beta\n---\nB\n"}));
+    assert_eq!(beta["dir"], "projects/p/02-beta");
+    std::fs::write(fx.at("README.md"), "the repository's readme").unwrap();
+    let dir = fx.at("projects/p/01-alpha");
+    mcp_tests::os::symlink("../02-beta/article.md", dir.join("fig.png")).unwrap();
+    mcp_tests::os::symlink("../02-beta", dir.join("img")).unwrap();
+    mcp_tests::os::symlink("../../../README.md", dir.join("logo.png")).unwrap();
+    let before = fx.tree();
+    let beta_article = fx.read("projects/p/02-beta/article.md");
+    for path in ["fig.png", "img/article.md", "logo.png"] {
+        let mut dry = call(path);
+        dry["dry_run"] = json!(true);
+        let (code, message) = refused(&mut c, dry);
+        assert_eq!(code, "INVALID_ARGS", "dry run of {path}: {message}");
+        let (code, message) = refused(&mut c, call(path));
+        assert_eq!(code, "INVALID_ARGS", "{path}: {message}");
+        assert!(message.contains("symbolic link") && message.contains("Nothing was written"), "{path}: {message}");
+    }
+    assert_eq!(fx.read("projects/p/02-beta/article.md"), beta_article);
+    assert_eq!(fx.read("README.md"), "the repository's readme");
+    assert_eq!(fx.tree(), before, "nothing written, the links left as they are");
+    // The next filing of beta still finds its article: no duplicate.
+    let again =
+        posted(&mut c, json!({"source": "/c/beta.md", "project": "p", "content": "---\ntitle: Beta\n---\nB2\n"}));
+    assert_eq!((again["action"].as_str(), again["dir"].as_str()), (Some("updated"), Some("projects/p/02-beta")));
+}
+
+/// Attachments that cannot all be written are refused before the article is: nothing of the
+/// call is left behind (no article, no directory, no half-made tree).
+#[test]
+fn one_bad_attachment_writes_nothing() {
+    let fx = Fixture::new();
+    let mut c = fx.server();
+    let before = fx.tree();
+    let deep = format!("{}{}.png", "junk/".repeat(21), "n".repeat(300));
+    for attachments in [
+        json!([{"path": "img", "data": b64(PNG)}, {"path": "img/fig.png", "data": b64(PNG)}]),
+        json!([{"path": deep, "data": b64(PNG)}]),
+        json!([{"path": "img/", "data": b64(PNG)}]),
+        json!([{"path": "ARTICLE.MD", "data": b64(PNG)}]),
+        json!([{"path": "Fig.png", "data": b64(PNG)}, {"path": "fig.png", "data": b64(PNG)}]),
+    ] {
+        let (code, message) = refused(
+            &mut c,
+            json!({"source": "/c/post.md", "project": "p", "content": "# Post\n", "attachments": attachments}),
+        );
+        assert_eq!(code, "INVALID_ARGS", "{attachments}: {message}");
+        assert!(message.contains("nothing was written"), "{message}");
+        assert_eq!(fx.tree(), before, "{attachments}");
+    }
+    // On an existing article: a file where the attachment needs a directory.
+    let first = posted(&mut c, json!({"source": "/c/post.md", "project": "p", "content": "# Post\n"}));
+    std::fs::write(fx.at("projects/p/01-post/img"), "a file").unwrap();
+    let before = fx.tree();
+    let (code, message) = refused(
+        &mut c,
+        json!({"source": "/c/post.md", "project": "p", "content": "# Post, changed\n",
+               "attachments": [{"path": "img/fig.png", "data": b64(PNG)}]}),
+    );
+    assert_eq!(code, "INVALID_ARGS", "{message}");
+    assert_eq!(fx.tree(), before, "the article is not updated either: {first}");
+}
+
+/// Any numbered directory holds its number, with or without an article, empty or not; the dry
+/// run names the number the call then takes.
+#[test]
+fn numbered_directories_made_by_hand_hold_their_numbers() {
+    let fx = Fixture::new();
+    let mut c = fx.server();
+    posted(&mut c, json!({"source": "/c/a.md", "project": "p", "content": "---\ntitle: a\n---\n"}));
+    std::fs::create_dir_all(fx.at("projects/p/02-next-post")).unwrap();
+    std::fs::write(fx.at("projects/p/02-next-post/notes.txt"), "notes").unwrap();
+    std::fs::create_dir_all(fx.at("projects/p/03-reserved")).unwrap();
+    let b = json!({"source": "/c/b.md", "project": "p", "content": "---\ntitle: b\n---\n"});
+    let mut dry = b.clone();
+    dry["dry_run"] = json!(true);
+    assert_eq!(posted(&mut c, dry)["dir"], "projects/p/04-b");
+    assert_eq!(posted(&mut c, b)["dir"], "projects/p/04-b");
+    assert!(fx.at("projects/p/03-reserved").is_dir(), "an empty numbered directory is kept");
+    std::fs::create_dir_all(fx.at("projects/p/07-draft-by-hand")).unwrap();
+    let d = json!({"source": "/c/d.md", "project": "p", "content": "---\ntitle: d\n---\n"});
+    let mut dry = d.clone();
+    dry["dry_run"] = json!(true);
+    assert_eq!(posted(&mut c, dry)["dir"], "projects/p/08-d");
+    assert_eq!(posted(&mut c, d)["dir"], "projects/p/08-d");
+}
