@@ -32,6 +32,10 @@ pub enum Op<'a> {
     Write(&'a str),
     /// Asking the IDE for its live state (the tool's name: `get_diagnostics`, `open_file`, …).
     Ide(&'static str),
+    /// Asking the IDE to change files (the tool's name, and what it changes): a rename applied,
+    /// a diff the user may accept. Once started, the IDE completes it even when the answer is
+    /// lost, so such a failure never says to simply retry.
+    Change(&'static str, &'a str),
 }
 
 const RETRY: &str = "The bridge reconnects by itself: retry in a few seconds.";
@@ -42,9 +46,12 @@ impl BridgeError {
         match self {
             BridgeError::Connect(error) => describe_connect(error),
             BridgeError::Request(RequestError::Host(wire))
-                if wire.code == crate::protocol::METHOD_NOT_FOUND && matches!(op, Op::Ide(_)) =>
+                if wire.code == crate::protocol::METHOD_NOT_FOUND && matches!(op, Op::Ide(_) | Op::Change(..)) =>
             {
-                let tool = if let Op::Ide(tool) = op { tool } else { "this tool" };
+                let tool = match op {
+                    Op::Ide(tool) | Op::Change(tool, _) => tool,
+                    _ => "this tool",
+                };
                 let fact = wire.message.trim().trim_end_matches('.');
                 let (version, instead) = needs(tool);
                 (
@@ -66,6 +73,9 @@ impl BridgeError {
                     Op::Write(path) => format!(
                         "The connection to the IDE workspace host was lost before it answered, so it is unknown whether `{path}` was written. The bridge is reconnecting and never replays a write: check the file with read_file, then write again if needed."
                     ),
+                    Op::Change(tool, what) => format!(
+                        "The connection to the IDE workspace host was lost before it answered, so it is unknown whether {tool} changed {what}: the IDE may have applied it, or may still. Do not simply call it again: check {what} with read_file first (the bridge is reconnecting), then call again only if nothing changed."
+                    ),
                     _ => format!("The connection to the IDE workspace host was lost before it answered. {RETRY}"),
                 },
             ),
@@ -74,6 +84,15 @@ impl BridgeError {
                     "The IDE workspace host did not answer within {} s (the bridge's --request-timeout), so the request was cancelled.",
                     after.as_secs_f64()
                 );
+                if let Op::Change(tool, what) = op {
+                    return (
+                        ErrorCode::Timeout,
+                        format!(
+                            "The IDE workspace host did not answer within {} s (the bridge's --request-timeout), so the bridge stopped waiting; the IDE may still apply {tool}'s change to {what} (an operation it started completes). Do not simply call it again: check {what} with read_file first, then call again only if nothing changed.",
+                            after.as_secs_f64()
+                        ),
+                    );
+                }
                 match op {
                     Op::Write(path) => format!(
                         "{base} It is unknown whether `{path}` was written: check it with read_file before writing again."
@@ -260,6 +279,14 @@ mod tests {
         assert!(m.contains("--workspace folder") && !m.contains("start the bridge with --workspace"), "{m}");
         let unauthorized = ConnectError::Unauthorized { url: "ws://127.0.0.1:1".into(), had_token: true };
         assert_eq!(BridgeError::Connect(unauthorized).describe(Op::List).0, ErrorCode::AccessDenied);
+        for e in [
+            BridgeError::Request(RequestError::Lost),
+            BridgeError::Request(RequestError::Timeout(Duration::from_secs(30))),
+        ] {
+            let (_, m) = e.describe(Op::Change("open_diff", "src/a.ts"));
+            assert!(m.contains("may") && m.contains("Do not simply call it again") && !m.contains("retry"), "{m}");
+            assert!(m.contains("check src/a.ts with read_file"), "{m}");
+        }
         let (code, m) = BridgeError::Request(RequestError::Lost).describe(Op::Write("a.txt"));
         assert_eq!(code, ErrorCode::Unavailable);
         assert!(m.contains("unknown whether `a.txt` was written") && m.contains("never replays"), "{m}");

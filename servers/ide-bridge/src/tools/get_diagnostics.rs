@@ -103,7 +103,7 @@ impl Tool for GetDiagnostics {
         };
         let result: DiagnosticsResult = match super::call(&self.bridge, METHOD_DIAGNOSTICS, &wire, Op::Ide(NAME)).await
         {
-            Ok(result) => result,
+            Ok(result) => crate::protocol::Untrusted::bounded(result),
             Err(error) => return error,
         };
         let output = GetDiagnosticsOutput {

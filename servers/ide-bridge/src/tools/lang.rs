@@ -13,6 +13,7 @@ use crate::{
     bridge::{Bridge, error::Op},
     protocol::{
         DEFAULT_LANG_WAIT_MS, Location, LocationsResult, MAX_LANG_WAIT_MS, MAX_SYMBOL_CHARS, Resolved, SymbolAt,
+        Untrusted,
     },
 };
 
@@ -146,14 +147,18 @@ pub fn wait_ms(bridge: &Bridge, asked: Option<u64>) -> u64 {
 }
 
 /// Calls a `lang/*` method whose host waits up to `wait_ms` for the language server.
-pub async fn ask<P: serde::Serialize, T: serde::de::DeserializeOwned>(
+pub async fn ask<P: serde::Serialize, T: serde::de::DeserializeOwned + Untrusted>(
     bridge: &Bridge,
     method: &str,
     params: &P,
     wait_ms: u64,
     tool: &'static str,
 ) -> Result<T, ToolOutput> {
-    bridge.request_waiting(method, params, Duration::from_millis(wait_ms)).await.map_err(|e| e.to_output(Op::Ide(tool)))
+    bridge
+        .request_waiting(method, params, Duration::from_millis(wait_ms))
+        .await
+        .map(Untrusted::bounded)
+        .map_err(|e| e.to_output(Op::Ide(tool)))
 }
 
 /// Who answers for a language id, as a user would name it.

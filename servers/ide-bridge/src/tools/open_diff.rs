@@ -124,8 +124,8 @@ impl Tool for OpenDiff {
         let started = tokio::time::Instant::now();
         let result: OpenDiffResult =
             match self.bridge.request_waiting(METHOD_OPEN_DIFF, &wire, Duration::from_millis(wait)).await {
-                Ok(result) => result,
-                Err(error) => return error.to_output(Op::Ide(NAME)),
+                Ok(result) => crate::protocol::Untrusted::bounded(result),
+                Err(error) => return error.to_output(Op::Change(NAME, &params.path)),
             };
         let waited_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         let user_edits = match (&result.final_text, result.user_edited) {

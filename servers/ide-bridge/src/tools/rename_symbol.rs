@@ -139,9 +139,18 @@ impl Tool for RenameSymbol {
             new_name: params.new_name.clone(),
             apply: params.apply,
         };
-        let result: RenameResult = match lang::ask(&self.bridge, METHOD_RENAME, &wire, wait, NAME).await {
-            Ok(result) => result,
-            Err(error) => return error,
+        let result: RenameResult = if params.apply {
+            // An applied rename completes in the IDE even if its answer is lost: say so.
+            let what = "the files that use it";
+            match self.bridge.request_waiting(METHOD_RENAME, &wire, std::time::Duration::from_millis(wait)).await {
+                Ok(result) => crate::protocol::Untrusted::bounded(result),
+                Err(error) => return error.to_output(crate::bridge::error::Op::Change(NAME, what)),
+            }
+        } else {
+            match lang::ask(&self.bridge, METHOD_RENAME, &wire, wait, NAME).await {
+                Ok(result) => result,
+                Err(error) => return error,
+            }
         };
         if result.loading {
             let what = format!("`{}` in {}", params.symbol, params.path);
