@@ -249,12 +249,11 @@ pub fn read_all(dir: &Dir, rel: impl AsRef<Path>, max: usize) -> io::Result<Vec<
     Ok(bytes)
 }
 
-/// Whether directory `rel` beneath `dir` holds temporary files of atomic writes and nothing
-/// else (what an interrupted `draft_post` leaves); returns those names. An empty directory is
-/// not such a leftover: like any numbered directory, it holds its number.
+/// Whether directory `rel` beneath `dir` holds nothing but temporary files of atomic writes
+/// (what an interrupted `draft_post` leaves; possibly nothing at all); returns those names.
 pub fn only_temp_files(dir: &Dir, rel: impl AsRef<Path>) -> io::Result<Option<Vec<String>>> {
     let entries = list(dir, rel)?;
-    if !entries.is_empty() && entries.iter().all(|(name, kind)| *kind == Kind::Other && is_temp_name(name)) {
+    if entries.iter().all(|(name, kind)| *kind == Kind::Other && is_temp_name(name)) {
         Ok(Some(entries.into_iter().map(|(name, _)| name).collect()))
     } else {
         Ok(None)

@@ -36,7 +36,7 @@ mod workspace;
 
 pub mod document;
 
-pub use editor::{Command, Editor, Limits, Reply, Request};
+pub use editor::{Command, Edit, Editor, Limits, Reply, Request};
 pub use workspace::EditorRoots;
 
 /// The binary's name, announced in `initialize`.

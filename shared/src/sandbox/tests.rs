@@ -956,3 +956,91 @@ fn a_trailing_slash_names_a_directory_for_every_operation() {
     assert!(f.sb.resolve_rel("n.txt/").unwrap().names_a_directory());
     assert!(!f.sb.resolve("n.txt").unwrap().names_a_directory());
 }
+
+/// A regular file renamed over by a FIFO between resolution and open: the open never waits
+/// for a writer (it used to block forever); the type is checked on the open descriptor.
+#[cfg(unix)]
+#[test]
+fn a_fifo_swapped_in_after_resolution_is_refused_not_waited_on() {
+    let f = fx();
+    fs::write(f.root.join("f.txt"), "text").unwrap();
+    let p = f.sb.resolve("f.txt").unwrap();
+    let real = f.sb.real(&p, true).unwrap();
+    let made = std::process::Command::new("mkfifo").arg(f.root.join("pipe")).status().unwrap();
+    assert!(made.success());
+    fs::rename(f.root.join("pipe"), f.root.join("f.txt")).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let sb = f.sb.clone();
+    std::thread::spawn(move || {
+        let _ = tx.send(sb.open_read_real(&real, "f.txt").map(|_| ()));
+    });
+    let answer = rx.recv_timeout(std::time::Duration::from_secs(10)).expect("the open waited on the FIFO");
+    let error = answer.unwrap_err();
+    assert!(error.to_string().contains("not a regular file"), "{error}");
+    // And through the public door.
+    assert!(f.sb.open_read(&p).is_err());
+    assert!(f.sb.read(&p).is_err());
+}
+
+/// `write_beneath` never follows a link, on the way or in place, and checks without writing.
+#[cfg(unix)]
+#[test]
+fn write_beneath_never_follows_a_link() {
+    let f = fx();
+    fs::create_dir_all(f.root.join("a/art")).unwrap();
+    fs::create_dir_all(f.root.join("b")).unwrap();
+    fs::write(f.root.join("b/article.md"), "other").unwrap();
+    std::os::unix::fs::symlink("../../b/article.md", f.root.join("a/art/fig.png")).unwrap();
+    std::os::unix::fs::symlink("../../b", f.root.join("a/art/img")).unwrap();
+    let dir = f.sb.resolve("a/art").unwrap();
+    let opts = WriteOptions { create_parents: true, ..WriteOptions::default() };
+    for rel in ["fig.png", "img/article.md"] {
+        let checked = f.sb.write_beneath(&dir, rel, None, &opts).unwrap_err();
+        assert!(checked.to_string().contains("symbolic link"), "{rel}: {checked}");
+        assert!(f.sb.write_beneath(&dir, rel, Some(b"x"), &opts).is_err(), "{rel}");
+    }
+    assert_eq!(fs::read_to_string(f.root.join("b/article.md")).unwrap(), "other");
+    // A plain path is created beneath, directories and all; a missing directory checks fine.
+    f.sb.write_beneath(&dir, "new/deep/x.png", Some(b"png"), &opts).unwrap();
+    assert_eq!(fs::read(f.root.join("a/art/new/deep/x.png")).unwrap(), b"png");
+    let missing = f.sb.resolve("a/not-yet").unwrap();
+    assert!(f.sb.write_beneath(&missing, "img/x.png", None, &opts).is_ok());
+    assert!(!f.root.join("a/not-yet").exists());
+    // A file where a directory must be.
+    fs::write(f.root.join("a/art/file"), "f").unwrap();
+    assert!(f.sb.write_beneath(&dir, "file/x.png", None, &opts).is_err());
+}
+
+/// The precondition of `write_atomic_unless_changed` is asked last: when it fails, nothing is
+/// written and no temporary file is left.
+#[test]
+fn a_write_whose_file_changed_meanwhile_writes_nothing() {
+    let f = fx();
+    fs::write(f.root.join("f.txt"), "old").unwrap();
+    let p = f.sb.resolve("f.txt").unwrap();
+    let changed = f.sb.write_atomic_unless_changed(&p, b"new", &WriteOptions::default(), &|| false).unwrap_err();
+    assert!(matches!(changed, SandboxError::Changed { .. }), "{changed}");
+    assert_eq!(changed.code(), crate::ErrorCode::Conflict);
+    assert_eq!(fs::read_to_string(f.root.join("f.txt")).unwrap(), "old");
+    assert!(no_temp_files(&f.root));
+    f.sb.write_atomic_unless_changed(&p, b"new", &WriteOptions::default(), &|| true).unwrap();
+    assert_eq!(fs::read_to_string(f.root.join("f.txt")).unwrap(), "new");
+}
+
+/// A directory that refuses new files is named as the cause, not the file.
+#[cfg(unix)]
+#[test]
+fn a_read_only_directory_is_named_as_the_cause() {
+    let f = fx();
+    fs::create_dir(f.root.join("ro")).unwrap();
+    fs::write(f.root.join("ro/f.txt"), "x").unwrap();
+    fs::set_permissions(f.root.join("ro"), fs::Permissions::from_mode(0o555)).unwrap();
+    if fs::write(f.root.join("ro/probe"), "").is_ok() {
+        // Root (CI's containers) writes anywhere: there is no refusal to name.
+        return;
+    }
+    let p = f.sb.resolve("ro/f.txt").unwrap();
+    let error = f.sb.write_atomic(&p, b"y", &WriteOptions::default()).unwrap_err();
+    fs::set_permissions(f.root.join("ro"), fs::Permissions::from_mode(0o755)).unwrap();
+    assert!(matches!(error, SandboxError::DirectoryNotWritable { .. }), "{error}");
+}

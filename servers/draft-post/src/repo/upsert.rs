@@ -304,7 +304,7 @@ impl Repo {
                 let project = request.project.clone();
                 // The number the call would take: the same count as `allocate`'s.
                 let index = self.index();
-                let last = projects.as_ref().map_or(0, |dir| Self::numbers(&index, dir, &project).0);
+                let last = projects.as_ref().map_or(0, |dir| Self::numbers(&index, dir, &project, new_slug).0);
                 drop(index);
                 let number = last.saturating_add(1);
                 let dir = format!("{}/{project}/{}", view::PROJECTS, dir_name(number, new_slug));
@@ -482,7 +482,7 @@ impl Repo {
         project: &str,
         slug: &str,
     ) -> Result<(u32, String, bool), ToolError> {
-        let (mut live_max, leftovers) = Self::numbers(index, projects, project);
+        let (mut live_max, leftovers) = Self::numbers(index, projects, project, slug);
         loop {
             let number = live_max.checked_add(1).ok_or_else(|| {
                 ToolError::new(
@@ -522,9 +522,12 @@ impl Repo {
     }
 
     /// The highest number held in `project` (by any numbered directory, with or without an
-    /// article, empty or not), and the leftovers of interrupted calls (numbered directories
-    /// holding nothing but temporary files), which hold none.
-    fn numbers(index: &Index, projects: &Dir, project: &str) -> (u32, Vec<(u32, String, Vec<String>)>) {
+    /// article, empty or not), and the leftovers of interrupted calls, which hold none: numbered
+    /// directories holding temporary files of ours and nothing else, and an empty one named
+    /// exactly as the article being filed would be (`slug`: a call killed between creating its
+    /// directory and writing in it). Any other empty directory was made by hand: it holds its
+    /// number.
+    fn numbers(index: &Index, projects: &Dir, project: &str, slug: &str) -> (u32, Vec<(u32, String, Vec<String>)>) {
         let entries: Vec<(String, u32, bool)> = index
             .projects
             .get(project)
@@ -541,8 +544,10 @@ impl Repo {
                 None
             };
             match temps {
-                Some(temps) => leftovers.push((number, name, temps)),
-                None => live_max = live_max.max(number),
+                Some(temps) if !temps.is_empty() || name == dir_name(number, slug) => {
+                    leftovers.push((number, name, temps));
+                }
+                _ => live_max = live_max.max(number),
             }
         }
         (live_max, leftovers)

@@ -11,6 +11,7 @@ mod defaults;
 mod encodings;
 mod errors;
 mod files;
+mod hostile;
 mod large;
 mod outputs;
 mod properties;
