@@ -239,6 +239,76 @@ def unread_call_log():
     server.close()
 
 
+def round3_cases(root):
+    """Hostile round 3: replace_all linear, edit_file's peak a small multiple of the file, every
+    answer within the output bound, a FIFO renamed over a file never hangs the server."""
+    d = os.path.join(root, "round3")
+    os.makedirs(d)
+    csv = os.path.join(d, "big.csv")
+    with open(csv, "w") as f:
+        f.write("a,b,c,d,e,f,g,h,i,j\n" * 22_223)  # 200,007 commas, 0.4 MB ...
+        f.write(("x," * 700_000)[:1_400_000] + "\n")  # ... and 1.4 MB more: 900,007 commas in 1.8 MB
+    server = Stdio("mcp-server-text-editor", ["--root", root])
+    started = time.monotonic()
+    answer = server.call("text_editor", {"command": "str_replace", "path": csv, "old_str": ",", "new_str": ";", "replace_all": True})
+    took = time.monotonic() - started
+    reply = len(text(answer))
+    report("replace_all of 900,007 commas in a 1.8 MB CSV", f"{took:.2f} s, answer {reply} characters", "1 s, 16,000 characters", took < 1.0 and reply <= 16_000 and "occurrences" in text(answer))
+    answer = server.call("text_editor", {"command": "str_replace", "path": csv, "old_str": ";", "new_str": ","})
+    reply = len(json.dumps(answer))
+    report("MULTIPLE_MATCHES on 900,007 occurrences", f"answer {reply} bytes", "16,000", reply <= 16_000)
+    server.close()
+
+    big = os.path.join(d, "every-line.txt")
+    size = 20 * 1024 * 1024
+    with open(big, "w") as f:
+        line = "a line that the edit will change\n"
+        f.write(line * (size // len(line)))
+    server = Stdio("mcp-server-text-editor", ["--root", root])
+    base = hwm_mb(server.proc.pid)
+    answer = server.call("edit_file", {"path": big, "edits": [{"old_str": "will change", "new_str": "changed", "replace_all": True}]})
+    peak = hwm_mb(server.proc.pid)
+    reply = len(text(answer))
+    ratio = (peak - base) / (size / 1024 / 1024)
+    report("edit_file changing every line of a 20 MB file", f"peak {peak:.0f} MB ({ratio:.1f}x the file), answer {reply} characters", "8x, 34,000 characters", ratio <= 8 and reply <= 34_000 and "edited" in text(answer))
+    server.close()
+
+    fifo_root = os.path.join(d, "fifo")
+    os.makedirs(fifo_root)
+    target = os.path.join(fifo_root, "f.txt")
+    with open(target, "w") as f:
+        f.write("hello\n")
+    stop = threading.Event()
+
+    def swap():
+        i = 0
+        while not stop.is_set():
+            fifo = os.path.join(fifo_root, f"p{i}")
+            os.mkfifo(fifo)
+            os.rename(fifo, target)
+            time.sleep(0.0002)
+            with open(os.path.join(fifo_root, f"t{i}"), "w") as f:
+                f.write("hello\n")
+            os.rename(os.path.join(fifo_root, f"t{i}"), target)
+            i += 1
+
+    swapper = threading.Thread(target=swap)
+    swapper.start()
+    server = Stdio("mcp-server-text-editor", ["--root", fifo_root])
+    answered = 0
+    try:
+        for i in range(1500):
+            command = {"command": "view", "path": target} if i % 2 == 0 else {"command": "str_replace", "path": target, "old_str": "hello", "new_str": "hello"}
+            server.call("text_editor", command)
+            answered += 1
+        alive = server.alive()
+    finally:
+        stop.set()
+        swapper.join()
+    report("1,500 view/str_replace calls while a FIFO is renamed over the file", f"{answered} answered, ping answered: {alive}", "all", answered == 1500 and alive)
+    server.close()
+
+
 def main():
     with tempfile.TemporaryDirectory() as root:
         root = os.path.realpath(root)
@@ -247,6 +317,7 @@ def main():
         healthz_during_compiles(root)
         timeout_stops(root)
         undo_promises(root)
+        round3_cases(root)
     unread_call_log()
     if FAILED:
         print(f"{len(FAILED)} case(s) out of bounds: {', '.join(FAILED)}")
