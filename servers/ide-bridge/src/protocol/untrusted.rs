@@ -32,7 +32,7 @@ pub fn is_workspace_path(path: &str) -> bool {
     !path.is_empty()
         && !path.contains(['\0', '\\'])
         && !path.starts_with('/')
-        && !path.as_bytes().get(1).is_some_and(|&b| b == b':')
+        && path.as_bytes().get(1).is_none_or(|&b| b != b':')
         && path.split('/').all(|part| part != ".." && !part.is_empty())
 }
 

@@ -67,7 +67,7 @@ fn edit_file_with_a_lone_cr_edits_the_lines_it_names() {
         let (oracle_ok, oracle) = successive_str_replace(before, std::slice::from_ref(&e));
         assert!(oracle_ok);
         assert_eq!(oracle, after, "str_replace on {before:?}");
-        let (result, bytes) = edit_file(before, &[e.clone()], false);
+        let (result, bytes) = edit_file(before, std::slice::from_ref(&e), false);
         assert!(result.is_ok(), "{result:?}");
         assert_eq!(bytes, after, "edit_file on {before:?} with {e:?}");
     }
@@ -166,11 +166,16 @@ fn a_tail_of_a_growing_file_is_numbered_as_the_whole_file() {
     for _ in 0..300 {
         let request = Request { view_range: Some(json!([-3, -1])), ..Request::default() };
         let text = editor.run(&sandbox, Command::View, file.to_str().unwrap(), request).unwrap().text;
-        for line in text.lines().skip(1).filter(|l| !l.is_empty()) {
+        let lines: Vec<&str> = text.lines().skip(1).filter(|l| !l.is_empty()).collect();
+        for (i, line) in lines.iter().enumerate() {
             let (number, content) = line.trim_start().split_once('\t').unwrap();
-            // The empty line after the final newline is the reference's own (`split("\n")`).
-            if !content.is_empty() {
-                assert_eq!(content, format!("L{number}"), "{text}");
+            let expected = format!("L{number}");
+            if i + 1 == lines.len() {
+                // The last line may be caught mid-write (a write crossing a page is two steps
+                // for a reader), or be the empty line after the final newline (`split("\n")`).
+                assert!(expected.starts_with(content), "{text}");
+            } else {
+                assert_eq!(content, expected, "{text}");
             }
         }
     }
