@@ -328,8 +328,10 @@ pub fn from_input(inputs: &[AttachmentInput], limits: AttachmentLimits) -> Resul
         if let Some((j, why)) = out.iter().enumerate().find_map(|(j, a)| clash(&a.path, &path).map(|why| (j, why))) {
             return Err(refuse(format!("attachments[{i}].path {:?} {why} (attachments[{j}])", input.path)));
         }
-        // Decoded size, before decoding: 3 bytes per 4 characters.
-        let estimate = (input.data.len() as u64 / 4) * 3;
+        // Decoded size, before decoding: 3 bytes per 4 characters (whitespace, which MIME
+        // line breaks add, is not data).
+        let characters = input.data.bytes().filter(|b| !b.is_ascii_whitespace()).count();
+        let estimate = (characters as u64 / 4) * 3;
         if estimate > limits.max_file + 3 {
             return Err(refuse(format!(
                 "attachments[{i}] ({path}) is about {estimate} bytes, over the limit of {} per attachment (--max-attachment-size)",
@@ -440,6 +442,9 @@ mod tests {
             AttachmentInput { path: "img/c.bin".into(), data: "aGVsbG8=".into() },
         ];
         assert!(from_input(&twice, limits).unwrap_err().message.contains("per call"));
+        // Whitespace (MIME line breaks) is not counted as data.
+        let wrapped = AttachmentInput { path: "d.bin".into(), data: format!("aGVs{}bG8=", "\r\n".repeat(500)) };
+        assert_eq!(from_input(&[wrapped], limits).unwrap()[0].bytes, b"hello");
     }
 
     #[test]

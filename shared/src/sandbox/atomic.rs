@@ -30,16 +30,30 @@ fn random_suffix() -> u64 {
     hasher.finish()
 }
 
-/// Creates a hidden temporary file beside `name` in `dir`.
-fn create_temp(dir: &Dir, name: &Path, mode: u32) -> io::Result<(PathBuf, std::fs::File)> {
+/// The prefix of the temporary files of writes of `name`.
+fn temp_prefix(name: &Path) -> String {
     let base: String = name.to_string_lossy().chars().take(64).collect();
+    format!(".{base}{TEMP_MARKER}")
+}
+
+/// Creates a hidden temporary file beside `name` in `dir`, locked (where locks are advisory)
+/// for as long as this process holds it: a sweep takes a temporary file nobody holds for what
+/// a killed write left behind.
+fn create_temp(dir: &Dir, name: &Path, mode: u32) -> io::Result<(PathBuf, std::fs::File)> {
+    let prefix = temp_prefix(name);
     for _ in 0..16 {
-        let temp = PathBuf::from(format!(".{base}{}{:016x}", TEMP_MARKER, random_suffix()));
+        let temp = PathBuf::from(format!("{prefix}{:016x}", random_suffix()));
         let mut options = OpenOptions::new();
         options.write(true).create_new(true);
         platform::create_mode(&mut options, mode);
         match dir.open_with(&temp, &options) {
-            Ok(file) => return Ok((temp, file.into_std())),
+            Ok(file) => {
+                let file = file.into_std();
+                if platform::ADVISORY_FILE_LOCKS {
+                    let _ = file.try_lock();
+                }
+                return Ok((temp, file));
+            }
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e),
         }
@@ -125,8 +139,47 @@ pub(super) fn write_in(
         let _ = dir.remove_file(&temp);
     }
     result?;
+    sweep(dir, name);
     if opts.fsync {
         platform::sync_dir(dir)?;
     }
     Ok(())
+}
+
+/// How old an unheld temporary file must be to be taken for a leftover: a write creates its
+/// file and locks it at once, so anything older and unlocked is a killed write's. Without
+/// advisory locks (Windows), only age tells: an hour.
+const LEFTOVER_AGE: std::time::Duration =
+    std::time::Duration::from_secs(if platform::ADVISORY_FILE_LOCKS { 2 } else { 3600 });
+
+/// Removes what killed writes of `name` left in `dir` (their temporary files, which listings
+/// never show, so nobody else would): files of `name`'s temporary prefix that no process holds
+/// and that are older than [`LEFTOVER_AGE`]. Best effort: any failure leaves the file.
+fn sweep(dir: &Dir, name: &Path) {
+    use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt as _};
+    let prefix = temp_prefix(name);
+    let Ok(entries) = dir.entries() else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Ok(file_name) = entry.file_name().into_string() else {
+            continue;
+        };
+        if !file_name.starts_with(&prefix) {
+            continue;
+        }
+        let mut options = OpenOptions::new();
+        options.read(true).follow(FollowSymlinks::No);
+        platform::never_block(&mut options);
+        let Ok(file) = dir.open_with(&file_name, &options).map(cap_std::fs::File::into_std) else {
+            continue;
+        };
+        let old =
+            file.metadata().and_then(|m| m.modified()).is_ok_and(|t| t.elapsed().is_ok_and(|age| age > LEFTOVER_AGE));
+        let unheld = !platform::ADVISORY_FILE_LOCKS || file.try_lock().is_ok();
+        if old && unheld && file.metadata().is_ok_and(|m| m.is_file()) {
+            tracing::info!(file = file_name, "removing the temporary file of a write that was killed");
+            let _ = dir.remove_file(&file_name);
+        }
+    }
 }

@@ -124,12 +124,15 @@ pub(super) fn strip_base(path: &Path, base: &Path) -> Option<PathBuf> {
 }
 
 /// A file name (or relative path) as a listing shows it: as it is when it is UTF-8 without
-/// control characters; otherwise in double quotes with `\n`, `\t`, `\u{..}` and, for bytes
-/// that are not UTF-8, `\xNN` escapes. So a name holding a newline cannot pose as several
-/// entries of the listing, and a name that is not UTF-8 is shown, not left out.
+/// control characters and without a space at either end; otherwise in double quotes with
+/// `\n`, `\t`, `\u{..}` and, for bytes that are not UTF-8, `\xNN` escapes. So a name holding a
+/// newline cannot pose as several entries of the listing, a name of spaces is seen, and a name
+/// that is not UTF-8 is shown, not left out.
 pub fn shown_name(name: &std::ffi::OsStr) -> std::borrow::Cow<'_, str> {
     if let Some(text) = name.to_str()
         && !text.chars().any(needs_escape)
+        && !text.starts_with(char::is_whitespace)
+        && !text.ends_with(char::is_whitespace)
     {
         return text.into();
     }
@@ -182,6 +185,8 @@ mod tests {
     fn odd_names_are_shown_escaped_on_one_line() {
         use std::ffi::OsStr;
         assert_eq!(shown_name(OsStr::new("plain name é.txt")), "plain name é.txt");
+        assert_eq!(shown_name(OsStr::new(" ")), "\" \"");
+        assert_eq!(shown_name(OsStr::new("a ")), "\"a \"");
         assert_eq!(
             shown_name(OsStr::new("notes.txt (12 B)\n  id_rsa (1.7 KB)")),
             "\"notes.txt (12 B)\\n  id_rsa (1.7 KB)\""

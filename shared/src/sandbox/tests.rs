@@ -195,7 +195,10 @@ fn sandbox_symlink_to_outside_dir_is_refused() {
     assert!(!f.base.join("outside/x").exists());
     // Listed as a symlink, never descended.
     let walk = f.sb.walk(&f.sb.resolve(".").unwrap(), &WalkOptions::default()).unwrap();
-    assert_eq!(walk.entries, vec![WalkEntry { rel: "d".into(), is_dir: false, is_symlink: true, unreadable: false }]);
+    assert_eq!(
+        walk.entries,
+        vec![WalkEntry { rel: "d".into(), is_dir: false, is_symlink: true, unreadable: false, len: None }]
+    );
 }
 
 #[test]
@@ -1043,4 +1046,33 @@ fn a_read_only_directory_is_named_as_the_cause() {
     let error = f.sb.write_atomic(&p, b"y", &WriteOptions::default()).unwrap_err();
     fs::set_permissions(f.root.join("ro"), fs::Permissions::from_mode(0o755)).unwrap();
     assert!(matches!(error, SandboxError::DirectoryNotWritable { .. }), "{error}");
+}
+
+/// The temporary file of a write killed midway (kill -9) is removed by the next write of that
+/// file; one a live writer holds, or a fresh one, is not.
+#[cfg(unix)]
+#[test]
+fn a_killed_writes_temporary_file_is_swept_by_the_next_write() {
+    let f = fx();
+    fs::write(f.root.join("f.txt"), "v1").unwrap();
+    let leftover = f.root.join(".f.txt.mcp-tmp-00000000deadbeef");
+    fs::write(&leftover, vec![b'x'; 1 << 20]).unwrap();
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    fs::File::options().write(true).open(&leftover).unwrap().set_modified(old).unwrap();
+    // One held by a live writer (locked), and a fresh one: both kept.
+    let held = f.root.join(".f.txt.mcp-tmp-00000000feedface");
+    fs::write(&held, "writing").unwrap();
+    let holder = fs::File::open(&held).unwrap();
+    holder.lock().unwrap();
+    fs::File::options().write(true).open(&held).unwrap().set_modified(old).unwrap();
+    let fresh = f.root.join(".f.txt.mcp-tmp-00000000cafebabe");
+    fs::write(&fresh, "just created").unwrap();
+    let other = f.root.join(".g.txt.mcp-tmp-00000000deadbeef");
+    fs::write(&other, "another file's").unwrap();
+    fs::File::options().write(true).open(&other).unwrap().set_modified(old).unwrap();
+    let p = f.sb.resolve("f.txt").unwrap();
+    f.sb.write_atomic(&p, b"v2", &WriteOptions::default()).unwrap();
+    assert!(!leftover.exists(), "the killed write's leftover is removed");
+    assert!(held.exists() && fresh.exists() && other.exists());
+    drop(holder);
 }

@@ -62,6 +62,8 @@ pub struct WalkEntry {
     pub is_symlink: bool,
     /// A directory whose entries could not be read (its permissions): listed, but not empty.
     pub unreadable: bool,
+    /// A regular file's size in bytes (when it could be read).
+    pub len: Option<u64>,
 }
 
 /// A regular file found by [`Sandbox::files`](super::Sandbox::files), with the handle of the
@@ -288,7 +290,10 @@ impl State<'_, '_> {
                 }
                 Some(_) => {}
                 None => {
-                    self.walk.entries.push(WalkEntry { rel: child_rel.clone(), is_dir, is_symlink, unreadable: false })
+                    // The size, through the directory's handle (never following a link).
+                    let len = if is_file { dir.symlink_metadata(&name).ok().map(|m| m.len()) } else { None };
+                    let entry = WalkEntry { rel: child_rel.clone(), is_dir, is_symlink, unreadable: false, len };
+                    self.walk.entries.push(entry);
                 }
             }
             if is_dir {

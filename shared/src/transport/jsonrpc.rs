@@ -56,6 +56,11 @@ pub fn refusal_of(body: &[u8], error: Option<&serde_json::Error>) -> Vec<u8> {
     }
     match serde_json::from_slice::<serde_json::Value>(body) {
         Err(e) if is_syntax(&e) => error_object(id, PARSE_ERROR, &parse_error_message(&e)),
+        Ok(serde_json::Value::Array(_)) => error_object(
+            None,
+            INVALID_REQUEST,
+            "Invalid request: a JSON-RPC batch (an array of messages, protocol 2025-03-26 only) is not accepted over HTTP; nothing was done. POST each message on its own (the stdio transport does accept batches at 2025-03-26).",
+        ),
         _ => {
             let why = error.map(|e| format!(": {e}")).unwrap_or_default();
             error_object(
@@ -84,6 +89,10 @@ mod tests {
             (b"{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":5}", 6.into(), INVALID_REQUEST),
             (b"[]", Value::Null, INVALID_REQUEST),
         ];
+        let batch: Value =
+            serde_json::from_slice(&refusal_of(b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]", None)).unwrap();
+        let message = batch["error"]["message"].as_str().unwrap();
+        assert!(message.contains("batch") && message.contains("POST each message on its own"), "{message}");
         for (body, id, code) in cases {
             let answer: Value = serde_json::from_slice(&refusal_of(body, None)).unwrap();
             assert_eq!(answer["id"], id, "{}", String::from_utf8_lossy(body));

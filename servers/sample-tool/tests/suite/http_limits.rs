@@ -245,6 +245,10 @@ fn malformed_bodies_are_400_with_a_json_rpc_error_under_their_id() {
     }
     // The wrong media type stays 415.
     assert_eq!(status(&post_body(&addr, "text/plain", b"{}")), 415);
+    // A batch (2025-03-26) says what it is and what to send instead.
+    let answer = post_body(&addr, "application/json", b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]");
+    assert_eq!(status(&answer), 400, "{answer}");
+    assert!(answer.contains("JSON-RPC batch") && answer.contains("POST each message on its own"), "{answer}");
 }
 
 #[test]

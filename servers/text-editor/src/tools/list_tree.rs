@@ -112,16 +112,8 @@ fn tree(sandbox: &Sandbox, path: Option<&str>, depth: usize, limit: usize) -> Re
                 }
             } else if entry.is_symlink {
                 out.push_str(" (symlink)");
-            } else {
-                let full = absolute.join(&entry.rel);
-                let len = full
-                    .to_str()
-                    .and_then(|p| sandbox.resolve(p).ok())
-                    .and_then(|p| sandbox.metadata(&p).ok())
-                    .map(|m| m.len);
-                if let Some(len) = len {
-                    out.push_str(&format!(" ({})", size(len)));
-                }
+            } else if let Some(len) = entry.len {
+                out.push_str(&format!(" ({})", size(len)));
             }
             out.push('\n');
         }

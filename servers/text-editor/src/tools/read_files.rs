@@ -63,14 +63,26 @@ fn read_all(
             continue;
         }
         let request = Request { view_range: view_range.cloned(), ..Request::default() };
-        let part = match editor.run(sandbox, Command::View, raw, request) {
+        let mut part = match editor.run(sandbox, Command::View, raw, request) {
             Ok(reply) => reply.text,
             Err(error) => format!("Error reading {raw} ({}): {}\n", error.code.as_str(), error.message),
         };
-        let cost = part.chars().count() + 1;
+        let mut cost = part.chars().count() + 1;
         if chars + cost > budget && !out.is_empty() {
             left.push(raw);
             continue;
+        }
+        if cost > budget {
+            // The first file alone passes the bound (`--max-output-chars 0` shows views whole):
+            // it is cut to the bound, and says so.
+            if let Some((at, _)) = part.char_indices().nth(budget) {
+                let at = part[..at].rfind('\n').map_or(at, |nl| nl + 1);
+                part.truncate(at);
+                part.push_str(&format!(
+                    "[{raw} cut at {budget} characters, the bound of a read_files reply; view the rest with `view_range`]\n"
+                ));
+            }
+            cost = part.chars().count() + 1;
         }
         chars += cost;
         if !out.is_empty() {

@@ -321,3 +321,79 @@ fn odd_names_are_shown_escaped_and_never_forge_entries() {
         assert!(listing.contains("caf\\xe9.txt"), "{listing}");
     }
 }
+
+/// `--max-output-chars 0` lets `view` show a file whole, but a `read_files` reply keeps its own
+/// bound of a million characters, the first file included, and says where it cut.
+#[test]
+fn read_files_keeps_its_bound_with_max_output_chars_0() {
+    let mut s = Server::with_args(&["--max-output-chars", "0"]);
+    let line = "0123456789abcdefghijklmnopqrstuvwxyz\n";
+    s.write("big.txt", line.repeat(100_000));
+    let path = s.path("big.txt");
+    let answer = s.client.call_tool("read_files", json!({"paths": [path]})).unwrap();
+    let text = mcp_tests::text_of(&answer);
+    assert!(text.chars().count() <= 1_000_200, "{} characters", text.chars().count());
+    assert!(text.contains("cut at 1000000 characters") && text.contains("view_range"), "{}", &text[text.len() - 300..]);
+}
+
+/// Listings ≡ a walk of the directory: every entry made (odd names included) is shown once,
+/// on its own line, whatever its name.
+#[cfg(unix)]
+#[test]
+fn listings_show_every_name_a_walk_finds() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig { cases: 24, ..ProptestConfig::default() });
+    let name = proptest::collection::vec(
+        prop_oneof![
+            Just(b'a'),
+            Just(b'Z'),
+            Just(b' '),
+            Just(b'\n'),
+            Just(b'\r'),
+            Just(b'\t'),
+            Just(0xe9u8),
+            Just(b'"'),
+            Just(b'\\'),
+            Just(b'(')
+        ],
+        1..8,
+    );
+    runner
+        .run(&proptest::collection::btree_set(name, 1..8), |names| {
+            let mut s = Server::start();
+            let mut made = Vec::new();
+            for raw in &names {
+                if raw.starts_with(b".") {
+                    continue;
+                }
+                let os = std::ffi::OsStr::from_bytes(raw);
+                std::fs::write(s.root.join(os), "x").unwrap();
+                made.push(mcp_shared::sandbox::shown_name(os).into_owned());
+            }
+            let root = s.path("");
+            let tree =
+                mcp_tests::text_of(&s.client.call_tool("list_tree", json!({"path": root, "limit": 100})).unwrap());
+            let found =
+                mcp_tests::text_of(&s.client.call_tool("find_files", json!({"pattern": "*", "path": root})).unwrap());
+            // The oracle: a plain walk of the directory, each name as a listing must show it.
+            let walked: Vec<std::ffi::OsString> =
+                std::fs::read_dir(&s.root).unwrap().map(|e| e.unwrap().file_name()).collect();
+            prop_assert_eq!(walked.len(), made.len());
+            let tree_lines: Vec<&str> = tree.lines().skip(1).map(str::trim_start).collect();
+            prop_assert_eq!(tree_lines.len(), walked.len(), "{}", tree);
+            let found_lines: Vec<&str> = found.lines().filter(|l| !l.is_empty()).collect();
+            for name in &walked {
+                let shown = mcp_shared::sandbox::shown_name(name);
+                prop_assert!(
+                    tree_lines.iter().any(|l| l.starts_with(&format!("{shown} ("))),
+                    "{} not in {}",
+                    shown,
+                    tree
+                );
+                let full = mcp_shared::sandbox::shown_name(s.root.join(name).as_os_str()).into_owned();
+                prop_assert!(found_lines.contains(&full.as_str()), "{} not in {}", full, found);
+            }
+            Ok(())
+        })
+        .unwrap();
+}
