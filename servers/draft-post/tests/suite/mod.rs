@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 mod concurrency;
 mod crash;
+mod dry_run;
 mod errors;
 mod http_replicas;
 mod listing;

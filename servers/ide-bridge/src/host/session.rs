@@ -264,12 +264,9 @@ async fn dispatch(
         }
         METHOD_READ | "fs/readFile" => {
             let params: ReadParams = parse(METHOD_READ, params)?;
-            // Inline: a read is bounded by maxFileSize and takes microseconds, less than a hop
-            // to the blocking pool and back; the other worker keeps serving meanwhile.
-            if token.is_cancelled() {
-                return Err(cancelled());
-            }
-            shared.workspace.read(&params).map(|r| Payload::Content(r.content))
+            // On the blocking pool, as every file-system call: the runtime's threads keep
+            // serving every bridge whatever a file system does.
+            blocking(shared, token, move |ws| ws.read(&params)).await.map(|r| Payload::Content(r.content))
         }
         METHOD_WRITE | "fs/writeFile" => {
             let params: WriteParams = parse(METHOD_WRITE, params)?;
