@@ -64,3 +64,28 @@ pub fn from_sandbox(error: SandboxError, path: &str, command: Command) -> ToolEr
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_directory_that_refuses_new_files_is_named_as_the_cause() {
+        let error =
+            from_sandbox(SandboxError::DirectoryNotWritable { path: "d/f.txt".into() }, "d/f.txt", Command::StrReplace);
+        assert_eq!(error.code, ErrorCode::AccessDenied);
+        assert!(
+            error.message.contains("the directory of d/f.txt")
+                && !error.message.contains("Choose a file it can read and write"),
+            "{}",
+            error.message
+        );
+        let error = from_sandbox(SandboxError::Changed { path: "f.txt".into() }, "f.txt", Command::Insert);
+        assert_eq!(error.code, ErrorCode::Conflict);
+        assert!(
+            error.message.contains("nothing was written") && error.message.contains("View the file again"),
+            "{}",
+            error.message
+        );
+    }
+}

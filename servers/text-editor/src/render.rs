@@ -83,6 +83,20 @@ pub fn py_list(items: &[i64]) -> String {
     format!("[{}]", inner.join(", "))
 }
 
+/// The most characters of a client's own text (`old_str`) a message quotes back.
+pub const MAX_ECHO_CHARS: usize = 2_000;
+
+/// `text` as a message quotes it back: whole up to [`MAX_ECHO_CHARS`] (the reference's exact
+/// words), else its start and how much was left out.
+pub fn echo(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(MAX_ECHO_CHARS) {
+        None => text.into(),
+        Some((at, _)) => {
+            format!("{}… ({} more characters not repeated here)", &text[..at], text[at..].chars().count()).into()
+        }
+    }
+}
+
 /// The most line numbers a message lists (the rest are counted).
 pub const MAX_LISTED_LINES: usize = 100;
 

@@ -183,7 +183,7 @@ impl Editor {
                     ErrorCode::MultipleMatches,
                     format!(
                         "old_str `{}` occurs {} times, in lines {}. Include more surrounding lines to make it unique, or pass `replace_all: true` to replace every one.",
-                        edit.old_str,
+                        crate::render::echo(&edit.old_str),
                         starts.len(),
                         crate::render::py_list_capped(&lines)
                     ),

@@ -68,7 +68,8 @@ impl Editor {
                 return Err(ToolError::new(
                     ErrorCode::MultipleMatches,
                     format!(
-                        "No replacement was performed. Multiple occurrences of old_str `{old_raw}` in lines {}. Please ensure it is unique",
+                        "No replacement was performed. Multiple occurrences of old_str `{}` in lines {}. Please ensure it is unique",
+                        render::echo(&old_raw),
                         render::py_list_capped(&lines)
                     ),
                 ));
@@ -142,8 +143,11 @@ impl Editor {
         old: &str,
         old_raw: &str,
     ) -> Result<(usize, usize, Option<String>), ToolError> {
-        let verbatim =
-            format!("No replacement was performed, old_str `{old_raw}` did not appear verbatim in {}.", t.shown);
+        let verbatim = format!(
+            "No replacement was performed, old_str `{}` did not appear verbatim in {}.",
+            render::echo(old_raw),
+            t.shown
+        );
         let needle = fuzzy::strip_lines(old);
         if !needle.trim().is_empty() {
             let stripped = Stripped::new(text);

@@ -397,3 +397,20 @@ fn listings_show_every_name_a_walk_finds() {
         })
         .unwrap();
 }
+
+/// An `old_str` of megabytes that does not match is not echoed whole.
+#[test]
+fn a_huge_old_str_is_not_echoed_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f.txt");
+    std::fs::write(&file, "small file\n").unwrap();
+    let sandbox = Sandbox::new([dir.path()]).unwrap();
+    let old = "z".repeat(3_000_000);
+    let request = Request { old_str: Some(old), new_str: Some(String::new()), ..Request::default() };
+    let error = editor().run(&sandbox, Command::StrReplace, file.to_str().unwrap(), request).unwrap_err();
+    assert!(
+        error.message.len() < 5_000 && error.message.contains("more characters not repeated here"),
+        "{}",
+        error.message.len()
+    );
+}
