@@ -41,28 +41,36 @@ pub fn unified(old: &str, new: &str, old_name: &str, new_name: &str, max_bytes: 
     let mut left_out = 0usize;
     let mut unified = diff.unified_diff();
     unified.context_radius(3);
+    // Line by line, never a whole hunk at once: a change of every line is one hunk the size of
+    // the file.
+    let push = |line: &str, text: &mut String, left_out: &mut usize| {
+        if *left_out == 0 && text.len() + line.len() <= max_bytes {
+            text.push_str(line);
+        } else {
+            *left_out += line.matches('\n').count().max(1);
+        }
+    };
     for (i, hunk) in unified.iter_hunks().enumerate() {
-        if left_out > 0 {
-            left_out += hunk.iter_changes().count() + 1;
-            continue;
-        }
-        let mut part = String::new();
         if i == 0 {
-            part.push_str(&format!("--- {old_name}\n+++ {new_name}\n"));
+            push(&format!("--- {old_name}\n+++ {new_name}\n"), &mut text, &mut left_out);
         }
-        part.push_str(&hunk.to_string());
-        if text.len() + part.len() <= max_bytes {
-            text.push_str(&part);
-            continue;
+        push(&format!("{}\n", hunk.header()), &mut text, &mut left_out);
+        for change in hunk.iter_changes() {
+            if left_out > 0 {
+                left_out += 1 + usize::from(change.missing_newline());
+                continue;
+            }
+            let sign = match change.tag() {
+                similar::ChangeTag::Equal => ' ',
+                similar::ChangeTag::Delete => '-',
+                similar::ChangeTag::Insert => '+',
+            };
+            let mut line = format!("{sign}{}", change.value());
+            if change.missing_newline() {
+                line.push_str("\n\\ No newline at end of file\n");
+            }
+            push(&line, &mut text, &mut left_out);
         }
-        // The lines of this hunk that fit, then the count of the rest.
-        let mut cut = max_bytes - text.len();
-        while !part.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        let cut = part[..cut].rfind('\n').map_or(0, |i| i + 1);
-        text.push_str(&part[..cut]);
-        left_out = part[cut..].lines().count();
     }
     if left_out == 0 {
         return BoundedDiff { text, added, removed, truncated: false };
@@ -77,7 +85,9 @@ pub fn unified(old: &str, new: &str, old_name: &str, new_name: &str, max_bytes: 
 /// The lines of `text`, each with its `\n` (the last one without, if the text does not end
 /// with one).
 fn lines(text: &str) -> Vec<&str> {
-    text.split_inclusive('\n').collect()
+    let mut out = Vec::with_capacity(text.bytes().filter(|&b| b == b'\n').count() + 1);
+    out.extend(text.split_inclusive('\n'));
+    out
 }
 
 /// The lines a change from `old` to `new` adds and removes, without the diff text (for a log

@@ -78,25 +78,31 @@ impl<'a> Normalized<'a> {
 /// in the file's dominant line ending, and the text between the ranges copied byte for byte
 /// (each line keeps its own ending, even in a file of mixed endings). `str_replace` (one range,
 /// or every occurrence with `replace_all`) and each edit of `edit_file` go through here. Linear
-/// in the size of the splice.
+/// in the size of the splice. With `normalized` false, the normalised splice's replacement is
+/// built only when the final-newline rule needs it (the splice reaches the end of the text):
+/// a caller that shows no snippet saves a copy of the splice.
 pub fn replace_ranges(
     norm: &Normalized<'_>,
     raw: &str,
     ranges: &[(usize, usize)],
     new: &str,
+    normalized: bool,
 ) -> Option<(Splice, Splice)> {
     let (&(first, _), &(_, last)) = (ranges.first()?, ranges.last()?);
     let text = norm.as_str();
+    let normalized = normalized || last == text.len();
     let new_orig = norm.denormalize(new);
     let (start_orig, end_orig) = (norm.to_original(first), norm.to_original(last));
     let gaps = last - first - ranges.iter().map(|(a, b)| b - a).sum::<usize>();
-    let mut middle = String::with_capacity(gaps + ranges.len() * new.len());
+    let mut middle = String::with_capacity(if normalized { gaps + ranges.len() * new.len() } else { 0 });
     let mut middle_orig = String::with_capacity(end_orig - start_orig + ranges.len() * new_orig.len());
     let mut at = first;
     for &(a, b) in ranges {
-        middle.push_str(&text[at..a]);
+        if normalized {
+            middle.push_str(&text[at..a]);
+            middle.push_str(new);
+        }
         middle_orig.push_str(&raw[norm.to_original(at)..norm.to_original(a)]);
-        middle.push_str(new);
         middle_orig.push_str(&new_orig);
         at = b;
     }

@@ -194,7 +194,7 @@ impl Editor {
                 (vec![(start, end)], note)
             }
         };
-        let Some((_, orig)) = lines::replace_ranges(&norm, text, &ranges, &new) else {
+        let Some((_, orig)) = lines::replace_ranges(&norm, text, &ranges, &new, false) else {
             return Err(error::invalid("old_str was not found."));
         };
         drop(norm);

@@ -78,7 +78,7 @@ impl Editor {
         };
 
         let replacement_line = lines::newline_count(&text[..start]);
-        let Some((splice, orig)) = lines::replace_ranges(&norm, &doc.text, &[(start, end)], &new) else {
+        let Some((splice, orig)) = lines::replace_ranges(&norm, &doc.text, &[(start, end)], &new, true) else {
             return Err(error::invalid("No replacement was performed: old_str was not found."));
         };
         // The snippet is taken before the file's text is edited in place.
@@ -114,7 +114,7 @@ impl Editor {
         let text = norm.as_str();
         let ranges: Vec<(usize, usize)> = starts.iter().map(|&s| (s, s + old.len())).collect();
         let (Some(&first_start), Some((splice, orig))) =
-            (starts.first(), lines::replace_ranges(norm, &doc.text, &ranges, new))
+            (starts.first(), lines::replace_ranges(norm, &doc.text, &ranges, new, true))
         else {
             return Err(error::invalid("No replacement was performed: old_str was not found."));
         };
