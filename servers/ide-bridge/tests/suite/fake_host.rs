@@ -171,6 +171,16 @@ fn lang_answer(method: &str, params: &Value) -> Result<Value, Value> {
     if symbol == "loading" {
         return Ok(json!({"resolved": resolved, "locations": [], "contents": [], "files": [], "loading": true}));
     }
+    if symbol == "flood" && method == "lang/references" {
+        // A host that does not keep the protocol's bounds: 100,003 locations, some of them
+        // outside the workspace with the text of a secret.
+        let mut locations: Vec<Value> = (0..100_003)
+            .map(|i| json!({"path": format!("src/f{i}.ts"), "line": 1, "column": 1, "endLine": 1, "endColumn": 2, "text": "x".repeat(300)}))
+            .collect();
+        locations[0] = json!({"path": "/etc/shadow", "line": 1, "column": 1, "endLine": 1, "endColumn": 2, "text": "root:$6$secret"});
+        locations[1] = json!({"path": "../../home/u/.ssh/id_rsa", "line": 1, "column": 1, "endLine": 1, "endColumn": 2, "text": "PRIVATE KEY"});
+        return Ok(json!({"resolved": resolved, "locations": locations}));
+    }
     if symbol == "nowhere" {
         return Err(
             json!({"code": -32602, "message": "`nowhere` does not occur on line 1 of src/a.ts (the line reads: `const x = 1;`)", "data": {"code": "INVALID_ARGS"}}),

@@ -228,3 +228,26 @@ fn the_headless_host_and_a_version_2_extension_say_what_to_install() {
     // Nothing was written by the refused open_diff.
     assert_eq!(std::fs::read_to_string(ws.join("a.ts")).unwrap(), "export const answer = 42;\n");
 }
+
+/// An extension is code the bridge does not control: its answers are held to the protocol's
+/// bounds on the bridge's side (at most 500 locations, each line's text cut), and a path outside
+/// the workspace is never shown as a workspace path nor with its text.
+#[test]
+fn a_hosts_flood_and_paths_outside_the_workspace_never_reach_the_model() {
+    let env = Env::new();
+    let fake = FakeHost::start(Mode::Lang);
+    let ws = env.workspace("ws", &[]);
+    let mut bridge = env.bridge(&ws, &["--url", &fake.url(), "--token", "t"]);
+    let refs = bridge.call_tool("find_references", json!({"path": "src/a.ts", "line": 2, "symbol": "flood"})).unwrap();
+    assert!(!is_error(&refs), "{refs}");
+    let text = text_of(&refs);
+    assert!(
+        !text.contains("root:$6$") && !text.contains("PRIVATE KEY") && !text.contains("/etc/shadow"),
+        "{}",
+        &text[..500]
+    );
+    assert_eq!(structured(&refs)["locations"].as_array().unwrap().len(), 500);
+    assert_eq!(structured(&refs)["truncated"], 100_003 - 500);
+    assert_eq!(structured(&refs)["locations"][0]["external"], "shadow");
+    assert!(serde_json::to_string(&refs).unwrap().len() < 1_000_000, "the answer is bounded");
+}
