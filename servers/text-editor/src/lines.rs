@@ -81,23 +81,29 @@ impl<'a> Normalized<'a> {
 /// in the size of the splice. With `normalized` false, the normalised splice's replacement is
 /// built only when the final-newline rule needs it (the splice reaches the end of the text):
 /// a caller that shows no snippet saves a copy of the splice.
-pub fn replace_ranges(
+pub fn replace_ranges<I: Iterator<Item = (usize, usize)>>(
     norm: &Normalized<'_>,
     raw: &str,
-    ranges: &[(usize, usize)],
+    ranges: impl Fn() -> I,
     new: &str,
     normalized: bool,
 ) -> Option<(Splice, Splice)> {
-    let (&(first, _), &(_, last)) = (ranges.first()?, ranges.last()?);
+    // The ranges are walked (not stored: a million occurrences cost no list): once for their
+    // extent, once to build.
+    let (first, _) = ranges().next()?;
+    let (mut last, mut count, mut covered) = (first, 0usize, 0usize);
+    for (a, b) in ranges() {
+        (last, count, covered) = (b, count + 1, covered + (b - a));
+    }
     let text = norm.as_str();
     let normalized = normalized || last == text.len();
     let new_orig = norm.denormalize(new);
     let (start_orig, end_orig) = (norm.to_original(first), norm.to_original(last));
-    let gaps = last - first - ranges.iter().map(|(a, b)| b - a).sum::<usize>();
-    let mut middle = String::with_capacity(if normalized { gaps + ranges.len() * new.len() } else { 0 });
-    let mut middle_orig = String::with_capacity(end_orig - start_orig + ranges.len() * new_orig.len());
+    let gaps = last - first - covered;
+    let mut middle = String::with_capacity(if normalized { gaps + count * new.len() } else { 0 });
+    let mut middle_orig = String::with_capacity(end_orig - start_orig + count * new_orig.len());
     let mut at = first;
-    for &(a, b) in ranges {
+    for (a, b) in ranges() {
         if normalized {
             middle.push_str(&text[at..a]);
             middle.push_str(new);
@@ -126,20 +132,23 @@ pub fn replace_ranges(
     Some((splice, orig))
 }
 
-/// The 1-based line on which each of `starts` (ascending positions in `text`) lies, each line
-/// once; linear in the text, however many there are.
-pub fn lines_of(text: &str, starts: impl IntoIterator<Item = usize>) -> Vec<i64> {
+/// The 1-based lines on which `starts` (ascending positions in `text`) lie, each line once:
+/// the first `keep` of them, and how many there are in all; linear in the text, however many.
+pub fn lines_of(text: &str, starts: impl IntoIterator<Item = usize>, keep: usize) -> (Vec<i64>, usize) {
     let mut out: Vec<i64> = Vec::new();
-    let mut line = 1i64;
-    let mut from = 0usize;
+    let (mut line, mut from, mut total, mut last) = (1i64, 0usize, 0usize, 0i64);
     for at in starts {
         line += newline_count(&text[from..at]) as i64;
         from = at;
-        if out.last() != Some(&line) {
-            out.push(line);
+        if last != line {
+            last = line;
+            total += 1;
+            if out.len() < keep {
+                out.push(line);
+            }
         }
     }
-    out
+    (out, total)
 }
 
 /// Text from a caller with each CRLF read as LF, like the file's.

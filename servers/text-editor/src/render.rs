@@ -100,14 +100,15 @@ pub fn echo(text: &str) -> std::borrow::Cow<'_, str> {
 /// The most line numbers a message lists (the rest are counted).
 pub const MAX_LISTED_LINES: usize = 100;
 
-/// [`py_list`] of at most [`MAX_LISTED_LINES`] line numbers: a longer list is cut, and says
-/// how many there are in all (`[1, 2, …, 100, ...] (200000 in all; the first 100 shown)`).
-pub fn py_list_capped(items: &[i64]) -> String {
-    if items.len() <= MAX_LISTED_LINES {
+/// [`py_list`] of the first [`MAX_LISTED_LINES`] of `total` line numbers (`items`, at most
+/// that many): a longer list is cut, and says how many there are in all
+/// (`[1, 2, …, 100, ...] (200000 in all; the first 100 shown)`).
+pub fn py_list_capped(items: &[i64], total: usize) -> String {
+    if total <= MAX_LISTED_LINES {
         return py_list(items);
     }
-    let shown = py_list(&items[..MAX_LISTED_LINES]);
-    format!("{}, ...] ({} in all; the first {MAX_LISTED_LINES} shown)", &shown[..shown.len() - 1], items.len())
+    let shown = py_list(&items[..items.len().min(MAX_LISTED_LINES)]);
+    format!("{}, ...] ({total} in all; the first {MAX_LISTED_LINES} shown)", &shown[..shown.len() - 1])
 }
 
 /// The path as Python's `pathlib.Path` prints it: repeated and trailing slashes and `.`
@@ -191,8 +192,8 @@ mod tests {
         assert_eq!(py_list(&[3, 9]), "[3, 9]");
         assert_eq!(py_list(&[]), "[]");
         let many: Vec<i64> = (1..=250).collect();
-        assert_eq!(py_list_capped(&many[..3]), "[1, 2, 3]");
-        let capped = py_list_capped(&many);
+        assert_eq!(py_list_capped(&many[..3], 3), "[1, 2, 3]");
+        let capped = py_list_capped(&many[..MAX_LISTED_LINES], many.len());
         assert!(capped.starts_with("[1, 2, 3,") && capped.contains("99, 100, ...] (250 in all; the first 100 shown)"));
         assert_eq!(normalize_display("/a//b/./c/"), "/a/b/c");
         assert_eq!(normalize_display("/a/../b"), "/a/../b");

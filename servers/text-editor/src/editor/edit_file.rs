@@ -173,28 +173,36 @@ impl Editor {
         let norm = Normalized::new(text);
         let normalized = norm.as_str();
         let finder = memmem::Finder::new(old.as_bytes());
-        let starts: Vec<usize> = finder.find_iter(normalized.as_bytes()).collect();
-        let (ranges, note): (Vec<(usize, usize)>, _) = match starts.as_slice() {
-            [start] => (vec![(*start, start + old.len())], None),
-            [_, _, ..] if edit.replace_all => (starts.iter().map(|&s| (s, s + old.len())).collect(), None),
-            [_, _, ..] => {
-                let lines = super::str_replace::occurrence_lines(normalized, &finder);
+        let bytes = normalized.as_bytes();
+        let mut found = finder.find_iter(bytes);
+        let len = old.len();
+        // The occurrences are walked, never listed: a million of them cost no memory.
+        let (spliced, note) = match (found.next(), found.next()) {
+            (Some(start), None) => {
+                (lines::replace_ranges(&norm, text, || std::iter::once((start, start + len)), &new, false), None)
+            }
+            (Some(_), Some(_)) if edit.replace_all => (
+                lines::replace_ranges(&norm, text, || finder.find_iter(bytes).map(|s| (s, s + len)), &new, false),
+                None,
+            ),
+            (Some(_), Some(_)) => {
+                let (lines, total) = super::str_replace::occurrence_lines(normalized, &finder);
                 return Err(ToolError::new(
                     ErrorCode::MultipleMatches,
                     format!(
                         "old_str `{}` occurs {} times, in lines {}. Include more surrounding lines to make it unique, or pass `replace_all: true` to replace every one.",
                         crate::render::echo(&edit.old_str),
-                        starts.len(),
-                        crate::render::py_list_capped(&lines)
+                        finder.find_iter(bytes).count(),
+                        crate::render::py_list_capped(&lines, total)
                     ),
                 ));
             }
-            [] => {
+            (None, _) => {
                 let (start, end, note) = self.tolerant_match(t, normalized, &old, &edit.old_str)?;
-                (vec![(start, end)], note)
+                (lines::replace_ranges(&norm, text, || std::iter::once((start, end)), &new, false), note)
             }
         };
-        let Some((_, orig)) = lines::replace_ranges(&norm, text, &ranges, &new, false) else {
+        let Some((_, orig)) = spliced else {
             return Err(error::invalid("old_str was not found."));
         };
         drop(norm);

@@ -51,26 +51,23 @@ impl Editor {
         })?;
 
         let finder = memmem::Finder::new(old.as_bytes());
-        if replace_all {
-            let starts: Vec<usize> = finder.find_iter(text.as_bytes()).collect();
-            if starts.len() > 1 {
-                let (reply, orig) = self.replace_every(t, &doc, &norm, &starts, &old, &new)?;
-                drop(norm);
-                self.apply(t, doc, orig.start, orig.end, &orig.replacement)?;
-                return Ok(reply);
-            }
+        if replace_all && finder.find_iter(text.as_bytes()).nth(1).is_some() {
+            let (reply, orig) = self.replace_every(t, &doc, &norm, &finder, &new)?;
+            drop(norm);
+            self.apply(t, doc, orig.start, orig.end, &orig.replacement)?;
+            return Ok(reply);
         }
         let mut matches = finder.find_iter(text.as_bytes());
         let (start, end, note) = match (matches.next(), matches.next()) {
             (Some(start), None) => (start, start + old.len(), None),
             (Some(_), Some(_)) => {
-                let lines = occurrence_lines(text, &finder);
+                let (lines, total) = occurrence_lines(text, &finder);
                 return Err(ToolError::new(
                     ErrorCode::MultipleMatches,
                     format!(
                         "No replacement was performed. Multiple occurrences of old_str `{}` in lines {}. Please ensure it is unique",
                         render::echo(&old_raw),
-                        render::py_list_capped(&lines)
+                        render::py_list_capped(&lines, total)
                     ),
                 ));
             }
@@ -78,7 +75,9 @@ impl Editor {
         };
 
         let replacement_line = lines::newline_count(&text[..start]);
-        let Some((splice, orig)) = lines::replace_ranges(&norm, &doc.text, &[(start, end)], &new, true) else {
+        let Some((splice, orig)) =
+            lines::replace_ranges(&norm, &doc.text, || std::iter::once((start, end)), &new, true)
+        else {
             return Err(error::invalid("No replacement was performed: old_str was not found."));
         };
         // The snippet is taken before the file's text is edited in place.
@@ -98,27 +97,28 @@ impl Editor {
         Ok(Reply { text, note })
     }
 
-    /// `replace_all` with several occurrences (at `starts`, non-overlapping, in the normalised
-    /// text): one splice from the first to the last, so the edit is one undo step; the snippet is
-    /// the first occurrence's, and the result says how many were replaced and on which lines.
-    /// Returns the reply and the splice of the original text to write.
+    /// `replace_all` with several occurrences (found by `finder`, non-overlapping, in the
+    /// normalised text; walked, never listed): one splice from the first to the last, so the edit
+    /// is one undo step; the snippet is the first occurrence's, and the result says how many were
+    /// replaced and on which lines. Returns the reply and the splice of the original text to write.
     fn replace_every(
         &self,
         t: &Target<'_>,
         doc: &document::Document,
         norm: &Normalized<'_>,
-        starts: &[usize],
-        old: &str,
+        finder: &memmem::Finder<'_>,
         new: &str,
     ) -> Result<(Reply, Splice), ToolError> {
         let text = norm.as_str();
-        let ranges: Vec<(usize, usize)> = starts.iter().map(|&s| (s, s + old.len())).collect();
-        let (Some(&first_start), Some((splice, orig))) =
-            (starts.first(), lines::replace_ranges(norm, &doc.text, &ranges, new, true))
+        let len = finder.needle().len();
+        let starts = || finder.find_iter(text.as_bytes());
+        let (Some(first_start), Some((splice, orig))) =
+            (starts().next(), lines::replace_ranges(norm, &doc.text, || starts().map(|s| (s, s + len)), new, true))
         else {
             return Err(error::invalid("No replacement was performed: old_str was not found."));
         };
-        let lines = lines::lines_of(text, starts.iter().copied());
+        let count = starts().count();
+        let (lines, total) = lines::lines_of(text, starts(), render::MAX_LISTED_LINES);
         let replacement_line = lines::newline_count(&text[..first_start]);
         let before_newlines = lines::newline_count(&text[..splice.start]);
         let first = replacement_line.saturating_sub(SNIPPET_LINES);
@@ -128,8 +128,8 @@ impl Editor {
         let text = format!(
             "The file {} has been edited: {} occurrences of old_str were replaced, on lines {}. {}Review the changes and make sure they are as expected. Edit the file again if necessary.",
             t.shown,
-            starts.len(),
-            render::py_list_capped(&lines),
+            count,
+            render::py_list_capped(&lines, total),
             render::cat_n(&shown, &descriptor, first + 1, self.limits.max_output_chars)
         );
         Ok((Reply { text, note: None }, orig))
@@ -187,8 +187,8 @@ impl Editor {
 }
 
 /// The 1-based line on which each occurrence starts (each line once).
-pub(super) fn occurrence_lines(text: &str, finder: &memmem::Finder<'_>) -> Vec<i64> {
-    lines::lines_of(text, finder.find_iter(text.as_bytes()))
+pub(super) fn occurrence_lines(text: &str, finder: &memmem::Finder<'_>) -> (Vec<i64>, usize) {
+    lines::lines_of(text, finder.find_iter(text.as_bytes()), render::MAX_LISTED_LINES)
 }
 
 #[cfg(test)]
