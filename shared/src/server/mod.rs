@@ -548,12 +548,26 @@ impl ServerHandler for McpServer {
     async fn on_custom_request(
         &self,
         request: CustomRequest,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, McpError> {
         // rmcp turns a request of a known method whose params do not parse into a "custom"
         // request; answering "method not found" would send a model looking for the wrong mistake.
         match request.method.as_str() {
-            "tools/call" => self.malformed_tool_call(request.params.as_ref()).map(CustomResult),
+            "tools/call" => {
+                // A result of the session's own revision: `resultType` is 2026-07-28's (rmcp
+                // strips it from typed results for older peers, not from a custom one).
+                let current = context
+                    .protocol_version()
+                    .is_some_and(|v| v.as_str() >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str());
+                self.malformed_tool_call(request.params.as_ref())
+                    .map(|mut result| {
+                        if !current && let Some(object) = result.as_object_mut() {
+                            object.remove("resultType");
+                        }
+                        result
+                    })
+                    .map(CustomResult)
+            }
             method if KNOWN_METHODS.contains(&method) => Err(McpError::invalid_params(
                 format!("Invalid params for `{method}`: they do not match the MCP schema of this method."),
                 None,

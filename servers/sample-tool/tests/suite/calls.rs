@@ -49,7 +49,27 @@ fn arguments_that_are_not_an_object_are_invalid_input_and_bad_params_are_invalid
         assert!(is_error(result), "{arguments}: {response}");
         assert_eq!(error_code(result).as_deref(), Some("INVALID_INPUT"), "{arguments}: {result}");
         assert!(text_of(result).contains(kind) && text_of(result).contains("object"), "{}", text_of(result));
+        // 2025-06-18: no `resultType`, a field of 2026-07-28 only.
+        assert!(result.get("resultType").is_none(), "{result}");
     }
+    // At 2025-11-25 neither; at 2026-07-28 (no initialize, the version in `_meta`) the result
+    // says it is complete.
+    let mut older = mcp_tests::StdioClient::spawn(super::BIN, &[]).unwrap();
+    older
+        .initialize_with(
+            json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
+        )
+        .unwrap();
+    let response = older.request("tools/call", json!({"name": "hoge", "arguments": "x"})).unwrap();
+    assert!(response["result"].get("resultType").is_none(), "{response}");
+    let mut current = mcp_tests::StdioClient::spawn(super::BIN, &[]).unwrap();
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let response = current.request("tools/call", json!({"name": "hoge", "arguments": "x", "_meta": meta})).unwrap();
+    assert_eq!(response["result"]["resultType"], "complete", "{response}");
     // An unknown tool stays the JSON-RPC error, whatever its arguments.
     let response = client.request("tools/call", json!({"name": "nope", "arguments": "x"})).unwrap();
     assert_eq!(response["error"]["code"], json!(-32602), "{response}");
