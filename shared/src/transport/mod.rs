@@ -16,8 +16,9 @@ pub mod stdio;
 /// The flags every server shares. Embed with `#[command(flatten)]`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct TransportArgs {
-    /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8080).
-    #[arg(long, value_name = "ADDR")]
+    /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio: `HOST:PORT` (127.0.0.1:8080,
+    /// 0.0.0.0:8080, [::1]:8080), `localhost:PORT`, or `:PORT` / `PORT` for 127.0.0.1.
+    #[arg(long, value_name = "ADDR", value_parser = parse_http_addr)]
     pub http: Option<SocketAddr>,
 
     /// Require `Authorization: Bearer TOKEN` on every HTTP request.
@@ -156,6 +157,21 @@ impl Default for TransportArgs {
             auth_write_scope: "mcp:write".to_owned(),
         }
     }
+}
+
+/// `--http`'s address: `HOST:PORT` with an IP address, `localhost:PORT`, or `:PORT` and `PORT`
+/// alone for the loopback address 127.0.0.1.
+pub fn parse_http_addr(s: &str) -> Result<SocketAddr, String> {
+    let loopback = |port: &str| port.parse::<u16>().ok().map(|p| SocketAddr::from(([127, 0, 0, 1], p)));
+    let parsed = s.parse::<SocketAddr>().ok().or_else(|| {
+        let port = s.strip_prefix(':').or_else(|| s.strip_prefix("localhost:")).unwrap_or(s);
+        loopback(port)
+    });
+    parsed.ok_or_else(|| {
+        format!(
+            "`{s}` is not an address to listen on: write HOST:PORT with an IP address (127.0.0.1:8080, 0.0.0.0:8080, [::1]:8080), localhost:PORT, or :PORT or PORT alone for 127.0.0.1"
+        )
+    })
 }
 
 /// The one parser of a duration flag in seconds (`--tool-timeout`, the bridge's and the host's
@@ -357,4 +373,28 @@ pub async fn serve_stdio_after(
     let reason = running.waiting().await.map_err(|e| ServeError::Join(e.to_string()))?;
     tracing::debug!(?reason, "session ended");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn http_takes_host_port_localhost_and_a_port_alone() {
+        for (given, addr) in [
+            ("127.0.0.1:8080", "127.0.0.1:8080"),
+            ("0.0.0.0:9000", "0.0.0.0:9000"),
+            ("[::1]:8080", "[::1]:8080"),
+            ("localhost:8080", "127.0.0.1:8080"),
+            (":8080", "127.0.0.1:8080"),
+            ("8080", "127.0.0.1:8080"),
+            ("0", "127.0.0.1:0"),
+        ] {
+            assert_eq!(parse_http_addr(given).unwrap().to_string(), addr, "{given}");
+        }
+        for bad in ["example.com:80", "localhost", ":", "8080x", "99999", ""] {
+            let error = parse_http_addr(bad).unwrap_err();
+            assert!(error.contains("localhost:PORT") && error.contains(":PORT or PORT"), "{bad}: {error}");
+        }
+    }
 }
