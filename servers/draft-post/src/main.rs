@@ -15,13 +15,13 @@ struct Cli {
     /// client's root when it declares exactly one, else the working directory if it is a
     /// project (not /, the home directory or a system directory), else none (every call is
     /// refused until this flag is given).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = mcp_shared::cli::DirValue)]
     repo: Option<PathBuf>,
 
     /// A directory manuscripts may be read from (repeatable). Default: the repository, its
     /// parent and the working directory, each only if it is a project directory; narrowed by
     /// the client's roots.
-    #[arg(long = "source-root", value_name = "DIR")]
+    #[arg(long = "source-root", value_name = "DIR", value_parser = mcp_shared::cli::DirValue)]
     source_roots: Vec<PathBuf>,
 
     /// The largest manuscript, in bytes.
@@ -72,7 +72,11 @@ const DIRECTORY: mcp_shared::cli::DirectoryArg<Cli> =
 /// The environment variables the flags read.
 const ENV: &[&str] = &["MCP_HTTP_TOKEN"];
 
-fn main() -> anyhow::Result<()> {
+fn main() -> std::process::ExitCode {
+    mcp_shared::cli::exit(run())
+}
+
+fn run() -> anyhow::Result<()> {
     let cli: Cli = mcp_shared::cli::parse_with_directory(ENV, DIRECTORY);
     logging::start(&logging::Banner {
         name: mcp_server_draft_post::NAME,

@@ -28,7 +28,7 @@ struct Cli {
     token: Option<String>,
 
     /// The directory discovery looks for a host of. Default: the current directory.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = mcp_shared::cli::DirValue)]
     workspace: Option<PathBuf>,
 
     /// How long one request waits for the host's answer, in seconds.
@@ -52,7 +52,11 @@ const DIRECTORY: mcp_shared::cli::DirectoryArg<Cli> =
 /// The environment variables the flags read.
 const ENV: &[&str] = &[TOKEN_ENV, "MCP_HTTP_TOKEN"];
 
-fn main() -> anyhow::Result<()> {
+fn main() -> std::process::ExitCode {
+    mcp_shared::cli::exit(run())
+}
+
+fn run() -> anyhow::Result<()> {
     let cli: Cli = mcp_shared::cli::parse_with_directory(ENV, DIRECTORY);
     logging::start(&logging::Banner {
         name: mcp_server_ide_bridge::NAME,

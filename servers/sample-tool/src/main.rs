@@ -14,7 +14,11 @@ struct Cli {
 /// The environment variables the flags read.
 const ENV: &[&str] = &["MCP_HTTP_TOKEN"];
 
-fn main() -> anyhow::Result<()> {
+fn main() -> std::process::ExitCode {
+    mcp_shared::cli::exit(run())
+}
+
+fn run() -> anyhow::Result<()> {
     let cli: Cli = mcp_shared::cli::parse(ENV);
     logging::start(&logging::Banner {
         name: mcp_server_sample_tool::NAME,

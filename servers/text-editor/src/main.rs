@@ -12,7 +12,7 @@ use mcp_shared::{TransportArgs, logging, workspace};
 struct Cli {
     /// A directory the editor may work in; repeat for several. Every path must stay inside one.
     /// Default: the client's roots, else the working directory if it is a project, else none.
-    #[arg(long = "root", value_name = "DIR")]
+    #[arg(long = "root", value_name = "DIR", value_parser = mcp_shared::cli::DirValue)]
     roots: Vec<PathBuf>,
 
     /// The tools offered, comma-separated: `text_editor` (Claude's tool; alone, the strict
@@ -77,7 +77,11 @@ const DIRECTORY: mcp_shared::cli::DirectoryArg<Cli> =
 /// The environment variables the flags read.
 const ENV: &[&str] = &["MCP_HTTP_TOKEN"];
 
-fn main() -> anyhow::Result<()> {
+fn main() -> std::process::ExitCode {
+    mcp_shared::cli::exit(run())
+}
+
+fn run() -> anyhow::Result<()> {
     let cli: Cli = mcp_shared::cli::parse_with_directory(ENV, DIRECTORY);
     logging::start(&logging::Banner {
         name: NAME,

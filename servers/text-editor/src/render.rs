@@ -128,7 +128,22 @@ pub fn normalize_display(path: &str) -> String {
 
 /// The start of every error message about a path that does not exist.
 pub fn does_not_exist(path: &str) -> String {
-    format!("The path {path} does not exist. Please provide a valid path.")
+    let hint = path_hint(path);
+    format!("The path {path} does not exist. Please provide a valid path.{hint}")
+}
+
+/// What a path that does not exist may have meant: `~` is not expanded (no shell runs here),
+/// and `\` is no separator on Unix. Empty for any other path (the reference's words alone).
+pub fn path_hint(path: &str) -> &'static str {
+    // The path as shown is normalised: `~/x` may read `/root/project/~/x`.
+    let tilde = path.starts_with('~') || path.contains("/~/") || path.ends_with("/~");
+    if tilde {
+        " (`~` is not expanded here: no shell reads the path; write the home directory out, or use a path relative to the root.)"
+    } else if cfg!(unix) && path.contains('\\') {
+        " (`\\` is not a path separator here: use `/`, e.g. `src/main.rs`.)"
+    } else {
+        ""
+    }
 }
 
 /// The error for `create` on an existing path.
@@ -191,6 +206,11 @@ mod tests {
     fn python_formats() {
         assert_eq!(py_list(&[3, 9]), "[3, 9]");
         assert_eq!(py_list(&[]), "[]");
+        assert_eq!(does_not_exist("/r/a.txt"), "The path /r/a.txt does not exist. Please provide a valid path.");
+        assert!(does_not_exist("~/x.txt").contains("`~` is not expanded"));
+        assert!(does_not_exist("/r/~/x.txt").contains("`~` is not expanded"));
+        #[cfg(unix)]
+        assert!(does_not_exist("src\\main.rs").contains("use `/`"));
         let many: Vec<i64> = (1..=250).collect();
         assert_eq!(py_list_capped(&many[..3], 3), "[1, 2, 3]");
         let capped = py_list_capped(&many[..MAX_LISTED_LINES], many.len());

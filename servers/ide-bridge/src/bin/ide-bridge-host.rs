@@ -24,7 +24,7 @@ use tokio_util::sync::CancellationToken;
 struct Cli {
     /// The workspace folder to serve. Default: the working directory if it is a project (not /,
     /// the home directory or a system directory); otherwise the host refuses to start.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = mcp_shared::cli::DirValue)]
     root: Option<PathBuf>,
 
     /// The port on 127.0.0.1 (0: any free port).
@@ -82,7 +82,11 @@ fn say(line: &str) {
     let _ = writeln!(std::io::stderr(), "ide-bridge-host: {line}");
 }
 
-fn main() -> anyhow::Result<()> {
+fn main() -> std::process::ExitCode {
+    mcp_shared::cli::exit(run())
+}
+
+fn run() -> anyhow::Result<()> {
     let cli = Cli::parse();
     logging::init();
     let (token, generated) = match cli.token.clone().filter(|t| !t.is_empty()) {

@@ -11,6 +11,7 @@ mod defaults;
 mod encodings;
 mod errors;
 mod files;
+mod first_hour;
 mod hostile;
 mod large;
 mod outputs;

@@ -195,9 +195,16 @@ pub async fn serve_http(server: McpServer, addr: SocketAddr, options: HttpOption
             Some(rs)
         }
     };
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|source| ServeError::Io { context: format!("cannot listen on {addr}"), source })?;
+    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|source| {
+        if source.kind() == std::io::ErrorKind::AddrInUse {
+            ServeError::Refused(format!(
+                "cannot listen on {addr}: the port is in use (another server, or this one already running); pick another port with --http, or --http {}:0 for a free one (the log then says which)",
+                addr.ip()
+            ))
+        } else {
+            ServeError::Io { context: format!("cannot listen on {addr}"), source }
+        }
+    })?;
     let bound = listener
         .local_addr()
         .map_err(|source| ServeError::Io { context: "cannot read the bound address".into(), source })?;
