@@ -110,7 +110,16 @@ fn run() -> anyhow::Result<()> {
     let home = mcp_shared::workspace::home_dir();
     let startup =
         mcp_shared::workspace::decide(cli.root.clone().into_iter().collect(), std::env::current_dir(), home.as_deref());
-    startup.log(&ROOT_FLAG, home.as_deref());
+    // The shared log lines speak of a client's MCP roots, which a host has none of: say only
+    // what applies here (an explicit non-project folder; the working directory), and let the
+    // error below say there is no workspace.
+    match &startup {
+        mcp_shared::workspace::Startup::WorkingDirectory(dir) => {
+            tracing::info!("no --root: serving the working directory {}", dir.display());
+        }
+        mcp_shared::workspace::Startup::Explicit(_) => startup.log(&ROOT_FLAG, home.as_deref()),
+        mcp_shared::workspace::Startup::None { .. } => {}
+    }
     let Some(root) = startup.dirs().into_iter().next() else {
         bail!(
             "no workspace: started without --root in a directory that is not a project (such as / or the home \
