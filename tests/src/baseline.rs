@@ -62,3 +62,26 @@ pub fn handle(line: &[u8]) -> Option<Value> {
 fn error(id: Value, code: i64, message: &str) -> Value {
     json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } })
 }
+
+/// What `mcp-baseline` and `mcp-baseline-tokio` do with arguments, which they take none of:
+/// `--help` prints `about` and ends the process, anything else is refused (exit code 2). Checked
+/// without clap: these are the floor every cold-start figure is divided by.
+pub fn no_arguments(name: &str, about: &str) {
+    use std::io::Write as _;
+    let Some(first) = std::env::args_os().nth(1) else {
+        return;
+    };
+    if first == "--help" || first == "-h" {
+        let _ = writeln!(
+            std::io::stdout(),
+            "{about}\n\nUsage: {name}\n\nIt takes no arguments: it serves MCP over stdio until stdin closes."
+        );
+        std::process::exit(0);
+    }
+    let _ = writeln!(
+        std::io::stderr(),
+        "error: {name} takes no arguments (got {}); see {name} --help",
+        first.to_string_lossy()
+    );
+    std::process::exit(2);
+}

@@ -12,6 +12,10 @@ use mcp_tests::baseline::handle;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 fn main() -> std::io::Result<()> {
+    mcp_tests::baseline::no_arguments(
+        "mcp-baseline-tokio",
+        "mcp-baseline-tokio: mcp-baseline's answers on the async stack the servers start (tokio and rmcp's stdio).",
+    );
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().max_blocking_threads(64).build()?;
     runtime.block_on(async {
         let (reader, mut writer) = rmcp::transport::io::stdio_pipes();

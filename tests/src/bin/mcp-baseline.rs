@@ -14,6 +14,10 @@ use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use mcp_tests::baseline::handle;
 
 fn main() {
+    mcp_tests::baseline::no_arguments(
+        "mcp-baseline",
+        "mcp-baseline: the do-nothing MCP server every benchmark figure is divided by (raw JSON-RPC over stdio, no SDK, no async runtime).",
+    );
     let stdin = io::stdin().lock();
     let mut out = BufWriter::new(io::stdout().lock());
     let mut reader = BufReader::with_capacity(64 * 1024, stdin);

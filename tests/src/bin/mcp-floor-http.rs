@@ -10,7 +10,6 @@
 
 use std::{convert::Infallible, net::SocketAddr};
 
-use anyhow::Context as _;
 use http_body_util::{BodyExt as _, Full};
 use hyper::{Request, Response, body::Bytes, server::conn::http1, service::service_fn};
 use hyper_util::rt::TokioIo;
@@ -31,8 +30,17 @@ async fn answer(request: Request<hyper::body::Incoming>) -> Result<Response<Full
     Ok(response)
 }
 
+/// The floor of an MCP server over HTTP (bench/floor.sh): a bare hyper server answering every
+/// POST with a fixed tools/call result.
+#[derive(clap::Parser)]
+#[command(name = "mcp-floor-http", version)]
+struct Cli {
+    /// The address to listen on, e.g. 127.0.0.1:8090.
+    addr: SocketAddr,
+}
+
 fn main() -> anyhow::Result<()> {
-    let addr: SocketAddr = std::env::args().nth(1).context("usage: mcp-floor-http ADDR")?.parse()?;
+    let Cli { addr } = clap::Parser::parse();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(addr).await?;

@@ -10,7 +10,15 @@ use std::process::ExitCode;
 
 use mcp_tests::tour::{SECTIONS, Tour};
 
+/// A guided, checked MCP session with every server of the workspace: each request and response
+/// printed, each answer checked; exit code 0 only when every check passed. The first run builds
+/// the servers (a few minutes from a fresh clone).
+#[derive(clap::Parser)]
+#[command(name = "tour", version)]
+struct Cli {}
+
 fn main() -> ExitCode {
+    let _: Cli = clap::Parser::parse();
     let stdout = std::io::stdout();
     let color = stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let mut tour = Tour::new(Box::new(stdout), color);

@@ -107,3 +107,23 @@ fn exits_when_stdin_closes() {
         assert_eq!(c.stderr_text(), "");
     }
 }
+
+/// `--help` of the harness's own binaries says what each is, and runs nothing: `tour --help`
+/// used to run the whole tour, `mcp-floor-http --help` errored, `mcp-baseline --help` printed
+/// nothing.
+#[test]
+fn the_harness_binaries_answer_help_without_running() {
+    for (bin, says) in [
+        (env!("CARGO_BIN_EXE_tour"), "guided, checked MCP session"),
+        (env!("CARGO_BIN_EXE_mcp-floor-http"), "floor of an MCP server over HTTP"),
+        (env!("CARGO_BIN_EXE_mcp-baseline"), "do-nothing MCP server"),
+        (env!("CARGO_BIN_EXE_mcp-baseline-tokio"), "async stack"),
+    ] {
+        let out = std::process::Command::new(bin).arg("--help").output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{bin}: {out:?}");
+        assert!(stdout.contains(says) && stdout.contains("Usage:") && stdout.lines().count() < 20, "{bin}: {stdout}");
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcp-baseline")).arg("--nope").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
