@@ -534,3 +534,30 @@ fn every_server_starts_on_std_s_entry_point() {
     }
     assert!(found.is_empty(), "start-up tricks in shipping code: {found:?}");
 }
+
+/// The direct downloads in the README and the install guide can be copied as they are: each names
+/// the release of the repository in Cargo.toml (`…/releases/download/vVERSION/`), the address
+/// `cargo binstall` uses too.
+#[test]
+fn the_direct_downloads_name_the_real_release_url() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let field = |name: &str| {
+        manifest
+            .lines()
+            .find_map(|l| l.strip_prefix(name).and_then(|r| r.trim_start().strip_prefix('=')))
+            .map(|v| v.trim().trim_matches('"').to_owned())
+            .unwrap()
+    };
+    let base = format!("{}/releases/download/v{}/", field("repository"), field("version"));
+    for doc in ["README.md", "docs/install.md"] {
+        let text = std::fs::read_to_string(root.join(doc)).unwrap();
+        assert!(!text.contains("…/mcp-server"), "{doc}: a download with its host elided");
+        let downloads: Vec<&str> =
+            text.split(['`', ' ']).filter(|w| w.contains(".tar.gz") || w.ends_with(".zip")).collect();
+        assert!(downloads.len() >= 2, "{doc}: {downloads:?}");
+        for url in downloads.iter().filter(|w| w.starts_with("http")) {
+            assert!(url.starts_with(&base), "{doc}: {url} is not under {base}");
+        }
+    }
+}
