@@ -163,8 +163,24 @@ pub struct Banner<'a> {
     pub version: &'a str,
     /// One line on what it is.
     pub summary: &'a str,
-    /// Extra arguments a client config would pass (e.g. `--root /path/to/project`).
-    pub example_args: &'a str,
+    /// Extra arguments a client config would pass (e.g. `--root /path/to/project`): the ones
+    /// the server was started with, where it was given its directories ([`example_args`]).
+    pub example_args: &'a [String],
+}
+
+/// The arguments a banner shows for a directory flag: `flag DIR` for each directory the server
+/// was started with (absolute), else `flag placeholder`, so that the lines it prints register
+/// this very server.
+pub fn example_args(flag: &str, dirs: &[std::path::PathBuf], placeholder: &str) -> Vec<String> {
+    if dirs.is_empty() {
+        return vec![flag.to_owned(), placeholder.to_owned()];
+    }
+    dirs.iter()
+        .flat_map(|dir| {
+            let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
+            [flag.to_owned(), dir.display().to_string()]
+        })
+        .collect()
 }
 
 /// When stdin is a terminal (someone ran the server by hand), says on stderr what the server is
@@ -182,8 +198,16 @@ pub fn banner_if_terminal(banner: &Banner<'_>) {
 /// (`text-editor` for `mcp-server-text-editor`).
 fn banner_text(banner: &Banner<'_>, exe: &str) -> String {
     let short = banner.name.strip_prefix("mcp-server-").unwrap_or(banner.name);
-    let args = if banner.example_args.is_empty() { String::new() } else { format!(" {}", banner.example_args) };
-    let json_args: Vec<String> = banner.example_args.split_whitespace().map(|a| format!("{a:?}")).collect();
+    // As a shell reads them: an argument with a space or a quote in single quotes.
+    let quoted = |a: &String| {
+        if a.contains(|c: char| c.is_whitespace() || "'\"$\\`".contains(c)) {
+            format!("'{}'", a.replace('\'', "'\\''"))
+        } else {
+            a.clone()
+        }
+    };
+    let args: String = banner.example_args.iter().map(|a| format!(" {}", quoted(a))).collect();
+    let json_args: Vec<String> = banner.example_args.iter().map(|a| format!("{a:?}")).collect();
     format!(
         "{name} {version}: {summary}\n\
          This is an MCP server: it speaks JSON-RPC on stdin/stdout and is meant to be started by an MCP client.\n\
@@ -209,12 +233,25 @@ mod tests {
     }
 
     #[test]
+    fn the_banner_registers_the_root_the_server_was_started_with() {
+        let args = example_args("--root", &[std::path::PathBuf::from("/home/u/my project")], "/path/to/project");
+        let banner = Banner { name: "mcp-server-text-editor", version: "0.1.0", summary: "s", example_args: &args };
+        let text = banner_text(&banner, "/bin/mcp-server-text-editor");
+        assert!(
+            text.contains("claude mcp add text-editor -- /bin/mcp-server-text-editor --root '/home/u/my project'\n"),
+            "{text}"
+        );
+        assert!(text.contains(r#""args": ["--root", "/home/u/my project"]"#), "{text}");
+        assert!(!text.contains("/path/to/project"), "{text}");
+    }
+
+    #[test]
     fn the_banner_uses_the_readme_names_and_every_line_works() {
         let banner = Banner {
             name: "mcp-server-text-editor",
             version: "0.1.0",
             summary: "Claude's text editor tool",
-            example_args: "--root /path/to/project",
+            example_args: &example_args("--root", &[], "/path/to/project"),
         };
         let text = banner_text(&banner, "/bin/mcp-server-text-editor");
         assert!(

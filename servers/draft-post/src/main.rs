@@ -82,7 +82,7 @@ fn run() -> anyhow::Result<()> {
         name: mcp_server_draft_post::NAME,
         version: env!("CARGO_PKG_VERSION"),
         summary: "files manuscripts into projects/<project>/NN-slug/article.md, idempotently (tools: draft_post, list_posts)",
-        example_args: "--repo /path/to/blog --source-root /path/to/drafts",
+        example_args: &logging::example_args("--repo", cli.repo.as_slice(), "/path/to/blog"),
     });
     let settings = Settings {
         repo: cli.repo,

@@ -62,7 +62,7 @@ fn run() -> anyhow::Result<()> {
         name: mcp_server_ide_bridge::NAME,
         version: env!("CARGO_PKG_VERSION"),
         summary: "the files of your IDE's workspace over MCP (tools: list_files, read_file, write_file)",
-        example_args: "",
+        example_args: &logging::example_args("--workspace", cli.workspace.as_slice(), "/path/to/project"),
     });
     if cli.request_timeout > cli.transport.tool_timeout {
         tracing::warn!(

@@ -24,7 +24,7 @@ fn run() -> anyhow::Result<()> {
         name: mcp_server_sample_tool::NAME,
         version: env!("CARGO_PKG_VERSION"),
         summary: "the template MCP server of mcp-suite (tools: hoge, countdown)",
-        example_args: "",
+        example_args: &[],
     });
     let server = McpServer::new(mcp_server_sample_tool::identity(), mcp_server_sample_tool::registry()?);
     mcp_shared::serve_blocking(server, &cli.transport)?;

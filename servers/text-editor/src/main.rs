@@ -87,7 +87,7 @@ fn run() -> anyhow::Result<()> {
         name: NAME,
         version: env!("CARGO_PKG_VERSION"),
         summary: "Claude's text editor tool as an MCP server (tool: text_editor; prompt: text_editor_guide)",
-        example_args: "--root /path/to/project",
+        example_args: &logging::example_args("--root", &cli.roots, "/path/to/project"),
     });
     let home = workspace::home_dir();
     let startup = workspace::decide(cli.roots, std::env::current_dir(), home.as_deref());
