@@ -15,7 +15,7 @@ pub fn is_syntax(error: &serde_json::Error) -> bool {
 }
 
 /// What a model or a client author needs to know about text serde could not read.
-pub fn parse_error_message(error: &serde_json::Error) -> String {
+pub fn parse_error_message(error: &serde_json::Error, stdio: bool) -> String {
     let text = error.to_string();
     let why = if text.contains("surrogate") || text.contains("hex escape") {
         "A string in it has an invalid \\u escape, such as an unpaired UTF-16 surrogate (\\ud83d without the low half that must follow it: what JavaScript's JSON.stringify makes of an emoji cut in two). That is not a Unicode character, so it is refused rather than replaced, and nothing was done: send the whole character, or leave it out."
@@ -24,7 +24,11 @@ pub fn parse_error_message(error: &serde_json::Error) -> String {
     } else if text.contains("number out of range") {
         "A number in it is beyond what a 64-bit float holds (e.g. 1e400); nothing was done. Send a smaller number, or a string."
     } else {
-        "A message must be one JSON object, in UTF-8 (on stdio, on one line); nothing was done."
+        if stdio {
+            "A message must be one JSON object, in UTF-8, on one line; nothing was done."
+        } else {
+            "A request body must be one JSON-RPC message (a JSON object), in UTF-8; nothing was done."
+        }
     };
     format!("Parse error: {text}. {why}")
 }
@@ -55,7 +59,7 @@ pub fn refusal_of(body: &[u8], error: Option<&serde_json::Error>) -> Vec<u8> {
         );
     }
     match serde_json::from_slice::<serde_json::Value>(body) {
-        Err(e) if is_syntax(&e) => error_object(id, PARSE_ERROR, &parse_error_message(&e)),
+        Err(e) if is_syntax(&e) => error_object(id, PARSE_ERROR, &parse_error_message(&e, false)),
         Ok(serde_json::Value::Array(_)) => error_object(
             None,
             INVALID_REQUEST,

@@ -7,6 +7,7 @@ mod client;
 mod direct_calls;
 mod early_initialize;
 mod escapes;
+mod http_doc;
 mod protocol_fuzz;
 mod robustness;
 mod stateless;

@@ -403,3 +403,34 @@ fn sigterm_lets_an_in_flight_call_finish_then_exits_0() {
     assert!(server.wait().unwrap().success(), "{}", server.stderr_text());
     let _ = session.call_tool("hoge", &hoge()).err();
 }
+
+/// A first `curl` gets refusals that say what to send instead.
+#[test]
+fn each_refusal_of_a_requests_form_says_what_to_send() {
+    let (_server, addr) = server(&[], "warn");
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hoge","arguments":{}}}"#;
+    let post = |headers: &str| {
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\n{headers}Connection: close\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+    };
+    let answer = raw(&addr, &post("Content-Type: application/json\r\n"));
+    assert_eq!(status(&answer), 406, "{answer}");
+    assert!(answer.contains("send `Accept: application/json, text/event-stream`"), "{answer}");
+    let answer = raw(
+        &addr,
+        &post("Content-Type: application/x-www-form-urlencoded\r\nAccept: application/json, text/event-stream\r\n"),
+    );
+    assert_eq!(status(&answer), 415, "{answer}");
+    assert!(answer.contains("`Content-Type: application/json`"), "{answer}");
+    let answer = raw(&addr, &post("Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"));
+    assert_eq!(status(&answer), 400, "{answer}");
+    assert!(answer.contains("Send `initialize` first") && answer.contains("Mcp-Session-Id"), "{answer}");
+    // A body that is not JSON: the HTTP wording (no "on one line").
+    let answer = post_body(&addr, "application/json", b"{bad");
+    assert!(
+        answer.contains("A request body must be one JSON-RPC message") && !answer.contains("on one line"),
+        "{answer}"
+    );
+}

@@ -35,7 +35,7 @@ pub struct BodyLimits {
 /// JSON-RPC error.
 pub async fn check_body<F: Onward>(limits: &BodyLimits, request: Request, next: F) -> Response {
     if request.method() != Method::POST {
-        return next(request).await;
+        return explained(next(request).await).await;
     }
     let (parts, body) = request.into_parts();
     let bytes = match collect(body, limits.max_bytes).await {
@@ -83,7 +83,32 @@ pub async fn check_body<F: Onward>(limits: &BodyLimits, request: Request, next: 
         refusal.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
         return refusal;
     }
-    response
+    explained(response).await
+}
+
+/// rmcp's plain-text refusals of a request's form, each with what to send instead (what a
+/// person writing their first `curl` needs): the `Accept` header, the `Content-Type`, and the
+/// `initialize` a session starts with. Any other response passes as it is.
+async fn explained(response: Response) -> Response {
+    let status = response.status();
+    let text = match status {
+        StatusCode::NOT_ACCEPTABLE => {
+            "Not Acceptable: send `Accept: application/json, text/event-stream` (a Streamable HTTP client takes both: the answer comes as JSON or as an event stream).\n"
+        }
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => {
+            "Unsupported Media Type: send the JSON-RPC message as the body with `Content-Type: application/json` (curl: -H 'Content-Type: application/json'; its default is a form).\n"
+        }
+        StatusCode::BAD_REQUEST => {
+            let (parts, body) = response.into_parts();
+            let bytes = axum::body::to_bytes(body, 64 * 1024).await.unwrap_or_default();
+            if !String::from_utf8_lossy(&bytes).contains("Session ID is required") {
+                return Response::from_parts(parts, Body::from(bytes));
+            }
+            "Bad Request: this request needs a session. Send `initialize` first (without an `Mcp-Session-Id` header), then send the `Mcp-Session-Id` header of its answer with every request, `notifications/initialized` first; or start the server with --stateless for no sessions at all.\n"
+        }
+        _ => return response,
+    };
+    (status, text).into_response()
 }
 
 enum Refused {

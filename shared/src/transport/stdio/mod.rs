@@ -245,7 +245,7 @@ where
         } else {
             let id = raw_id.filter(|raw| id_kind(raw) == IdKind::Usable);
             Taken::Answer(match serde_json::from_slice::<serde_json::Value>(text) {
-                Err(error) if is_syntax(&error) => error_object(id, PARSE_ERROR, &parse_error_message(&error)),
+                Err(error) if is_syntax(&error) => error_object(id, PARSE_ERROR, &parse_error_message(&error, true)),
                 _ if !envelope.is_object => error_object(
                     None,
                     INVALID_REQUEST,
@@ -285,7 +285,7 @@ where
         let message = match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(&ours_text) {
             Ok(message) => message,
             Err(error) if is_syntax(&error) => {
-                return refuse(self, error_object(Some(raw), PARSE_ERROR, &parse_error_message(&error)));
+                return refuse(self, error_object(Some(raw), PARSE_ERROR, &parse_error_message(&error, true)));
             }
             Err(error) => {
                 let method = serde_json::from_slice::<MethodOnly>(text).ok().map(|m| m.method);
@@ -348,7 +348,7 @@ where
         let mut message = match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text) {
             Ok(message) => message,
             Err(error) if is_syntax(&error) => {
-                return Taken::Answer(error_object(None, PARSE_ERROR, &parse_error_message(&error)));
+                return Taken::Answer(error_object(None, PARSE_ERROR, &parse_error_message(&error, true)));
             }
             Err(error) => {
                 // A notification we do not know (an LSP message, a newer MCP notification): skip.
@@ -388,8 +388,11 @@ where
             Ok(elements) => elements,
             Err(error) => {
                 let code = if is_syntax(&error) { PARSE_ERROR } else { INVALID_REQUEST };
-                let message =
-                    if is_syntax(&error) { parse_error_message(&error) } else { format!("Invalid batch: {error}.") };
+                let message = if is_syntax(&error) {
+                    parse_error_message(&error, true)
+                } else {
+                    format!("Invalid batch: {error}.")
+                };
                 return self.write(error_object(None, code, &message)).await;
             }
         };
