@@ -115,7 +115,7 @@ impl Subscriber for &'static Deferred {
     }
 
     fn event_enabled(&self, event: &Event<'_>) -> bool {
-        self.built().event_enabled(event)
+        !is_replaced(event.metadata()) && self.built().event_enabled(event)
     }
 
     fn event(&self, event: &Event<'_>) {
@@ -145,6 +145,26 @@ impl Subscriber for &'static Deferred {
             None => Current::none(),
         }
     }
+}
+
+/// Set by the stdio transport, which gives rmcp ids of its own for the client's (to keep them
+/// exactly): rmcp's "response error" warning would name those, so it is left out, and the
+/// transport logs each error answer under the client's id instead.
+static CLIENT_IDS_LOGGED_BY_TRANSPORT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Called by a transport that logs error answers under the client's ids itself.
+pub fn client_ids_logged_by_transport() {
+    CLIENT_IDS_LOGGED_BY_TRANSPORT.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether `metadata` is rmcp's per-request "response error" warning (fields `id` and `error`,
+/// in `rmcp::service`) while a transport logs those itself.
+fn is_replaced(metadata: &Metadata<'_>) -> bool {
+    CLIENT_IDS_LOGGED_BY_TRANSPORT.load(std::sync::atomic::Ordering::Relaxed)
+        && metadata.target() == "rmcp::service"
+        && *metadata.level() == tracing::Level::WARN
+        && metadata.fields().field("id").is_some()
+        && metadata.fields().field("error").is_some()
 }
 
 /// What every server's `main` does first: installs the logging (built when first needed, see

@@ -128,22 +128,8 @@ pub fn normalize_display(path: &str) -> String {
 
 /// The start of every error message about a path that does not exist.
 pub fn does_not_exist(path: &str) -> String {
-    let hint = path_hint(path);
+    let hint = mcp_shared::sandbox::path_hint(path);
     format!("The path {path} does not exist. Please provide a valid path.{hint}")
-}
-
-/// What a path that does not exist may have meant: `~` is not expanded (no shell runs here),
-/// and `\` is no separator on Unix. Empty for any other path (the reference's words alone).
-pub fn path_hint(path: &str) -> &'static str {
-    // The path as shown is normalised: `~/x` may read `/root/project/~/x`.
-    let tilde = path.starts_with('~') || path.contains("/~/") || path.ends_with("/~");
-    if tilde {
-        " (`~` is not expanded here: no shell reads the path; write the home directory out, or use a path relative to the root.)"
-    } else if cfg!(unix) && path.contains('\\') {
-        " (`\\` is not a path separator here: use `/`, e.g. `src/main.rs`.)"
-    } else {
-        ""
-    }
 }
 
 /// The error for `create` on an existing path.

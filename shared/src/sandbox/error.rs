@@ -23,7 +23,7 @@ pub enum SandboxError {
         roots: String,
     },
     /// Nothing exists at the path (or a symlink inside the root dangles).
-    #[error("{path} does not exist")]
+    #[error("{path} does not exist{}", path_hint(path))]
     NotFound {
         /// The path as the caller passed it.
         path: String,
@@ -85,6 +85,19 @@ pub enum SandboxError {
         #[source]
         source: io::Error,
     },
+}
+
+/// What a path that does not exist may have meant, for a message: `~` is not expanded (no
+/// shell reads a tool's arguments), and `\` is no separator on Unix. Empty for any other path.
+pub fn path_hint(path: &str) -> &'static str {
+    let tilde = path.starts_with('~') || path.contains("/~/") || path.ends_with("/~");
+    if tilde {
+        " (`~` is not expanded here: no shell reads the path; write the home directory out, or use a path relative to the root)"
+    } else if cfg!(unix) && path.contains('\\') {
+        " (`\\` is not a path separator here: use `/`, e.g. `src/main.rs`)"
+    } else {
+        ""
+    }
 }
 
 impl SandboxError {

@@ -45,7 +45,7 @@ use cap_std::fs::{Dir, OpenOptions};
 
 use crate::platform::{self, FileId};
 
-pub use error::SandboxError;
+pub use error::{SandboxError, path_hint};
 pub use lexical::{TEMP_MARKER, is_temp_name, shown_name};
 pub use walk::{FileEntry, Walk, WalkEntry, WalkOptions};
 

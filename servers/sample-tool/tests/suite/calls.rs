@@ -86,3 +86,27 @@ fn arguments_that_are_not_an_object_are_invalid_input_and_bad_params_are_invalid
     let result = client.call_tool("hoge", json!({"action": "calc", "args": {"x": 2, "y": 3}})).unwrap();
     assert_eq!(structured(&result), Some(json!({"value": 5})));
 }
+
+/// The log names a request by the id the client sent (`"abc"`, `7`), not by the one the stdio
+/// transport gives rmcp.
+#[test]
+fn an_error_answer_is_logged_under_the_clients_own_id() {
+    let mut client = started(&[]);
+    for id in [json!("abc"), json!(7)] {
+        let request =
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "nope", "arguments": {}}});
+        client.send_message(&request).unwrap();
+    }
+    assert_eq!(client.request("ping", json!({})).unwrap()["result"], json!({}));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut stderr = client.stderr_text();
+    while !(stderr.contains(r#"id="abc""#) && stderr.contains("id=7 ")) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        stderr = client.stderr_text();
+    }
+    assert!(
+        stderr.contains(r#"answered with an error id="abc""#) && stderr.contains("answered with an error id=7 "),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("response error"), "rmcp's own ids: {stderr}");
+}

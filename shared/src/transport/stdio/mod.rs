@@ -122,6 +122,8 @@ where
 {
     /// A transport reading `reader` and writing `writer`, refusing messages over `max_message_bytes`.
     pub fn new(reader: R, writer: W, max_message_bytes: usize) -> Self {
+        // Error answers are logged here, under the client's own ids (see `translate`).
+        crate::logging::client_ids_logged_by_transport();
         StdioTransport {
             reader: BufReader::with_capacity(READ_BUFFER_BYTES, reader),
             line: Vec::new(),
@@ -501,6 +503,15 @@ fn translate(
         out.push(b'}');
         out
     };
+    if field == "error" {
+        // rmcp's own warning names its id for this request; the log names the client's.
+        let theirs = session.lock().unwrap_or_else(PoisonError::into_inner).ids.theirs(ours).map(str::to_owned);
+        tracing::warn!(
+            id = %theirs.unwrap_or_else(|| ours.to_string()),
+            error = %crate::call_log::bounded(&String::from_utf8_lossy(&body)),
+            "answered with an error"
+        );
+    }
     let (route, single) = session.lock().unwrap_or_else(PoisonError::into_inner).ids.answer(ours, render);
     Ok(match route {
         Route::Single(_) => single,
