@@ -228,7 +228,10 @@ def main():
           f"{per_1000:.1f} MiB per 1,000 idle sessions")
     summary["per_1000_idle_sessions_mib"] = per_1000
     print(json.dumps(summary))
-    ok = summary["slowloris"]["served"] and f["first_session_works"] and f["new_client_served"]
+    # The bound of the whole flood: 64 MiB of resident memory after 10,000 abandoned sessions.
+    within = f["rss_after_kib"] <= 64 * 1024
+    print(f"session flood within 64 MiB: {'yes' if within else 'NO'} ({f['rss_after_kib'] / 1024:.1f} MiB)")
+    ok = summary["slowloris"]["served"] and f["first_session_works"] and f["new_client_served"] and within
     sys.exit(0 if ok else 1)
 
 

@@ -120,11 +120,14 @@ pub struct TransportArgs {
     pub auth_write_scope: String,
 }
 
-/// The default `--max-sessions`. An idle session costs ~52 KiB (rmcp's per-session tasks and
-/// channels, measured by bench/http_limits.py), so abandoned sessions cost at most ~27 MiB over
-/// the idle server; 512 concurrent clients is far more than a tool server on one machine serves
-/// (scale out with --stateless replicas). Past it, idle sessions give way to new ones.
-pub const DEFAULT_MAX_SESSIONS: usize = 512;
+/// The default `--max-sessions`. A session costs about 90 KiB of heap whatever it does: a heap
+/// profile (valgrind's massif, 1,200 `initialize` floods) puts three quarters of it in the blocks
+/// of rmcp's per-session tokio channels (each allocates 32 message slots when it is made) and
+/// the rest in its tasks. 256 sessions are ~23 MiB over the idle server, so that a flood of
+/// abandoned sessions stays far inside 64 MiB (10,000 of them: 39 MB in all, `bench/http_limits.py`);
+/// 256 concurrent clients is more than a tool server on one machine serves (scale out with
+/// --stateless replicas). Past it, idle sessions give way to new ones.
+pub const DEFAULT_MAX_SESSIONS: usize = 256;
 
 /// The default `--session-idle-timeout`: 10 minutes. Long enough for a person to think between
 /// two tool calls (a session that ended forces the client to initialize again); abandoned
