@@ -5,6 +5,7 @@ mod baseline;
 mod bench;
 mod client;
 mod direct_calls;
+mod docs;
 mod early_initialize;
 mod escapes;
 mod http_doc;
