@@ -64,7 +64,7 @@ pub enum SetupError {
     #[error(transparent)]
     Repo(#[from] crate::repo::OpenError),
     /// A `--source-root` is missing or not a directory.
-    #[error("invalid --source-root: {0}")]
+    #[error("invalid --source-root: {0}; give an existing directory (an absolute path, or `~/…`)")]
     SourceRoot(#[from] mcp_shared::sandbox::SandboxError),
 }
 

@@ -82,9 +82,17 @@ fn run() -> anyhow::Result<()> {
         }
         None => {
             let dir = match &cli.workspace {
-                Some(dir) => {
-                    std::fs::canonicalize(dir).map_err(|e| anyhow::anyhow!("--workspace {}: {e}", dir.display()))?
-                }
+                Some(dir) => std::fs::canonicalize(dir).map_err(|e| {
+                    let why = if e.kind() == std::io::ErrorKind::NotFound {
+                        "does not exist".to_owned()
+                    } else {
+                        e.to_string()
+                    };
+                    anyhow::anyhow!(
+                        "--workspace {} {why}; give an existing directory (an absolute path, or `~/…`)",
+                        dir.display()
+                    )
+                })?,
                 None => {
                     let cwd = std::env::current_dir()?;
                     std::fs::canonicalize(&cwd).unwrap_or(cwd)

@@ -78,7 +78,7 @@ pub struct Config {
 #[derive(Debug, thiserror::Error)]
 pub enum SetupError {
     /// A root is missing or not a directory.
-    #[error("invalid --root: {0}")]
+    #[error("invalid --root: {0}; give an existing directory (an absolute path, or `~/…`)")]
     Root(#[from] SandboxError),
     /// The tool name is not valid.
     #[error("invalid --tool-name: {0}")]

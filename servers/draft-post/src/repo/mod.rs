@@ -71,7 +71,9 @@ pub use crate::view::ARTICLE;
 #[derive(Debug, thiserror::Error)]
 pub enum OpenError {
     /// The sandbox refused the directory (missing, not a directory, ...).
-    #[error("cannot use the repository {path}: {source}")]
+    #[error(
+        "cannot use the repository {path}: {source}; give --repo an existing directory (an absolute path, or `~/…`)"
+    )]
     Sandbox {
         /// The directory as given.
         path: String,
