@@ -277,7 +277,16 @@ impl Editor {
         if md.len > self.limits.max_file_size {
             return Err(self.too_large(t, md.len));
         }
-        let len = file.metadata().map(|m| m.len()).unwrap_or(md.len);
+        let before = file.metadata().ok();
+        // What the file is before it is read, for the check just before the write: a change
+        // made while it is read, or after, then refuses the write (taken after the read, the
+        // stamp could count an append the read missed).
+        t.loaded.set(before.as_ref().map(|now| Stamp {
+            id: mcp_shared::platform::file_id_of(file).ok(),
+            len: now.len(),
+            modified: now.modified().ok(),
+        }));
+        let len = before.map(|m| m.len()).unwrap_or(md.len);
         if len > self.limits.max_file_size {
             return Err(self.too_large(t, len));
         }
@@ -292,14 +301,6 @@ impl Editor {
         })?;
         if bytes.len() as u64 > self.limits.max_file_size {
             return Err(self.too_large(t, bytes.len() as u64));
-        }
-        // What the file was when it was read, for the check just before the write.
-        if let Ok(now) = file.metadata() {
-            t.loaded.set(Some(Stamp {
-                id: mcp_shared::platform::file_id_of(file).ok(),
-                len: now.len(),
-                modified: now.modified().ok(),
-            }));
         }
         document::decode(bytes).map_err(|e| not_text(t.shown, &e))
     }
