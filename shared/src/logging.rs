@@ -257,11 +257,11 @@ mod tests {
         let args = example_args("--root", &[std::path::PathBuf::from("/home/u/my project")], "/path/to/project");
         let banner = Banner { name: "mcp-server-text-editor", version: "0.1.0", summary: "s", example_args: &args };
         let text = banner_text(&banner, "/bin/mcp-server-text-editor");
-        assert!(
-            text.contains("claude mcp add text-editor -- /bin/mcp-server-text-editor --root '/home/u/my project'\n"),
-            "{text}"
-        );
-        assert!(text.contains(r#""args": ["--root", "/home/u/my project"]"#), "{text}");
+        // Absolute as the platform writes it (`Z:\home\u\my project` on Windows).
+        let shown = std::path::absolute("/home/u/my project").unwrap().display().to_string();
+        let line = format!("claude mcp add text-editor -- /bin/mcp-server-text-editor --root '{shown}'\n");
+        assert!(text.contains(&line), "{text}");
+        assert!(text.contains(&format!(r#""args": ["--root", {shown:?}]"#)), "{text}");
         assert!(!text.contains("/path/to/project"), "{text}");
     }
 
