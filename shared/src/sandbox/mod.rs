@@ -630,11 +630,16 @@ impl Sandbox {
             root.dir.create_dir_all(parent).map_err(|e| self.io(e, shown))?;
         }
         let parent_dir = open_dir_at(&root.dir, parent).map_err(|e| self.io(e, shown))?;
-        atomic::write_in(&parent_dir, Path::new(name), bytes, opts, unchanged).map_err(|e| match e {
+        atomic::write_in(&parent_dir, Path::new(name), bytes, opts, unchanged).map_err(|e| self.write_failed(e, shown))
+    }
+
+    /// An atomic write's failure as the sandbox says it.
+    fn write_failed(&self, error: atomic::WriteError, shown: &str) -> SandboxError {
+        match error {
             atomic::WriteError::DirectoryNotWritable => SandboxError::DirectoryNotWritable { path: shown.to_owned() },
             atomic::WriteError::Changed => SandboxError::Changed { path: shown.to_owned() },
             atomic::WriteError::Io(e) => self.io(e, shown),
-        })
+        }
     }
 
     /// Writes (atomically) the file `rel` (a relative, `/`-separated path of plain names)
@@ -722,11 +727,7 @@ impl Sandbox {
         let Some(parent) = handle else {
             return Err(SandboxError::not_found(&shown));
         };
-        atomic::write_in(&parent, Path::new(name), bytes, opts, None).map_err(|e| match e {
-            atomic::WriteError::DirectoryNotWritable => SandboxError::DirectoryNotWritable { path: shown.clone() },
-            atomic::WriteError::Changed => SandboxError::Changed { path: shown.clone() },
-            atomic::WriteError::Io(e) => self.io(e, &shown),
-        })
+        atomic::write_in(&parent, Path::new(name), bytes, opts, None).map_err(|e| self.write_failed(e, &shown))
     }
 
     /// Removes a file (a symlink as the last component is removed itself, not

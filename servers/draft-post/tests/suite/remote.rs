@@ -292,16 +292,17 @@ fn numbered_directories_made_by_hand_hold_their_numbers() {
     std::fs::create_dir_all(fx.at("projects/p/02-next-post")).unwrap();
     std::fs::write(fx.at("projects/p/02-next-post/notes.txt"), "notes").unwrap();
     std::fs::create_dir_all(fx.at("projects/p/03-reserved")).unwrap();
-    let b = json!({"source": "/c/b.md", "project": "p", "content": "---\ntitle: b\n---\n"});
-    let mut dry = b.clone();
-    dry["dry_run"] = json!(true);
-    assert_eq!(posted(&mut c, dry)["dir"], "projects/p/04-b");
-    assert_eq!(posted(&mut c, b)["dir"], "projects/p/04-b");
+    // The dry run of `name`, then the call: both must name `dir`.
+    let mut file = |name: &str, dir: &str| {
+        let call =
+            json!({"source": format!("/c/{name}.md"), "project": "p", "content": format!("---\ntitle: {name}\n---\n")});
+        let mut dry = call.clone();
+        dry["dry_run"] = json!(true);
+        assert_eq!(posted(&mut c, dry)["dir"], dir, "the dry run of {name}");
+        assert_eq!(posted(&mut c, call)["dir"], dir, "the call of {name}");
+    };
+    file("b", "projects/p/04-b");
     assert!(fx.at("projects/p/03-reserved").is_dir(), "an empty numbered directory is kept");
     std::fs::create_dir_all(fx.at("projects/p/07-draft-by-hand")).unwrap();
-    let d = json!({"source": "/c/d.md", "project": "p", "content": "---\ntitle: d\n---\n"});
-    let mut dry = d.clone();
-    dry["dry_run"] = json!(true);
-    assert_eq!(posted(&mut c, dry)["dir"], "projects/p/08-d");
-    assert_eq!(posted(&mut c, d)["dir"], "projects/p/08-d");
+    file("d", "projects/p/08-d");
 }

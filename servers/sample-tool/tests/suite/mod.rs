@@ -2,6 +2,7 @@
 
 use mcp_tests::StdioClient;
 
+mod adding_a_tool;
 mod calls;
 mod http;
 mod http_limits;
