@@ -5,8 +5,6 @@
 # own id) POSTing the same tools/call (`hoge`, calc 1 + 2) to
 #   - floor: mcp-floor-http, a bare hyper server that parses the body and answers a fixed result;
 #   - ours --stateless (plain JSON, no session);
-#   - ours --stateless --no-direct-calls (the same answers through rmcp's per-request service:
-#     what the direct path is worth);
 #   - ours in one 2025-11-25 session (SSE answers);
 #   - ours at 2026-07-28, sessionless (version in _meta, the Mcp-Method/Mcp-Name headers);
 #   - the TypeScript SDK 1.x server in one session (the peer).
@@ -64,13 +62,11 @@ HTTP=""
 if [[ "$ROUNDS" != 0 ]]; then  # ROUNDS=0: the stdio step alone
   (cd "$PEERS" && [[ -d node_modules/@modelcontextprotocol/sdk ]] || npm ci --no-audit --no-fund --loglevel=error)
   FLOOR_PORT="$(free_port)"; STATELESS_PORT="$(free_port)"; SESSION_PORT="$(free_port)"; TS_PORT="$(free_port)"
-  RMCP_PORT="$(free_port)"
   start "$REL/mcp-floor-http" "127.0.0.1:$FLOOR_PORT"; FLOOR_PID=$LAST_PID
   start "$REL/mcp-server-sample-tool" --stateless --http "127.0.0.1:$STATELESS_PORT"; STATELESS_PID=$LAST_PID
   start "$REL/mcp-server-sample-tool" --http "127.0.0.1:$SESSION_PORT"; SESSION_PID=$LAST_PID
-  start "$REL/mcp-server-sample-tool" --stateless --no-direct-calls --http "127.0.0.1:$RMCP_PORT"; RMCP_PID=$LAST_PID
   start node "$PEERS/ts_server.mjs" "$TS_PORT"; TS_PID=$LAST_PID
-  for port in "$FLOOR_PORT" "$STATELESS_PORT" "$SESSION_PORT" "$TS_PORT" "$RMCP_PORT"; do wait_port "$port"; done
+  for port in "$FLOOR_PORT" "$STATELESS_PORT" "$SESSION_PORT" "$TS_PORT"; do wait_port "$port"; done
 
   ARGS='{"action":"calc","args":{"x":1,"y":2}}'
   CALL="{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"hoge\",\"arguments\":$ARGS}}"
@@ -91,7 +87,6 @@ if [[ "$ROUNDS" != 0 ]]; then  # ROUNDS=0: the stdio step alone
     for round in $(seq 1 "$ROUNDS"); do
       run "floor@$round" "http://127.0.0.1:$FLOOR_PORT/" "$WORK/floor.lua" "$FLOOR_PID"
       run "ours-stateless@$round" "http://127.0.0.1:$STATELESS_PORT/mcp" "$WORK/stateless.lua" "$STATELESS_PID"
-      run "stateless-via-rmcp@$round" "http://127.0.0.1:$RMCP_PORT/mcp" "$WORK/stateless.lua" "$RMCP_PID"
       run "ours-session@$round" "http://127.0.0.1:$SESSION_PORT/mcp" "$WORK/session.lua" "$SESSION_PID"
       run "ours-2026-07-28@$round" "http://127.0.0.1:$SESSION_PORT/mcp" "$WORK/2026.lua" "$SESSION_PID"
       [[ "$round" != 1 ]] || run "ts-sdk-session@$round" "http://127.0.0.1:$TS_PORT/mcp" "$WORK/ts.lua" "$TS_PID"
@@ -99,7 +94,7 @@ if [[ "$ROUNDS" != 0 ]]; then  # ROUNDS=0: the stdio step alone
   )"
 
   # The HTTP servers go before the stdio step: idle, the TypeScript SDK's node still wakes up.
-  for pid in "$FLOOR_PID" "$STATELESS_PID" "$SESSION_PID" "$TS_PID" "$RMCP_PID"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "$FLOOR_PID" "$STATELESS_PID" "$SESSION_PID" "$TS_PID"; do kill "$pid" 2>/dev/null || true; done
 fi
 echo "== stdio: cold start and idle RSS against mcp-baseline ($SPAWNS spawns each, $STDIO_BIN)" >&2
 # The binaries leave the page cache first, and the first (untimed) start reads them back, as a

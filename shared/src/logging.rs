@@ -1,150 +1,39 @@
 //! Logging: `tracing` to stderr (never stdout, which carries JSON-RPC only), filtered by
 //! `RUST_LOG`, without ANSI colours unless stderr is a terminal; and the banner a person sees
 //! when they start a server by hand on a terminal.
-//!
-//! The subscriber is installed at once and built when first needed ([`Deferred`]): building it
-//! (its span registry alone zeroes 32 KiB, page by page; `RUST_LOG` is parsed) is work that a
-//! stdio session which logs nothing never needs. Over HTTP it is built at start ([`init`]);
-//! nothing logged is lost either way.
 
 use std::{
     io::{IsTerminal, Write},
     sync::OnceLock,
 };
 
-use tracing::{
-    Event, Metadata, Subscriber,
-    level_filters::LevelFilter,
-    span::{Attributes, Id, Record},
-    subscriber::Interest,
-};
-use tracing_core::span::Current;
-use tracing_subscriber::{EnvFilter, util::SubscriberInitExt as _};
+use tracing::Metadata;
+use tracing_subscriber::{EnvFilter, filter::filter_fn, layer::SubscriberExt as _, util::SubscriberInitExt as _};
 
 /// The filter used when `RUST_LOG` is not set: warnings from everything, info from our crates.
 pub const DEFAULT_FILTER: &str = "warn,mcp=info,ide_bridge=info";
 
-/// The most verbose level [`DEFAULT_FILTER`] lets through (a test checks that they agree).
-const DEFAULT_MAX_LEVEL: LevelFilter = LevelFilter::INFO;
-
-/// Installs the stderr subscriber, if no subscriber is installed yet, and builds it now. Safe to
-/// call more than once.
+/// Installs the stderr subscriber as the global default, unless one is installed already. Safe
+/// to call more than once. It also forwards the `log` crate's records (some dependencies log
+/// with it).
 pub fn init() {
-    install();
-    DEFERRED.built();
-}
-
-/// Installs the stderr subscriber as the global default ([`Deferred`]: built when first needed),
-/// unless one is installed already.
-fn install() {
     static INSTALLED: OnceLock<()> = OnceLock::new();
     INSTALLED.get_or_init(|| {
-        // Also forwards the `log` crate's records (some dependencies log with it).
-        let _ = (&DEFERRED).try_init();
+        let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_FILTER));
+        let subscriber = tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .with_ansi(std::io::stderr().is_terminal())
+            .with_target(false)
+            // When stderr is gone (the client closed its end of the pipe), a failed write must
+            // be dropped silently: tracing-subscriber would otherwise report it with
+            // `eprintln!`, which panics on the same broken pipe, in whatever task logged (the
+            // host's signal task then died and SIGTERM no longer stopped it).
+            .log_internal_errors(false)
+            .finish()
+            .with(filter_fn(|metadata| !is_replaced(metadata)));
+        let _ = subscriber.try_init();
     });
-}
-
-/// The real subscriber, built on first use.
-static DEFERRED: Deferred = Deferred { inner: OnceLock::new() };
-
-type Inner = Box<dyn Subscriber + Send + Sync>;
-
-/// The global subscriber: the stderr formatter, built by the first call that needs it.
-///
-/// Until then it only answers the global level hint: with `RUST_LOG` unset that is
-/// [`DEFAULT_MAX_LEVEL`], so that `debug!` and `trace!` are skipped by `tracing` itself without
-/// asking the subscriber; with `RUST_LOG` set it is built at once to read it. Every other call
-/// (the first `info!`, a span, a `log` record) builds it and goes to it.
-struct Deferred {
-    inner: OnceLock<Inner>,
-}
-
-impl Deferred {
-    fn built(&self) -> &Inner {
-        self.inner.get_or_init(|| {
-            let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_FILTER));
-            let subscriber = tracing_subscriber::fmt()
-                .with_env_filter(filter)
-                .with_writer(std::io::stderr)
-                .with_ansi(std::io::stderr().is_terminal())
-                .with_target(false)
-                // When stderr is gone (the client closed its end of the pipe), a failed write must
-                // be dropped silently: tracing-subscriber would otherwise report it with
-                // `eprintln!`, which panics on the same broken pipe, in whatever task logged (the
-                // host's signal task then died and SIGTERM no longer stopped it).
-                .log_internal_errors(false)
-                .finish();
-            Box::new(subscriber)
-        })
-    }
-}
-
-impl Subscriber for &'static Deferred {
-    fn on_register_dispatch(&self, subscriber: &tracing::Dispatch) {
-        if let Some(inner) = self.inner.get() {
-            inner.on_register_dispatch(subscriber);
-        }
-    }
-
-    fn max_level_hint(&self) -> Option<LevelFilter> {
-        match self.inner.get() {
-            Some(inner) => inner.max_level_hint(),
-            None if std::env::var_os(EnvFilter::DEFAULT_ENV).is_none() => Some(DEFAULT_MAX_LEVEL),
-            None => self.built().max_level_hint(),
-        }
-    }
-
-    fn register_callsite(&self, metadata: &'static Metadata<'static>) -> Interest {
-        self.built().register_callsite(metadata)
-    }
-
-    fn enabled(&self, metadata: &Metadata<'_>) -> bool {
-        self.built().enabled(metadata)
-    }
-
-    fn new_span(&self, span: &Attributes<'_>) -> Id {
-        self.built().new_span(span)
-    }
-
-    fn record(&self, span: &Id, values: &Record<'_>) {
-        self.built().record(span, values);
-    }
-
-    fn record_follows_from(&self, span: &Id, follows: &Id) {
-        self.built().record_follows_from(span, follows);
-    }
-
-    fn event_enabled(&self, event: &Event<'_>) -> bool {
-        !is_replaced(event.metadata()) && self.built().event_enabled(event)
-    }
-
-    fn event(&self, event: &Event<'_>) {
-        self.built().event(event);
-    }
-
-    fn enter(&self, span: &Id) {
-        self.built().enter(span);
-    }
-
-    fn exit(&self, span: &Id) {
-        self.built().exit(span);
-    }
-
-    fn clone_span(&self, id: &Id) -> Id {
-        self.built().clone_span(id)
-    }
-
-    fn try_close(&self, id: Id) -> bool {
-        self.built().try_close(id)
-    }
-
-    fn current_span(&self) -> Current {
-        match self.inner.get() {
-            Some(inner) => inner.current_span(),
-            // Nothing was ever entered.
-            None => Current::none(),
-        }
-    }
 }
 
 /// Set by the stdio transport, which gives rmcp ids of its own for the client's (to keep them
@@ -167,10 +56,10 @@ fn is_replaced(metadata: &Metadata<'_>) -> bool {
         && metadata.fields().field("error").is_some()
 }
 
-/// What every server's `main` does first: installs the logging (built when first needed, see
-/// the module docs), then [`banner_if_terminal`].
+/// What every server's `main` does first: installs the logging ([`init`]), then
+/// [`banner_if_terminal`].
 pub fn start(banner: &Banner<'_>) {
-    install();
+    init();
     banner_if_terminal(banner);
 }
 
@@ -246,11 +135,6 @@ fn banner_text(banner: &Banner<'_>, exe: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_level_hint_before_the_subscriber_is_built_is_the_default_filter_s() {
-        assert_eq!(EnvFilter::new(DEFAULT_FILTER).max_level_hint(), Some(DEFAULT_MAX_LEVEL));
-    }
 
     #[test]
     fn the_banner_registers_the_root_the_server_was_started_with() {

@@ -50,34 +50,12 @@ struct Cli {
     transport: TransportArgs,
 }
 
-impl Default for Cli {
-    fn default() -> Self {
-        Cli {
-            repo: None,
-            source_roots: Vec::new(),
-            max_manuscript_size: mcp_server_draft_post::source::DEFAULT_MAX_MANUSCRIPT_BYTES,
-            no_content: false,
-            max_attachment_size: mcp_server_draft_post::attach::DEFAULT_MAX_ATTACHMENT_BYTES,
-            max_attachments_total: mcp_server_draft_post::attach::DEFAULT_MAX_ATTACHMENTS_TOTAL,
-            no_fsync: false,
-            transport: TransportArgs::default(),
-        }
-    }
-}
-
-/// The directory flag, parsed without clap when it is the whole command line.
-const DIRECTORY: mcp_shared::cli::DirectoryArg<Cli> =
-    mcp_shared::cli::DirectoryArg { long: "repo", set: |cli, dir| cli.repo = Some(dir) };
-
-/// The environment variables the flags read.
-const ENV: &[&str] = &["MCP_HTTP_TOKEN"];
-
 fn main() -> std::process::ExitCode {
     mcp_shared::cli::exit(run())
 }
 
 fn run() -> anyhow::Result<()> {
-    let cli: Cli = mcp_shared::cli::parse_with_directory(ENV, DIRECTORY);
+    let cli = <Cli as clap::Parser>::parse();
     logging::start(&logging::Banner {
         name: mcp_server_draft_post::NAME,
         version: env!("CARGO_PKG_VERSION"),
@@ -101,19 +79,4 @@ fn run() -> anyhow::Result<()> {
     // Logged once the runtime runs: over stdio, after `initialize` is answered.
     mcp_shared::serve_blocking_with(server, &cli.transport, || places.log_startup(), || ())?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_start_without_flags_takes_clap_s_defaults() {
-        mcp_shared::cli::check_defaults::<Cli>(ENV).unwrap();
-    }
-
-    #[test]
-    fn the_directory_flag_alone_is_parsed_as_clap_parses_it() {
-        mcp_shared::cli::check_directory_arg(DIRECTORY).unwrap();
-    }
 }

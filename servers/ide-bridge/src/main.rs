@@ -39,25 +39,12 @@ struct Cli {
     transport: TransportArgs,
 }
 
-impl Default for Cli {
-    fn default() -> Self {
-        Cli { url: None, token: None, workspace: None, request_timeout: 20.0, transport: TransportArgs::default() }
-    }
-}
-
-/// The directory flag, parsed without clap when it is the whole command line.
-const DIRECTORY: mcp_shared::cli::DirectoryArg<Cli> =
-    mcp_shared::cli::DirectoryArg { long: "workspace", set: |cli, dir| cli.workspace = Some(dir) };
-
-/// The environment variables the flags read.
-const ENV: &[&str] = &[TOKEN_ENV, "MCP_HTTP_TOKEN"];
-
 fn main() -> std::process::ExitCode {
     mcp_shared::cli::exit(run())
 }
 
 fn run() -> anyhow::Result<()> {
-    let cli: Cli = mcp_shared::cli::parse_with_directory(ENV, DIRECTORY);
+    let cli = <Cli as clap::Parser>::parse();
     logging::start(&logging::Banner {
         name: mcp_server_ide_bridge::NAME,
         version: env!("CARGO_PKG_VERSION"),
@@ -114,19 +101,4 @@ fn run() -> anyhow::Result<()> {
     // with the runtime.
     mcp_shared::serve_blocking_with(server, &cli.transport, || bridge.connect(), || bridge.shutdown())?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_start_without_flags_takes_clap_s_defaults() {
-        mcp_shared::cli::check_defaults::<Cli>(ENV).unwrap();
-    }
-
-    #[test]
-    fn the_directory_flag_alone_is_parsed_as_clap_parses_it() {
-        mcp_shared::cli::check_directory_arg(DIRECTORY).unwrap();
-    }
 }

@@ -4,22 +4,19 @@ use mcp_shared::{McpServer, TransportArgs, logging};
 
 /// The mcp-suite template MCP server: the `hoge` calculator and a `countdown` that shows
 /// progress, cancellation and timeouts.
-#[derive(Debug, Default, clap::Parser)]
+#[derive(Debug, clap::Parser)]
 #[command(name = "mcp-server-sample-tool", version, about)]
 struct Cli {
     #[command(flatten)]
     transport: TransportArgs,
 }
 
-/// The environment variables the flags read.
-const ENV: &[&str] = &["MCP_HTTP_TOKEN"];
-
 fn main() -> std::process::ExitCode {
     mcp_shared::cli::exit(run())
 }
 
 fn run() -> anyhow::Result<()> {
-    let cli: Cli = mcp_shared::cli::parse(ENV);
+    let cli = <Cli as clap::Parser>::parse();
     logging::start(&logging::Banner {
         name: mcp_server_sample_tool::NAME,
         version: env!("CARGO_PKG_VERSION"),
@@ -29,14 +26,4 @@ fn run() -> anyhow::Result<()> {
     let server = McpServer::new(mcp_server_sample_tool::identity(), mcp_server_sample_tool::registry()?);
     mcp_shared::serve_blocking(server, &cli.transport)?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_start_without_flags_takes_clap_s_defaults() {
-        mcp_shared::cli::check_defaults::<Cli>(ENV).unwrap();
-    }
 }

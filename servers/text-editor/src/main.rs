@@ -52,37 +52,12 @@ struct Cli {
     transport: TransportArgs,
 }
 
-impl Default for Cli {
-    fn default() -> Self {
-        Cli {
-            roots: Vec::new(),
-            tools: mcp_server_text_editor::ToolChoice(
-                mcp_server_text_editor::TOOLS.iter().map(|t| (*t).to_owned()).collect(),
-            ),
-            tool_name: DEFAULT_TOOL_NAME.to_owned(),
-            max_output_chars: 16_000,
-            max_file_size: 64 * 1024 * 1024,
-            undo_depth: 32,
-            no_fsync: false,
-            read_only: false,
-            transport: TransportArgs::default(),
-        }
-    }
-}
-
-/// The directory flag, parsed without clap when it is the whole command line.
-const DIRECTORY: mcp_shared::cli::DirectoryArg<Cli> =
-    mcp_shared::cli::DirectoryArg { long: "root", set: |cli, dir| cli.roots = vec![dir] };
-
-/// The environment variables the flags read.
-const ENV: &[&str] = &["MCP_HTTP_TOKEN"];
-
 fn main() -> std::process::ExitCode {
     mcp_shared::cli::exit(run())
 }
 
 fn run() -> anyhow::Result<()> {
-    let cli: Cli = mcp_shared::cli::parse_with_directory(ENV, DIRECTORY);
+    let cli = <Cli as clap::Parser>::parse();
     logging::start(&logging::Banner {
         name: NAME,
         version: env!("CARGO_PKG_VERSION"),
@@ -118,19 +93,4 @@ fn run() -> anyhow::Result<()> {
     };
     mcp_shared::serve_blocking_with(server, &cli.transport, log_startup, || ())?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_start_without_flags_takes_clap_s_defaults() {
-        mcp_shared::cli::check_defaults::<Cli>(ENV).unwrap();
-    }
-
-    #[test]
-    fn the_directory_flag_alone_is_parsed_as_clap_parses_it() {
-        mcp_shared::cli::check_directory_arg(DIRECTORY).unwrap();
-    }
 }

@@ -153,16 +153,6 @@ pub fn process_alive(pid: u32) -> bool {
     imp::process_alive(pid)
 }
 
-/// Appends what one read of this process's standard input gives to `buf`: at most `chunk`
-/// bytes, or what is left of the room `buf` had beyond its length if that is more; `Ok(0)` at
-/// end of input. What it reads is never also held in `std`'s own stdin buffer, so the pipes
-/// that read stdin afterwards miss nothing. Unix: straight from fd 0 into `buf`'s spare
-/// capacity, which is not written before the kernel fills it. Windows: through `std`'s handle
-/// into a zeroed chunk larger than `std`'s buffer, which `std` then passes by.
-pub fn read_stdin_appending(buf: &mut Vec<u8>, chunk: usize) -> io::Result<usize> {
-    imp::read_stdin_appending(buf, chunk)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -132,17 +132,6 @@ pub(super) fn process_alive(pid: u32) -> bool {
     rustix::process::test_kill_process(pid).is_ok()
 }
 
-pub(super) fn read_stdin_appending(buf: &mut Vec<u8>, chunk: usize) -> io::Result<usize> {
-    // Exactly: the spare capacity is what one read may fill.
-    buf.reserve_exact(chunk);
-    loop {
-        match rustix::io::read(rustix::stdio::stdin(), rustix::buffer::spare_capacity(&mut *buf)) {
-            Err(rustix::io::Errno::INTR) => {}
-            read => return Ok(read?),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

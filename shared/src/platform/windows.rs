@@ -130,18 +130,6 @@ pub(super) fn create_private_dir(dir: &std::path::Path) -> io::Result<()> {
     }
 }
 
-/// `std`'s stdin buffer (8 KiB) is passed by for a read at least as large as it.
-const STDIN_CHUNK: usize = 16 * 1024;
-
-pub(super) fn read_stdin_appending(buf: &mut Vec<u8>, chunk: usize) -> io::Result<usize> {
-    use std::io::Read as _;
-    let start = buf.len();
-    buf.resize(start + chunk.max(STDIN_CHUNK), 0);
-    let read = std::io::stdin().read(&mut buf[start..]);
-    buf.truncate(start + *read.as_ref().unwrap_or(&0));
-    read
-}
-
 /// `OpenProcess` + `GetExitCodeProcess`: the process exists and has not exited. The only
 /// `unsafe` of the suite: two Win32 calls with a handle that is closed before returning.
 #[allow(unsafe_code)]

@@ -70,15 +70,18 @@ pub use crate::extension::{NoExtension, ServerExtension};
 /// Per-server settings of the handler.
 #[derive(Debug, Clone)]
 pub struct ServerSettings {
-    /// The per-call timeout (flag `--tool-timeout`, default 30 s).
+    /// The per-call timeout (flag `--tool-timeout`, default [`DEFAULT_TOOL_TIMEOUT`]).
     pub tool_timeout: Duration,
     /// The call log (flag `--audit-log`), if any.
     pub call_log: Option<Arc<CallLog>>,
 }
 
+/// The default `--tool-timeout`.
+pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(30);
+
 impl Default for ServerSettings {
     fn default() -> Self {
-        ServerSettings { tool_timeout: Duration::from_secs(30), call_log: None }
+        ServerSettings { tool_timeout: DEFAULT_TOOL_TIMEOUT, call_log: None }
     }
 }
 
@@ -203,11 +206,6 @@ impl McpServer {
 pub const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
 
 impl McpServer {
-    /// The listed descriptor of the tool called `name`, if the registry has it.
-    pub(crate) fn tool_descriptor(&self, name: &str) -> Option<&rmcp::model::Tool> {
-        self.registry.get(name).map(|tool| tool.descriptor())
-    }
-
     /// For a 2026-07-28 request, the result's `_meta` with the server's identity
     /// (`io.modelcontextprotocol/serverInfo`), which that revision's results carry.
     fn stamp(&self, meta: &mut Option<rmcp::model::MetaObject>, context: &RequestContext<RoleServer>) {

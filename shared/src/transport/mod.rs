@@ -26,7 +26,7 @@ pub struct TransportArgs {
     pub http_token: Option<String>,
 
     /// Per-call timeout in seconds; a call that runs longer is stopped with TIMEOUT.
-    #[arg(long, value_name = "SECS", default_value_t = 30.0, value_parser = parse_seconds)]
+    #[arg(long, value_name = "SECS", default_value_t = crate::server::DEFAULT_TOOL_TIMEOUT.as_secs_f64(), value_parser = parse_seconds)]
     pub tool_timeout: f64,
 
     /// The largest JSON-RPC message accepted, in bytes; larger ones are refused with an error.
@@ -53,18 +53,6 @@ pub struct TransportArgs {
     /// serve one client (no server-to-client requests: no MCP roots, no progress).
     #[arg(long)]
     pub stateless: bool,
-
-    /// HTTP: serve sessionless `tools/call` requests through rmcp's per-request service, as
-    /// every other request, instead of calling the tool directly (the same answers, slower; for
-    /// comparison, and a way back should the direct path ever misbehave).
-    #[arg(long)]
-    pub no_direct_calls: bool,
-
-    /// stdio: answer `initialize` once the async runtime runs, as every other message, instead
-    /// of before it starts (the same answer, later; for comparison, and a way back should the
-    /// early answer ever misbehave).
-    #[arg(long)]
-    pub no_early_initialize: bool,
 
     /// HTTP: open connections at most; past it, a connection that never sent a request gives
     /// way, else the new one gets 503. Default: the file-descriptor limit less a reserve.
@@ -134,34 +122,6 @@ pub const DEFAULT_MAX_SESSIONS: usize = 256;
 /// sessions are also ended sooner when new ones need their place (`--max-sessions`).
 pub const DEFAULT_SESSION_IDLE_SECS: f64 = 600.0;
 
-impl Default for TransportArgs {
-    fn default() -> Self {
-        TransportArgs {
-            http: None,
-            http_token: None,
-            tool_timeout: 30.0,
-            max_message_bytes: 64 * 1024 * 1024,
-            allow_hosts: Vec::new(),
-            allow_origins: Vec::new(),
-            insecure_no_token: false,
-            stateless: false,
-            no_direct_calls: false,
-            no_early_initialize: false,
-            max_connections: None,
-            header_read_timeout: 10.0,
-            max_sessions: DEFAULT_MAX_SESSIONS,
-            session_idle_timeout: DEFAULT_SESSION_IDLE_SECS,
-            shutdown_grace: 10.0,
-            audit_log: None,
-            protect_metrics: false,
-            auth_issuer: None,
-            public_url: None,
-            auth_read_scope: "mcp:read".to_owned(),
-            auth_write_scope: "mcp:write".to_owned(),
-        }
-    }
-}
-
 /// `--http`'s address: `HOST:PORT` with an IP address, `localhost:PORT`, or `:PORT` and `PORT`
 /// alone for the loopback address 127.0.0.1.
 pub fn parse_http_addr(s: &str) -> Result<SocketAddr, String> {
@@ -215,7 +175,6 @@ impl TransportArgs {
             allow_origins: self.allow_origins.clone(),
             insecure_no_token: self.insecure_no_token,
             stateless: self.stateless,
-            direct_calls: !self.no_direct_calls,
             protect_metrics: self.protect_metrics,
             oauth: self.auth_issuer.as_ref().zip(self.public_url.as_ref()).map(|(issuer, public_url)| {
                 http::OAuthOptions {
@@ -271,10 +230,8 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, ServeError> {
         .map_err(|source| ServeError::Io { context: "cannot start the async runtime".into(), source })
 }
 
-/// [`serve`] on a [`runtime`]: what a server's `main` calls once its flags are parsed.
-///
-/// Over stdio the client's `initialize` is answered before the runtime is built
-/// ([`stdio::early_initialize`]; not with `--no-early-initialize`).
+/// [`serve`] on a [`runtime`] (stdio) or an [`http_runtime`]: what a server's `main` calls once
+/// its flags are parsed.
 pub fn serve_blocking(server: McpServer, args: &TransportArgs) -> Result<(), ServeError> {
     serve_blocking_with(server, args, || (), || ())
 }
@@ -287,35 +244,13 @@ pub fn serve_blocking_with(
     start: impl FnOnce(),
     stop: impl FnOnce(),
 ) -> Result<(), ServeError> {
-    if args.http.is_some() {
-        crate::logging::init();
-        return http_runtime()?.block_on(async {
-            start();
-            let served = serve(server, args).await;
-            stop();
-            served
-        });
-    }
-    let settings = args.settings(&server.identity().name)?;
-    let call_log = settings.call_log.clone();
-    let server = server.with_settings(settings);
-    // The answer the client waits for first, before the runtime is built: it needs none of it.
-    // A person typing on a terminal gains nothing from it, and would see the log lines of
-    // `start` only after their first line. The log's subscriber is built by the first line
-    // logged (see `logging`): a session that logs nothing never builds it.
-    let early = if args.no_early_initialize || std::io::IsTerminal::is_terminal(&std::io::stdin()) {
-        stdio::EarlyStart::default()
-    } else {
-        stdio::early_initialize(&server, args.max_message_bytes, &mut stdio::Stdin, &mut std::io::stdout())
-    };
-    let served = runtime()?.block_on(async {
+    let runtime = if args.http.is_some() { http_runtime()? } else { runtime()? };
+    runtime.block_on(async {
         start();
-        let served = serve_stdio_after(server, args.max_message_bytes, early).await;
+        let served = serve(server, args).await;
         stop();
         served
-    });
-    drain(call_log.as_deref());
-    served
+    })
 }
 
 /// Lets the call log write what is queued before the process ends (bounded: a log nobody reads
@@ -352,19 +287,10 @@ pub async fn serve(server: McpServer, args: &TransportArgs) -> Result<(), ServeE
 
 /// Serves over stdin/stdout until stdin closes.
 pub async fn serve_stdio(server: McpServer, max_message_bytes: usize) -> Result<(), ServeError> {
-    serve_stdio_after(server, max_message_bytes, stdio::EarlyStart::default()).await
-}
-
-/// [`serve_stdio`], going on from what [`stdio::early_initialize`] read and answered.
-pub async fn serve_stdio_after(
-    server: McpServer,
-    max_message_bytes: usize,
-    early: stdio::EarlyStart,
-) -> Result<(), ServeError> {
     // Non-blocking pipes on Linux when the client launched us with pipes (no thread hand-off per
     // message); the blocking std handles otherwise (e.g. a terminal).
     let (reader, writer) = rmcp::transport::io::stdio_pipes();
-    let transport = stdio::after_early_start(reader, writer, max_message_bytes, early);
+    let transport = stdio::StdioTransport::new(reader, writer, max_message_bytes);
     let running = match server.serve(transport).await {
         Ok(running) => running,
         Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {

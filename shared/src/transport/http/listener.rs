@@ -33,11 +33,9 @@ use std::{
 
 use axum::{
     body::Body,
-    extract::Request,
     http::StatusCode,
     response::{IntoResponse as _, Response},
 };
-use futures::future::Either;
 use hyper::{body::Incoming, service::Service as _};
 use hyper_util::{
     rt::{TokioIo, TokioTimer},
@@ -52,21 +50,6 @@ use tokio::{
 use tokio_util::sync::CancellationToken;
 
 use super::wire::{BodyTimedOut, HoldingBody};
-
-/// A response being produced.
-pub type Answer = Pin<Box<dyn Future<Output = Response> + Send>>;
-
-/// The answer to a request without the router, for the requests it takes (the others are given
-/// back, boxed): the same answer the router would give, without its per-request work.
-pub type Shortcut = Arc<dyn Fn(Request) -> Result<Answer, Box<Request>> + Send + Sync>;
-
-/// What the listener serves.
-pub struct Routes {
-    /// Every path.
-    pub router: axum::Router,
-    /// Asked first, for every request.
-    pub shortcut: Shortcut,
-}
 
 /// What the listener allows.
 #[derive(Debug, Clone, Copy)]
@@ -273,7 +256,7 @@ const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
 /// session and its streams) and the remaining connections get a second to close.
 pub async fn serve(
     listener: TcpListener,
-    routes: Routes,
+    router: axum::Router,
     limits: ListenerLimits,
     shutdown: CancellationToken,
     sessions: CancellationToken,
@@ -310,8 +293,7 @@ pub async fn serve(
         };
         let requested = Arc::clone(&slot.requested);
         let inflight = Arc::clone(&inflight);
-        let router = TowerToHyperService::new(routes.router.clone());
-        let shortcut = Arc::clone(&routes.shortcut);
+        let router = TowerToHyperService::new(router.clone());
         let body_timeout = limits.header_read_timeout * BODY_TIMEOUT_FACTOR;
         let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
             requested.store(true, Ordering::Relaxed);
@@ -323,11 +305,7 @@ pub async fn serve(
                 None => {
                     let guard = (request.method() == hyper::Method::POST).then(|| InFlightGuard::enter(&inflight));
                     let request = request.map(|body| Body::new(DeadlineBody::new(body, body_timeout)));
-                    let answer = match shortcut(request) {
-                        Ok(answer) => Either::Left(answer),
-                        Err(request) => Either::Right(router.call(*request)),
-                    };
-                    Ok((guard, answer))
+                    Ok((guard, router.call(request)))
                 }
             };
             async move {
@@ -335,10 +313,7 @@ pub async fn serve(
                     Ok(pending) => pending,
                     Err(refused) => return Ok(refused),
                 };
-                let response = match response {
-                    Either::Left(direct) => direct.await,
-                    Either::Right(routed) => routed.await?,
-                };
+                let response = response.await?;
                 Ok::<_, Infallible>(match guard {
                     Some(guard) => response.map(|inner| Body::new(HoldingBody::new(inner, guard))),
                     None => response,

@@ -6,8 +6,7 @@
 //! - the checks, each on `wire` alone: [`token`] (`--http-token`), [`oauth`] (`--auth-issuer`:
 //!   its key fetching in `oauth/keys.rs`, its gate in `oauth/mod.rs`), [`priming`] (SSE priming
 //!   events by revision), [`session_gate`] (the session cap, idle timeout, owners);
-//! - [`direct`]: the direct answer to a sessionless `tools/call` (the one path that does not
-//!   go through rmcp's service), and [`body`], the body check that calls it;
+//! - [`body`]: the body check (size, deadline, JSON) and the explained refusals;
 //! - [`listener`]: connections (TCP_NODELAY, header-read timeout, connection cap, graceful
 //!   shutdown), which serves what it is given and knows nothing of MCP;
 //! - this module: the options, the router, the order of the checks ([`McpGate`]), serving.
@@ -31,7 +30,6 @@
 
 mod auth;
 mod body;
-mod direct;
 mod listener;
 mod oauth;
 mod priming;
@@ -60,7 +58,6 @@ use tokio_util::sync::CancellationToken;
 
 use self::{
     body::BodyLimits,
-    direct::FastCalls,
     session_gate::SessionGate,
     wire::{Onward, json_response},
 };
@@ -82,8 +79,6 @@ pub struct HttpOptions {
     pub insecure_no_token: bool,
     /// No session state between requests.
     pub stateless: bool,
-    /// Sessionless `tools/call` answered without rmcp's per-request service ([`direct`]).
-    pub direct_calls: bool,
     /// `/metrics` needs the token too.
     pub protect_metrics: bool,
     /// OAuth 2.1 resource server (`--auth-issuer`), instead of the static token.
@@ -236,42 +231,6 @@ pub async fn serve_http(server: McpServer, addr: SocketAddr, options: HttpOption
     Ok(())
 }
 
-/// rmcp's service as the endpoint (behind an `Arc`: it is a deep copy, its configuration's host
-/// and origin lists).
-type Endpoint = StreamableHttpService<McpServer, LocalSessionManager>;
-
-/// The checks and the endpoint of `/mcp` and `/`, reached by [`McpRoute::call`] without the
-/// router: for a tool call the router's own work (matching the path, the nested route's URI
-/// rewrite, a boxed clone of each layer's service and the method router per request) cost
-/// about a tenth of the call's CPU time. It is taken only for a `POST` whose path is exactly
-/// `/mcp` or `/`, which the router sends to these same checks and endpoint; everything else
-/// (`GET`, `DELETE`, `/mcp/...`, other paths) still goes through the router.
-#[derive(Clone)]
-struct McpRoute {
-    checks: Arc<McpGate>,
-    endpoint: Arc<Endpoint>,
-}
-
-impl McpRoute {
-    /// Whether the request is one to call the endpoint with directly (see above).
-    fn takes<B>(request: &axum::http::Request<B>) -> bool {
-        request.method() == axum::http::Method::POST && matches!(request.uri().path(), "/mcp" | "/")
-    }
-
-    /// The answer the router would give.
-    async fn call(self, request: Request) -> Response {
-        let endpoint = &self.endpoint;
-        gate(&self.checks, request, |request| async move { endpoint.handle(request).await.into_response() }).await
-    }
-
-    /// What the listener calls for every request: this route's answer to the requests it takes.
-    fn shortcut(self) -> listener::Shortcut {
-        Arc::new(move |request: Request| {
-            if McpRoute::takes(&request) { Ok(Box::pin(self.clone().call(request))) } else { Err(Box::new(request)) }
-        })
-    }
-}
-
 /// The router: `/healthz`, and `/mcp` behind the token check and the session cap, with
 /// Host/Origin validation by rmcp. `sessions` ends every session when cancelled.
 fn router(
@@ -280,7 +239,7 @@ fn router(
     options: &HttpOptions,
     resource_server: Option<Arc<oauth::ResourceServer>>,
     sessions: CancellationToken,
-) -> listener::Routes {
+) -> axum::Router {
     crate::metrics::enable();
     let name: Arc<str> = Arc::from(server.identity().name.as_str());
     let mut hosts = allowed_hosts(bound);
@@ -314,13 +273,8 @@ fn router(
     let mut local = LocalSessionManager::default();
     local.session_config = session_config;
     let manager = Arc::new(local);
-    let direct = options
-        .direct_calls
-        .then(|| Arc::new(FastCalls::new(server.clone(), options.stateless, &hosts, &origins, sessions.clone())));
-    let service: Arc<Endpoint> =
-        Arc::new(StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&manager), config));
     // rmcp's service behind an `Arc`: axum clones the endpoint for every request.
-    let direct_endpoint = Arc::clone(&service);
+    let service = Arc::new(StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&manager), config));
     let endpoint = axum::routing::any(move |request: Request| {
         let service = Arc::clone(&service);
         async move { service.handle(request).await.into_response() }
@@ -329,9 +283,7 @@ fn router(
     if !options.stateless {
         gate.sweep_idle(options.session_idle_timeout, sessions.clone());
     }
-    // The body check also answers a sessionless tools/call directly (without rmcp's per-request
-    // service) when it can.
-    let limits = BodyLimits { max_bytes: options.max_message_bytes, direct };
+    let limits = BodyLimits { max_bytes: options.max_message_bytes };
     // route_layer: the checks wrap the MCP endpoint only, so an unknown path is a 404 without a
     // token. The endpoint is /mcp, and / as well (clients configured with the bare server URL).
     let mut metrics = axum::Router::new().route("/metrics", get(metrics)).with_state(Arc::clone(&gate));
@@ -357,13 +309,11 @@ fn router(
     };
     // Sessions stream SSE, whose priming events only 2025-11-25 clients can take.
     let checks = Arc::new(McpGate { auth, sessions: gate, limits, priming: !options.stateless });
-    let direct = McpRoute { checks: Arc::clone(&checks), endpoint: direct_endpoint };
     let mcp = axum::Router::new()
         .route_service("/", endpoint.clone())
         .nest_service("/mcp", endpoint)
         .route_layer(middleware::from_fn_with_state(checks, mcp_gate));
-    let router = outer.route("/healthz", get(healthz)).merge(metrics).merge(mcp).fallback(not_found).with_state(oauth);
-    listener::Routes { router, shortcut: direct.shortcut() }
+    outer.route("/healthz", get(healthz)).merge(metrics).merge(mcp).fallback(not_found).with_state(oauth)
 }
 
 /// Who may use the MCP endpoint.
@@ -380,7 +330,7 @@ struct McpGate {
     auth: Auth,
     /// The session bookkeeping and cap: [`session_gate::sessions`].
     sessions: Arc<SessionGate>,
-    /// The body: [`body::check_body`], which also answers a sessionless call directly.
+    /// The body: [`body::check_body`].
     limits: BodyLimits,
     /// SSE priming events by revision ([`priming::by_version`]): with sessions, whose
     /// answers stream SSE.
@@ -393,8 +343,7 @@ async fn mcp_gate(State(checks): State<Arc<McpGate>>, request: Request, next: Ne
     gate(&checks, request, move |request| next.run(request)).await
 }
 
-/// [`mcp_gate`] in front of `next`, as the router's layer or without the router
-/// ([`McpRoute`]).
+/// [`mcp_gate`] in front of `next`.
 async fn gate<F: Onward>(checks: &McpGate, request: Request, next: F) -> Response {
     let after_auth = move |request: Request| async move {
         session_gate::sessions(&checks.sessions, request, move |request: Request| async move {
@@ -446,7 +395,7 @@ async fn wait_for_signal() {
     }
 }
 
-/// Options for tests: loopback defaults, sessions, direct calls, small limits.
+/// Options for tests: loopback defaults, sessions, small limits.
 #[cfg(test)]
 pub(crate) fn test_options() -> HttpOptions {
     HttpOptions {
@@ -456,7 +405,6 @@ pub(crate) fn test_options() -> HttpOptions {
         allow_origins: vec![],
         insecure_no_token: false,
         stateless: false,
-        direct_calls: true,
         protect_metrics: false,
         oauth: None,
         max_sessions: 10,

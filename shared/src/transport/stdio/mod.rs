@@ -42,9 +42,6 @@ use tokio::{
 
 use crate::server::SUPPORTED_PROTOCOL_VERSIONS;
 
-mod early;
-pub use early::{EarlyInput, EarlyStart, Stdin, after_early_start, early_initialize};
-
 // The top-level scanner, public for its fuzz target.
 pub use super::id_scan::{Envelope, IdKind, id_kind, scan};
 use super::{
@@ -82,9 +79,6 @@ pub struct StdioTransport<R, W> {
     initialize_seen: bool,
     /// Messages of a batch not yet handed to rmcp.
     queue: VecDeque<RxJsonRpcMessage<RoleServer>>,
-    /// The answer to `initialize` that [`early_initialize`] already wrote: rmcp's own answer,
-    /// when it comes, is not written again.
-    early_answer: Option<Vec<u8>>,
 }
 
 #[derive(Debug, Default)]
@@ -133,7 +127,6 @@ where
             session: Arc::default(),
             initialize_seen: false,
             queue: VecDeque::new(),
-            early_answer: None,
         }
     }
 
@@ -561,10 +554,6 @@ fn item_is_cancellation(item: &TxJsonRpcMessage<RoleServer>) -> bool {
     matches!(item, JsonRpcMessage::Notification(n) if matches!(n.notification, rmcp::model::ServerNotification::CancelledNotification(_)))
 }
 
-fn is_initialize_answer(item: &TxJsonRpcMessage<RoleServer>) -> bool {
-    matches!(item, JsonRpcMessage::Response(r) if matches!(r.result, ServerResult::InitializeResult(_)))
-}
-
 impl<R, W> Transport<RoleServer> for StdioTransport<R, W>
 where
     R: AsyncRead + Send + Unpin,
@@ -577,21 +566,7 @@ where
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let writer = self.writer.clone();
-        let mut bytes = translate(&self.session, &item);
-        if let Ok(Some(answer)) = &bytes
-            && is_initialize_answer(&item)
-            && let Some(early) = self.early_answer.take()
-        {
-            // The client has this answer already (`early_initialize`); it gets no second one.
-            if *answer != early {
-                tracing::error!(
-                    early = %String::from_utf8_lossy(&early),
-                    rmcp = %String::from_utf8_lossy(answer),
-                    "the initialize answer written before the runtime differs from rmcp's"
-                );
-            }
-            bytes = Ok(None);
-        }
+        let bytes = translate(&self.session, &item);
         async move {
             match bytes.map_err(std::io::Error::other)? {
                 Some(bytes) => write_line(&writer, bytes).await,
