@@ -34,7 +34,7 @@ pub mod uri;
 pub mod workspace;
 
 pub use error::ErrorCode;
-pub use output::{ContentItem, OkResult, ToolError, ToolOutput, adapt_content_to_ok_result};
+pub use output::{ContentItem, ToolError, ToolOutput};
 pub use registry::{RegisteredTool, RegistryError, Tool, ToolContext, ToolRegistry};
 pub use server::{McpServer, NoExtension, ServerExtension, ServerIdentity, ServerSettings};
 pub use transport::{TransportArgs, serve, serve_blocking, serve_blocking_with};

@@ -203,78 +203,6 @@ impl From<ToolOutput> for CallToolResult {
     }
 }
 
-/// The legacy result shape older callers of the template expect: `{ok: true, result}` or `{ok: false, error: {message, code}}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum OkResult {
-    /// Success.
-    Ok {
-        /// Always `true`.
-        ok: True,
-        /// The first JSON item, else the text items joined by `\n`.
-        result: Value,
-    },
-    /// Failure.
-    Err {
-        /// Always `false`.
-        ok: False,
-        /// The first error item.
-        error: ToolError,
-    },
-}
-
-/// The literal `true` (for [`OkResult`]'s `ok` field).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct True;
-/// The literal `false` (for [`OkResult`]'s `ok` field).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct False;
-
-macro_rules! bool_literal {
-    ($ty:ident, $value:literal) => {
-        impl Serialize for $ty {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.serialize_bool($value)
-            }
-        }
-        impl<'de> Deserialize<'de> for $ty {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                match bool::deserialize(d)? {
-                    $value => Ok($ty),
-                    _ => Err(serde::de::Error::custom(concat!("expected ", $value))),
-                }
-            }
-        }
-    };
-}
-bool_literal!(True, true);
-bool_literal!(False, false);
-
-/// The adapter to the legacy shape: `{content}` → `{ok: true, result} | {ok: false, error}`.
-///
-/// An error item wins; else the first JSON item is the result; else the non-empty text items
-/// joined by `\n` (an empty output gives `""`).
-pub fn adapt_content_to_ok_result(output: &ToolOutput) -> OkResult {
-    if let Some(error) = output.error_item() {
-        return OkResult::Err { ok: False, error: error.clone() };
-    }
-    if let Some(json) = output.content.iter().find_map(|item| match item {
-        ContentItem::Json { json } => Some(json.clone()),
-        _ => None,
-    }) {
-        return OkResult::Ok { ok: True, result: json };
-    }
-    let text: Vec<&str> = output
-        .content
-        .iter()
-        .filter_map(|item| match item {
-            ContentItem::Text { text } if !text.is_empty() => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
-    OkResult::Ok { ok: True, result: Value::String(text.join("\n")) }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -385,40 +313,5 @@ mod tests {
         let v = wire(ToolOutput::text("done").into());
         assert_eq!(v["content"], json!([{"type": "text", "text": "done"}]));
         assert!(v.get("structuredContent").is_none());
-    }
-
-    #[test]
-    fn adapter_prefers_error_then_json_then_text() {
-        let err = ToolOutput {
-            content: vec![
-                ContentItem::Json { json: json!(1) },
-                ContentItem::Error { error: ToolError { message: "x".into(), code: ErrorCode::Timeout } },
-            ],
-        };
-        assert_eq!(
-            serde_json::to_value(adapt_content_to_ok_result(&err)).unwrap(),
-            json!({"ok": false, "error": {"message": "x", "code": "TIMEOUT"}})
-        );
-        let ok = ToolOutput {
-            content: vec![ContentItem::Text { text: "t".into() }, ContentItem::Json { json: json!({"value": 3}) }],
-        };
-        assert_eq!(
-            serde_json::to_value(adapt_content_to_ok_result(&ok)).unwrap(),
-            json!({"ok": true, "result": {"value": 3}})
-        );
-        let text = ToolOutput {
-            content: vec![
-                ContentItem::Text { text: "a".into() },
-                ContentItem::Text { text: String::new() },
-                ContentItem::Text { text: "b".into() },
-            ],
-        };
-        assert_eq!(
-            serde_json::to_value(adapt_content_to_ok_result(&text)).unwrap(),
-            json!({"ok": true, "result": "a\nb"})
-        );
-        let parsed: OkResult =
-            serde_json::from_value(json!({"ok": false, "error": {"message": "m", "code": "NOT_FOUND"}})).unwrap();
-        assert!(matches!(parsed, OkResult::Err { .. }));
     }
 }

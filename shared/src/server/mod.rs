@@ -6,11 +6,7 @@
 //! (JSON-RPC error -32602 listing the known names). Prompts and resources come from an optional
 //! [`ServerExtension`].
 
-use std::{
-    borrow::Cow,
-    sync::{Arc, Mutex},
-    time::Duration,
-};
+use std::{borrow::Cow, sync::Arc, time::Duration};
 
 use futures::{FutureExt, StreamExt};
 use rmcp::{
@@ -100,7 +96,6 @@ pub struct McpServer {
     registry: Arc<ToolRegistry>,
     extension: Arc<dyn ServerExtension>,
     settings: ServerSettings,
-    log_level: Arc<Mutex<Option<String>>>,
     roots: Arc<ClientRoots>,
     subscriptions: Arc<Subscriptions>,
     /// Open `subscriptions/listen` streams, at most [`MAX_LISTENS`] at once.
@@ -121,7 +116,6 @@ impl McpServer {
             registry: Arc::new(registry),
             extension: Arc::new(NoExtension),
             settings: ServerSettings::default(),
-            log_level: Arc::new(Mutex::new(None)),
             roots: Arc::default(),
             subscriptions: Arc::default(),
             listens: Arc::new(tokio::sync::Semaphore::new(MAX_LISTENS)),
@@ -154,11 +148,6 @@ impl McpServer {
     /// with OAuth, it then needs the write scope. An unknown tool changes nothing (it fails).
     pub fn call_writes(&self, name: &str, arguments: Option<&JsonObject>) -> bool {
         self.registry.get(name).is_some_and(|tool| tool.call_writes(arguments))
-    }
-
-    /// The level the client last set with `logging/setLevel` (e.g. `"debug"`), if any.
-    pub fn log_level(&self) -> Option<String> {
-        self.log_level.lock().ok().and_then(|guard| guard.clone())
     }
 
     /// Calls tool `name` with the timeout, cancellation and panic handling of `tools/call`.
@@ -536,10 +525,9 @@ impl ServerHandler for McpServer {
         request: rmcp::model::SetLevelRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
+        // Accepted, as the `logging` capability promises; the log goes to stderr, filtered by
+        // `RUST_LOG`, and the server sends no `notifications/message`.
         tracing::debug!(level = ?request.level, "client set the logging level");
-        if let Ok(mut guard) = self.log_level.lock() {
-            *guard = serde_json::to_value(request.level).ok().and_then(|v| v.as_str().map(str::to_owned));
-        }
         Ok(())
     }
 
