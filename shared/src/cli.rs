@@ -78,6 +78,41 @@ pub fn expand_home(value: &std::ffi::OsStr, home: Option<PathBuf>) -> Result<Pat
     Ok(if rest.is_empty() { home } else { home.join(rest) })
 }
 
+/// The `--tools` flag of a server that offers a subset of its tools on request. Flatten it into
+/// the server's command line and parse that with [`parse`], which gives the flag the server's
+/// tool names (its `tools!` `NAMES`): its help lists them and a name it lacks is clap's error.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ToolsArg {
+    /// The tools offered, comma-separated, or `all`.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "all")]
+    pub tools: Vec<String>,
+}
+
+impl ToolsArg {
+    /// The chosen tools among `names`, in `names`' order (`all`: every one).
+    pub fn chosen(&self, names: &[&str]) -> Vec<String> {
+        let all = self.tools.iter().any(|t| t == "all");
+        names
+            .iter()
+            .filter(|name| all || self.tools.iter().any(|t| t == *name))
+            .map(|name| (*name).to_owned())
+            .collect()
+    }
+}
+
+/// `T::parse()`, where `T`'s `--tools` flag (a [`ToolsArg`], if it has one) takes the names of
+/// `tools` and `all`, and its help lists them.
+pub fn parse<T: clap::Parser>(tools: &'static [&'static str]) -> T {
+    let command = T::command().mut_args(|arg| {
+        if arg.get_id() != "tools" {
+            return arg;
+        }
+        arg.value_parser(clap::builder::PossibleValuesParser::new(tools.iter().copied().chain(["all"])))
+    });
+    let matches = command.get_matches();
+    T::from_arg_matches(&matches).unwrap_or_else(|error| error.exit())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -35,7 +35,7 @@ pub mod workspace;
 
 pub use error::ErrorCode;
 pub use output::{ContentItem, ToolError, ToolOutput};
-pub use registry::{RegisteredTool, RegistryError, Tool, ToolContext, ToolRegistry};
+pub use registry::{RegisteredTool, RegistryError, Tool, ToolContext, ToolRegistry, ToolResult, blocking};
 pub use server::{McpServer, NoExtension, ServerExtension, ServerIdentity, ServerSettings};
 pub use transport::{TransportArgs, serve, serve_blocking, serve_blocking_with};
 

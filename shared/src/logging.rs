@@ -56,13 +56,6 @@ fn is_replaced(metadata: &Metadata<'_>) -> bool {
         && metadata.fields().field("error").is_some()
 }
 
-/// What every server's `main` does first: installs the logging ([`init`]), then
-/// [`banner_if_terminal`].
-pub fn start(banner: &Banner<'_>) {
-    init();
-    banner_if_terminal(banner);
-}
-
 /// What the banner says about a server.
 #[derive(Debug, Clone)]
 pub struct Banner<'a> {
@@ -72,9 +65,32 @@ pub struct Banner<'a> {
     pub version: &'a str,
     /// One line on what it is.
     pub summary: &'a str,
+    /// The tools it offers (its registry's names) and its prompts.
+    pub offers: Offers<'a>,
     /// Extra arguments a client config would pass (e.g. `--root /path/to/project`): the ones
     /// the server was started with, where it was given its directories ([`example_args`]).
     pub example_args: &'a [String],
+}
+
+/// What a server offers, as its banner names it.
+#[derive(Debug, Clone, Copy)]
+pub struct Offers<'a> {
+    /// The tools, in `tools/list` order.
+    pub tools: &'a [&'a str],
+    /// The prompts.
+    pub prompts: &'a [&'a str],
+}
+
+impl Offers<'_> {
+    /// `tools: a, b; prompt: p`.
+    fn line(&self) -> String {
+        let plural = |n: usize, word: &str| if n == 1 { word.to_owned() } else { format!("{word}s") };
+        let mut line = format!("{}: {}", plural(self.tools.len(), "tool"), self.tools.join(", "));
+        if !self.prompts.is_empty() {
+            line.push_str(&format!("; {}: {}", plural(self.prompts.len(), "prompt"), self.prompts.join(", ")));
+        }
+        line
+    }
 }
 
 /// The arguments a banner shows for a directory flag: `flag DIR` for each directory the server
@@ -119,6 +135,7 @@ fn banner_text(banner: &Banner<'_>, exe: &str) -> String {
     let json_args: Vec<String> = banner.example_args.iter().map(|a| format!("{a:?}")).collect();
     format!(
         "{name} {version}: {summary}\n\
+         It offers {offers}.\n\
          This is an MCP server: it speaks JSON-RPC on stdin/stdout and is meant to be started by an MCP client.\n\
          Register it, for example:\n  \
            claude mcp add {short} -- {exe}{args}\n  \
@@ -128,6 +145,7 @@ fn banner_text(banner: &Banner<'_>, exe: &str) -> String {
         name = banner.name,
         version = banner.version,
         summary = banner.summary,
+        offers = banner.offers.line(),
         json_args = json_args.join(", "),
     )
 }
@@ -139,7 +157,9 @@ mod tests {
     #[test]
     fn the_banner_registers_the_root_the_server_was_started_with() {
         let args = example_args("--root", &[std::path::PathBuf::from("/home/u/my project")], "/path/to/project");
-        let banner = Banner { name: "mcp-server-text-editor", version: "0.1.0", summary: "s", example_args: &args };
+        let offers = Offers { tools: &["a"], prompts: &[] };
+        let banner =
+            Banner { name: "mcp-server-text-editor", version: "0.1.0", summary: "s", offers, example_args: &args };
         let text = banner_text(&banner, "/bin/mcp-server-text-editor");
         // Absolute as the platform writes it (`Z:\home\u\my project` on Windows).
         let shown = std::path::absolute("/home/u/my project").unwrap().display().to_string();
@@ -155,9 +175,11 @@ mod tests {
             name: "mcp-server-text-editor",
             version: "0.1.0",
             summary: "Claude's text editor tool",
+            offers: Offers { tools: &["text_editor", "edit_file"], prompts: &["text_editor_guide"] },
             example_args: &example_args("--root", &[], "/path/to/project"),
         };
         let text = banner_text(&banner, "/bin/mcp-server-text-editor");
+        assert!(text.contains("\nIt offers tools: text_editor, edit_file; prompt: text_editor_guide.\n"), "{text}");
         assert!(
             text.contains("  claude mcp add text-editor -- /bin/mcp-server-text-editor --root /path/to/project\n"),
             "{text}"

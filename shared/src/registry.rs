@@ -24,9 +24,22 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::{client_roots::CallRoots, error::ErrorCode, output::ToolOutput, schema};
+use crate::{
+    client_roots::CallRoots,
+    error::ErrorCode,
+    output::{ToolError, ToolOutput},
+    schema,
+};
 
-/// A tool: a name, a description, typed parameters and an async `run`.
+/// What a tool's `run` gives: its result, or the failure a model can act on (an `isError`
+/// result with the failure's code).
+pub type ToolResult = Result<ToolOutput, ToolError>;
+
+/// A tool, declared once, in its own file: its name, description, annotations (whose `title` is
+/// the tool's title), typed parameters (the input schema is derived from them), whether a call
+/// writes, what the server's instructions and guide say of it, and an async `run`. Everything
+/// that lists tools (`tools/list`, `--tools`, banners, the guide, the manifests) reads it from
+/// the registry.
 pub trait Tool: Send + Sync + 'static {
     /// The parameters, deserialised from the call's `arguments` and validated with `garde`.
     type Params: DeserializeOwned + JsonSchema + garde::Validate<Context = ()> + Send + 'static;
@@ -34,14 +47,12 @@ pub trait Tool: Send + Sync + 'static {
     /// The tool's name, unique within a registry.
     fn name(&self) -> Cow<'static, str>;
 
-    /// The name a person reads (`tools/list`'s `title`; hosts such as VS Code show it instead of
-    /// the name).
-    fn title(&self) -> Cow<'static, str>;
-
     /// What the tool does, for the model (it becomes `tools/list`'s `description`).
     fn description(&self) -> Cow<'static, str>;
 
-    /// MCP annotations: read-only, destructive, idempotent, open-world hints.
+    /// MCP annotations: the title a person reads (`tools/list`'s `title` too; hosts such as
+    /// VS Code show it instead of the name) and the read-only, destructive, idempotent and
+    /// open-world hints.
     fn annotations(&self) -> ToolAnnotations;
 
     /// The input schema; by default generated from [`Self::Params`] by [`schema::input`].
@@ -60,25 +71,50 @@ pub trait Tool: Send + Sync + 'static {
     /// Turns the raw `arguments` into parameters. The default deserialises with serde (the error
     /// names the field path) and validates with garde; both failures are `INVALID_ARGS`.
     /// A tool whose contract classifies bad input more finely overrides this.
-    fn parse(&self, arguments: Option<JsonObject>) -> Result<Self::Params, ToolOutput> {
+    fn parse(&self, arguments: Option<JsonObject>) -> Result<Self::Params, ToolError> {
         parse_params::<Self::Params>(&self.name(), arguments)
     }
 
     /// Whether a call with these raw `arguments` can change something (with OAuth it then needs
-    /// the write scope). By default, whether the tool is not annotated read-only; a tool whose
-    /// commands differ (the text editor's `view` changes nothing) decides per call.
+    /// the write scope; `--read-only` servers leave such tools out). By default, whether the
+    /// tool is not annotated read-only; a tool whose commands differ (the text editor's `view`
+    /// changes nothing) decides per call.
     fn call_writes(&self, arguments: Option<&JsonObject>) -> bool {
         let _ = arguments;
         self.annotations().read_only_hint != Some(true)
     }
 
-    /// Runs the tool. It never panics on purpose and reports failures as error results; a panic is
+    /// What the server's `instructions` say of the tool when it is offered: a sentence or two,
+    /// or nothing.
+    fn instructions(&self) -> Option<Cow<'static, str>> {
+        None
+    }
+
+    /// The tool's section of the server's guide (a prompt), if the server has one.
+    fn guide(&self) -> Option<Cow<'static, str>> {
+        None
+    }
+
+    /// Runs the tool. A failure is an `Err` (an `isError` result with its code); a panic is
     /// still caught by the server and becomes `INTERNAL_ERROR`.
-    fn run(&self, params: Self::Params, ctx: ToolContext) -> impl Future<Output = ToolOutput> + Send;
+    fn run(&self, params: Self::Params, ctx: ToolContext) -> impl Future<Output = ToolResult> + Send;
+}
+
+/// Runs `work` on the blocking pool (file-system work, off the runtime's threads). A panic in it
+/// is logged with what was being done and is an `INTERNAL_ERROR` that says `what` failed.
+pub async fn blocking<T, F>(what: &str, work: F) -> Result<T, ToolError>
+where
+    T: Send + 'static,
+    F: FnOnce() -> T + Send + 'static,
+{
+    tokio::task::spawn_blocking(work).await.map_err(|error| {
+        tracing::error!(%error, what, "blocking work failed");
+        ToolError::new(ErrorCode::InternalError, format!("{what} failed unexpectedly; the server logged the details."))
+    })
 }
 
 /// The default argument parsing of [`Tool::parse`]: serde with the failing field's path, then garde.
-pub fn parse_params<P>(tool: &str, arguments: Option<JsonObject>) -> Result<P, ToolOutput>
+pub fn parse_params<P>(tool: &str, arguments: Option<JsonObject>) -> Result<P, ToolError>
 where
     P: DeserializeOwned + garde::Validate<Context = ()>,
 {
@@ -96,10 +132,9 @@ where
             (None, true) => inner,
             (None, false) => format!("field `{path}`: {inner}"),
         };
-        ToolOutput::error(
-            ErrorCode::InvalidArgs,
-            format!("Invalid arguments for `{tool}`: {message}. Check the tool's input schema and call it again."),
-        )
+        ToolError::invalid_args(format!(
+            "Invalid arguments for `{tool}`: {message}. Check the tool's input schema and call it again."
+        ))
     })?;
     params.validate().map_err(|report| {
         let details: Vec<String> = report
@@ -109,7 +144,7 @@ where
                 if path.is_empty() { error.to_string() } else { format!("field `{path}`: {error}") }
             })
             .collect();
-        ToolOutput::error(ErrorCode::InvalidArgs, format!("Invalid arguments for `{tool}`: {}.", details.join("; ")))
+        ToolError::invalid_args(format!("Invalid arguments for `{tool}`: {}.", details.join("; ")))
     })?;
     Ok(params)
 }
@@ -218,6 +253,8 @@ trait DynTool: Send + Sync {
     fn call(self: Arc<Self>, arguments: Option<JsonObject>, ctx: ToolContext) -> BoxFuture<'static, ToolOutput>;
     fn descriptor(&self) -> rmcp::model::Tool;
     fn call_writes(&self, arguments: Option<&JsonObject>) -> bool;
+    fn instructions(&self) -> Option<Cow<'static, str>>;
+    fn guide(&self) -> Option<Cow<'static, str>>;
 }
 
 struct Typed<T>(T);
@@ -227,14 +264,24 @@ impl<T: Tool> DynTool for Typed<T> {
         self.0.call_writes(arguments)
     }
 
+    fn instructions(&self) -> Option<Cow<'static, str>> {
+        self.0.instructions()
+    }
+
+    fn guide(&self) -> Option<Cow<'static, str>> {
+        self.0.guide()
+    }
+
     fn descriptor(&self) -> rmcp::model::Tool {
         let tool = &self.0;
         // Every schema goes through the shared rules here, whoever wrote it: a tool cannot list
         // a `$ref`, a non-standard format, or an output schema its own error results break.
         let input = schema::standardise(Value::Object(Arc::unwrap_or_clone(tool.input_schema())));
-        let mut descriptor = rmcp::model::Tool::new(tool.name(), tool.description(), Arc::new(input))
-            .with_annotations(tool.annotations());
-        descriptor.title = Some(tool.title().into_owned());
+        let annotations = tool.annotations();
+        let title = annotations.title.clone();
+        let mut descriptor =
+            rmcp::model::Tool::new(tool.name(), tool.description(), Arc::new(input)).with_annotations(annotations);
+        descriptor.title = title;
         if let Some(output) = tool.output_schema() {
             let output = schema::with_error_branch(Arc::unwrap_or_clone(output));
             descriptor = descriptor.with_raw_output_schema(Arc::new(output));
@@ -244,10 +291,11 @@ impl<T: Tool> DynTool for Typed<T> {
 
     fn call(self: Arc<Self>, arguments: Option<JsonObject>, ctx: ToolContext) -> BoxFuture<'static, ToolOutput> {
         Box::pin(async move {
-            match self.0.parse(arguments) {
+            let result = match self.0.parse(arguments) {
                 Ok(params) => self.0.run(params, ctx).await,
-                Err(error) => error,
-            }
+                Err(error) => Err(error),
+            };
+            result.unwrap_or_else(ToolError::into_output)
         })
     }
 }
@@ -276,6 +324,21 @@ impl RegisteredTool {
     /// Whether a call with `arguments` can change something ([`Tool::call_writes`]).
     pub fn call_writes(&self, arguments: Option<&JsonObject>) -> bool {
         self.tool.call_writes(arguments)
+    }
+
+    /// Whether the tool is annotated read-only: it is offered by a `--read-only` server.
+    pub fn read_only(&self) -> bool {
+        self.descriptor().annotations.as_ref().and_then(|a| a.read_only_hint) == Some(true)
+    }
+
+    /// What the server's instructions say of it ([`Tool::instructions`]).
+    pub fn instructions(&self) -> Option<Cow<'static, str>> {
+        self.tool.instructions()
+    }
+
+    /// Its section of the server's guide ([`Tool::guide`]).
+    pub fn guide(&self) -> Option<Cow<'static, str>> {
+        self.tool.guide()
     }
 
     /// Parses `arguments` and runs the tool. Timeouts, cancellation and panics are the caller's
@@ -340,6 +403,17 @@ impl ToolRegistry {
         self.tools.iter().map(|t| t.descriptor().clone()).collect()
     }
 
+    /// Keeps the tools `keep` says yes to, in their order.
+    pub fn retain(&mut self, mut keep: impl FnMut(&RegisteredTool) -> bool) {
+        self.tools.retain(|tool| keep(tool));
+        self.index = self.tools.iter().enumerate().map(|(i, tool)| (tool.name().to_owned(), i)).collect();
+    }
+
+    /// Every tool, in registration order.
+    pub fn tools(&self) -> impl Iterator<Item = &RegisteredTool> {
+        self.tools.iter()
+    }
+
     /// Every tool's name, in registration order.
     pub fn names(&self) -> Vec<&str> {
         self.tools.iter().map(|t| t.name()).collect()
@@ -354,6 +428,42 @@ impl ToolRegistry {
     pub fn is_empty(&self) -> bool {
         self.tools.is_empty()
     }
+}
+
+/// Declares a server's tools, one line each (`module => how to make the tool`): the line is the
+/// tool's registration, and its module is the tool's own file (`tools/module.rs`), named as the
+/// tool is. It expands to the modules, [`NAMES`](#names) (the module names in order: what
+/// `--tools` takes) and the function that registers the tools `offer` accepts, in that order:
+///
+/// ```ignore
+/// mcp_shared::tools! {
+///     pub fn registry(ctx: &Shared) {
+///         hoge => hoge::Hoge,
+///         countdown => countdown::Countdown::new(ctx),
+///     }
+/// }
+/// ```
+#[macro_export]
+macro_rules! tools {
+    ($(#[$attr:meta])* $vis:vis fn $name:ident($ctx:ident: $ty:ty) { $($module:ident => $make:expr),+ $(,)? }) => {
+        $(pub mod $module;)+
+
+        /// Every tool's module name (its default name), in registration order: what `--tools` takes.
+        pub const NAMES: &[&str] = &[$(stringify!($module)),+];
+
+        $(#[$attr])*
+        $vis fn $name(
+            $ctx: $ty,
+            offer: impl Fn(&str) -> bool,
+        ) -> ::std::result::Result<$crate::ToolRegistry, $crate::RegistryError> {
+            let _ = &$ctx;
+            let mut registry = $crate::ToolRegistry::new();
+            $(if offer(stringify!($module)) {
+                registry.register($make)?;
+            })+
+            Ok(registry)
+        }
+    };
 }
 
 #[cfg(test)]
@@ -384,18 +494,14 @@ mod tests {
         fn name(&self) -> Cow<'static, str> {
             self.0.into()
         }
-        fn title(&self) -> Cow<'static, str> {
-            "Test tool".into()
-        }
-
         fn description(&self) -> Cow<'static, str> {
             "Echoes".into()
         }
         fn annotations(&self) -> ToolAnnotations {
-            ToolAnnotations::new().read_only(true)
+            ToolAnnotations::with_title("Test tool").read_only(true)
         }
-        async fn run(&self, params: EchoParams, _ctx: ToolContext) -> ToolOutput {
-            ToolOutput::text(params.text.repeat(params.times as usize))
+        async fn run(&self, params: EchoParams, _ctx: ToolContext) -> ToolResult {
+            Ok(ToolOutput::text(params.text.repeat(params.times as usize)))
         }
     }
 
@@ -447,7 +553,7 @@ mod tests {
     fn nested_fields_are_named_and_arrays_are_not_objects() {
         let message = |v: serde_json::Value| match parse_params::<Outer>("t", args(v)) {
             Ok(p) => panic!("accepted: {p:?}"),
-            Err(out) => out.error_item().map(|e| (e.code, e.message.clone())).unwrap(),
+            Err(error) => (error.code, error.message),
         };
         let (code, missing) = message(json!({"inner": {}}));
         assert_eq!(code, ErrorCode::InvalidArgs);

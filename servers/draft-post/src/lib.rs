@@ -76,10 +76,7 @@ pub fn identity(workspace: &Places) -> ServerIdentity {
 
 /// Every tool of this server, over `workspace`.
 pub fn registry(workspace: &Arc<Places>) -> Result<ToolRegistry, RegistryError> {
-    let mut registry = ToolRegistry::new();
-    registry.register(tools::draft_post::DraftPost::new(Arc::clone(workspace)))?;
-    registry.register(tools::list_posts::ListPosts::new(Arc::clone(workspace)))?;
-    Ok(registry)
+    tools::all(workspace, |_| true)
 }
 
 /// The server's use of the client's roots: they choose the repository and narrow the sources.

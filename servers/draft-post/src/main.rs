@@ -56,12 +56,8 @@ fn main() -> std::process::ExitCode {
 
 fn run() -> anyhow::Result<()> {
     let cli = <Cli as clap::Parser>::parse();
-    logging::start(&logging::Banner {
-        name: mcp_server_draft_post::NAME,
-        version: env!("CARGO_PKG_VERSION"),
-        summary: "files manuscripts into projects/<project>/NN-slug/article.md, idempotently (tools: draft_post, list_posts)",
-        example_args: &logging::example_args("--repo", cli.repo.as_slice(), "/path/to/blog"),
-    });
+    logging::init();
+    let example_args = logging::example_args("--repo", cli.repo.as_slice(), "/path/to/blog");
     let settings = Settings {
         repo: cli.repo,
         source_roots: cli.source_roots,
@@ -76,7 +72,8 @@ fn run() -> anyhow::Result<()> {
         },
     };
     let (server, places) = mcp_server_draft_post::server(settings)?;
-    // Logged once the runtime runs: over stdio, after `initialize` is answered.
+    server.banner("files manuscripts into projects/<project>/NN-slug/article.md, idempotently", &example_args);
+    // Logged once the runtime runs.
     mcp_shared::serve_blocking_with(server, &cli.transport, || places.log_startup(), || ())?;
     Ok(())
 }

@@ -28,62 +28,44 @@ pub mod ws;
 
 use bridge::Bridge;
 use extension::BridgeExtension;
+pub use tools::NAMES as TOOL_NAMES;
 
 /// The MCP server's binary name, announced in `initialize`.
 pub const NAME: &str = "mcp-server-ide-bridge";
 
 /// Who the MCP server is, for `initialize`.
-pub fn identity() -> ServerIdentity {
+pub fn identity(registry: &ToolRegistry) -> ServerIdentity {
+    let mut instructions = String::from(
+        "The workspace open in the user's IDE, through the IDE's ide-bridge extension (or ide-bridge-host): its \
+         files, its live state and its language servers. Paths are relative to the workspace root; in a \
+         multi-root workspace, files of a folder after the first are `folder-name/path`. Files are also \
+         resources: file:///{path}.",
+    );
+    for sentence in registry.tools().filter_map(|tool| tool.instructions()) {
+        instructions.push(' ');
+        instructions.push_str(&sentence);
+    }
+    instructions.push_str(
+        " If the IDE is not running, calls fail with UNAVAILABLE and the bridge reconnects by itself: retry a little later.",
+    );
     ServerIdentity {
         name: NAME.to_owned(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
         title: Some("IDE workspace bridge".to_owned()),
         website_url: Some(concat!(env!("CARGO_PKG_REPOSITORY"), "/tree/main/servers/ide-bridge").to_owned()),
-        instructions: "Reads and writes the files of the workspace open in the user's IDE, through the \
-            IDE's ide-bridge extension (or ide-bridge-host). Paths are relative to the workspace root. \
-            Start with list_files (recursive: true for the whole tree; .gitignored and hidden files are \
-            left out), read files with read_file, and create or replace a file with write_file (the \
-            complete new content; the IDE's user is notified). Files are also resources: \
-            file:///{path}. What only the IDE knows: get_diagnostics (the language servers' errors \
-            and warnings, e.g. after an edit), get_open_editors, get_selection (what the user has \
-            selected: \"this code\"), and open_file to show the user a file at a line; read_file \
-            returns a file's unsaved editor text when it has unsaved changes, and save_file saves it. \
-            The IDE's language servers: find_definition, find_references and describe_symbol name a \
-            symbol by `path`, `line` and its text (`symbol`), list_symbols gives a file's outline or \
-            searches the workspace's symbols, rename_symbol previews a rename (apply: true makes it). \
-            To let the user approve a change, open_diff shows it in the IDE's diff view and returns \
-            their decision (accepted, with their own edits; rejected; or pending). In a multi-root \
-            workspace, files of a folder after the first are `folder-name/path`. If the IDE is not running, calls fail with UNAVAILABLE and the bridge \
-            reconnects by itself: retry a little later."
-            .to_owned(),
+        instructions,
     }
 }
 
-/// The tools, over `bridge`.
-pub fn registry(bridge: &Bridge) -> Result<ToolRegistry, RegistryError> {
-    let mut registry = ToolRegistry::new();
-    registry.register(tools::list_files::ListFiles::new(bridge.clone()))?;
-    registry.register(tools::read_file::ReadFile::new(bridge.clone()))?;
-    registry.register(tools::write_file::WriteFile::new(bridge.clone()))?;
-    registry.register(tools::get_diagnostics::GetDiagnostics::new(bridge.clone()))?;
-    registry.register(tools::get_open_editors::GetOpenEditors::new(bridge.clone()))?;
-    registry.register(tools::get_selection::GetSelection::new(bridge.clone()))?;
-    registry.register(tools::open_file::OpenFile::new(bridge.clone()))?;
-    registry.register(tools::save_file::SaveFile::new(bridge.clone()))?;
-    registry.register(tools::find_definition::FindDefinition::new(bridge.clone()))?;
-    registry.register(tools::find_references::FindReferences::new(bridge.clone()))?;
-    registry.register(tools::describe_symbol::DescribeSymbol::new(bridge.clone()))?;
-    registry.register(tools::list_symbols::ListSymbols::new(bridge.clone()))?;
-    registry.register(tools::rename_symbol::RenameSymbol::new(bridge.clone()))?;
-    registry.register(tools::open_diff::OpenDiff::new(bridge.clone()))?;
-    registry.register(tools::close_diffs::CloseDiffs::new(bridge.clone()))?;
-    Ok(registry)
+/// The bridge's tools that `offer` accepts (`--tools`), in `tools/list` order.
+pub fn registry(bridge: &Bridge, offer: impl Fn(&str) -> bool) -> Result<ToolRegistry, RegistryError> {
+    tools::all(bridge, offer)
 }
 
 /// The MCP server: the tools and the resources, over `bridge`.
-pub fn server(bridge: Bridge) -> Result<McpServer, RegistryError> {
-    let registry = registry(&bridge)?;
-    Ok(McpServer::new(identity(), registry).with_extension(Arc::new(BridgeExtension::new(bridge))))
+pub fn server(bridge: Bridge, offer: impl Fn(&str) -> bool) -> Result<McpServer, RegistryError> {
+    let registry = registry(&bridge, offer)?;
+    Ok(McpServer::new(identity(&registry), registry).with_extension(Arc::new(BridgeExtension::new(bridge))))
 }
 
 /// A random 128-bit token, as 32 lowercase hex digits.

@@ -12,9 +12,9 @@ use mcp_server_ide_bridge::{
 use mcp_shared::{TransportArgs, logging};
 use tokio_tungstenite::tungstenite::http::Uri;
 
-/// An MCP server for the workspace open in your IDE: list_files, read_file, write_file and
-/// file:/// resources, forwarded over an authenticated WebSocket to the IDE's ide-bridge extension
-/// (or to ide-bridge-host).
+/// An MCP server for the workspace open in your IDE: its files, live state and language servers
+/// as tools, and its files as file:/// resources, forwarded over an authenticated WebSocket to
+/// the IDE's ide-bridge extension (or to ide-bridge-host).
 #[derive(Debug, clap::Parser)]
 #[command(name = "mcp-server-ide-bridge", version, about)]
 struct Cli {
@@ -36,6 +36,9 @@ struct Cli {
     request_timeout: f64,
 
     #[command(flatten)]
+    tools: mcp_shared::cli::ToolsArg,
+
+    #[command(flatten)]
     transport: TransportArgs,
 }
 
@@ -44,13 +47,9 @@ fn main() -> std::process::ExitCode {
 }
 
 fn run() -> anyhow::Result<()> {
-    let cli = <Cli as clap::Parser>::parse();
-    logging::start(&logging::Banner {
-        name: mcp_server_ide_bridge::NAME,
-        version: env!("CARGO_PKG_VERSION"),
-        summary: "the files of your IDE's workspace over MCP (tools: list_files, read_file, write_file)",
-        example_args: &logging::example_args("--workspace", cli.workspace.as_slice(), "/path/to/project"),
-    });
+    let cli: Cli = mcp_shared::cli::parse(mcp_server_ide_bridge::TOOL_NAMES);
+    logging::init();
+    let example_args = logging::example_args("--workspace", cli.workspace.as_slice(), "/path/to/project");
     if cli.request_timeout > cli.transport.tool_timeout {
         tracing::warn!(
             "--request-timeout {} s is longer than --tool-timeout {} s, which cuts every tool call first; raise --tool-timeout too",
@@ -96,9 +95,10 @@ fn run() -> anyhow::Result<()> {
         tool_timeout: Duration::from_secs_f64(cli.transport.tool_timeout),
     };
     let bridge = Bridge::new(config);
-    let server = mcp_server_ide_bridge::server(bridge.clone())?;
-    // Over stdio, `initialize` is answered before the runtime starts; the link to the host starts
-    // with the runtime.
+    let chosen = cli.tools.chosen(mcp_server_ide_bridge::TOOL_NAMES);
+    let server = mcp_server_ide_bridge::server(bridge.clone(), |name| chosen.iter().any(|c| c == name))?;
+    server.banner("your IDE's workspace, live state and language servers over MCP", &example_args);
+    // The link to the host starts with the runtime.
     mcp_shared::serve_blocking_with(server, &cli.transport, || bridge.connect(), || bridge.shutdown())?;
     Ok(())
 }

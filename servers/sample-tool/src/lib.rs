@@ -2,8 +2,8 @@
 //! `hoge` tool and its exact error codes.
 //!
 //! A server is a [`ToolRegistry`] plus a `main.rs` that parses flags and serves it. To add a
-//! tool: write one file under `src/tools/` implementing [`mcp_shared::Tool`], and add one
-//! `register` line to [`registry`].
+//! tool: write one file under `src/tools/` implementing [`mcp_shared::Tool`], and add its line
+//! to the `tools!` list in `src/tools/mod.rs` (docs/adding-a-tool.md).
 
 use mcp_shared::{RegistryError, ServerIdentity, ToolRegistry};
 
@@ -29,8 +29,5 @@ pub fn identity() -> ServerIdentity {
 
 /// Every tool of this server.
 pub fn registry() -> Result<ToolRegistry, RegistryError> {
-    let mut registry = ToolRegistry::new();
-    registry.register(tools::hoge::Hoge)?;
-    registry.register(tools::countdown::Countdown)?;
-    Ok(registry)
+    tools::all(&(), |_| true)
 }

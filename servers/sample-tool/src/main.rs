@@ -17,13 +17,9 @@ fn main() -> std::process::ExitCode {
 
 fn run() -> anyhow::Result<()> {
     let cli = <Cli as clap::Parser>::parse();
-    logging::start(&logging::Banner {
-        name: mcp_server_sample_tool::NAME,
-        version: env!("CARGO_PKG_VERSION"),
-        summary: "the template MCP server of mcp-suite (tools: hoge, countdown)",
-        example_args: &[],
-    });
+    logging::init();
     let server = McpServer::new(mcp_server_sample_tool::identity(), mcp_server_sample_tool::registry()?);
+    server.banner("the template MCP server of mcp-suite", &[]);
     mcp_shared::serve_blocking(server, &cli.transport)?;
     Ok(())
 }

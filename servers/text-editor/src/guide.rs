@@ -5,10 +5,10 @@
 //! The text is the original guide's, with the tool name and the workspace root of this server in place
 //! of `text_editor` and `/workspace/project`.
 
-use std::sync::Arc;
+use std::{borrow::Cow, sync::Arc};
 
 use mcp_shared::{
-    ServerExtension,
+    ServerExtension, ToolRegistry,
     reexports::rmcp::{
         ErrorData as McpError,
         model::{GetPromptResult, JsonObject, Prompt, PromptMessage, Role},
@@ -25,7 +25,7 @@ pub const PROMPT_DESCRIPTION: &str =
     "How to use the text editor tool and the git workflow around it: the system-prompt section for a coding agent.";
 
 /// The guide, with `{tool}` and `{root}` to fill in.
-const GUIDE: &str = r##"## Text Editor Tool
+pub const TEXT_EDITOR: &str = r##"## Text Editor Tool
 
 You have access to a text editor tool (`{tool}`) for viewing, creating, and editing files in the project workspace.
 
@@ -171,122 +171,28 @@ If push fails due to remote changes:
 - The working directory is `{root}/`
 "##;
 
-/// The section on the workspace tools, with `{root}` to fill in; each tool's part is included
-/// only when the server offers it.
-const SEARCH_GUIDE: &str = r##"
-## Finding things: `search_text`
-
-Search file contents like ripgrep. Results are `ABSOLUTE_PATH:LINE:TEXT`, one per matching line.
-
-**Parameters:**
-- `pattern`: a regular expression (Rust regex syntax), or plain text with `literal: true` (required)
-- `path`: a directory or file to search (default: the whole workspace)
-- `glob`: only matching files, e.g. `*.rs` or `src/**/*.ts`
-- `ignore_case`, `context` (lines around each match, 0-10), `limit` (default 100)
-
-**Example:**
-```json
-{"pattern": "fn\s+parse_", "path": "{root}/src", "glob": "*.rs", "context": 2}
-```
-Then `view` the file at the line it names before editing it.
-"##;
-
-const FIND_GUIDE: &str = r##"
-## Finding files: `find_files`
-
-List files whose path matches a glob, most recently modified first.
-
-**Parameters:**
-- `pattern`: `**/*.rs`, `src/**/test_*.py`; without `/` (`*.md`) it matches names at any depth (required)
-- `path`: the directory to look in (default: the whole workspace); `limit` (default 100)
-
-**Example:**
-```json
-{"pattern": "**/*.toml", "path": "{root}"}
-```
-"##;
-
-const FILES_GUIDE: &str = r##"
-## Moving and deleting files: `move_file`, `delete_file`
-
-`move_file` moves or renames one file (`source`, `destination` with the file name; parent
-directories are created; an existing destination only with `overwrite: true`). `delete_file`
-deletes one file (`path`). Neither works on directories or symbolic links. `{tool}`'s
-`undo_edit` on the destination (move) or the path (delete) reverts them exactly.
-
-**Example:**
-```json
-{"source": "{root}/src/old_name.py", "destination": "{root}/src/utils/new_name.py"}
-```
-"##;
-
-/// The guide for a server whose tool is `tool`, whose first root is `root` and which offers
-/// `tools` (see [`crate::TOOLS`]).
-pub fn guide(tool: &str, root: &str, tools: &[String]) -> String {
-    let offers = |name: &str| tools.iter().any(|t| t == name);
-    let mut text = if offers("text_editor") { GUIDE.to_owned() } else { String::new() };
-    if offers("search_text") {
-        text.push_str(SEARCH_GUIDE);
-    }
-    if offers("find_files") {
-        text.push_str(FIND_GUIDE);
-    }
-    if offers("move_file") || offers("delete_file") {
-        text.push_str(FILES_GUIDE);
-    }
-    text.replace("{tool}", tool).replace("{root}", root.trim_end_matches('/'))
+/// The guide: each offered tool's section ([`Tool::guide`](mcp_shared::Tool::guide)), in
+/// `tools/list` order, with `{tool}` (the text editor tool's name) and `{root}` filled in.
+pub fn guide(sections: &[Cow<'static, str>], tool: &str, root: &str) -> String {
+    sections.concat().replace("{tool}", tool).replace("{root}", root.trim_end_matches('/'))
 }
 
-/// The server's `instructions`: the guide, shortened.
-pub fn instructions(tool: &str, roots: &[String], tools: &[String]) -> String {
-    let offers = |name: &str| tools.iter().any(|t| t == name);
-    let mut extra = String::new();
-    if offers("search_text") {
-        extra.push_str(
-            " `search_text` searches file contents like ripgrep (regex or `literal`, `glob`, `context`) and answers `PATH:LINE:TEXT` lines.",
-        );
-    }
-    if offers("find_files") {
-        extra.push_str(" `find_files` lists files matching a glob (`**/*.rs`), newest first.");
-    }
-    if offers("move_file") {
-        extra.push_str(" `move_file` moves or renames a file.");
-    }
-    if offers("delete_file") {
-        extra.push_str(" `delete_file` deletes a file.");
-    }
-    if offers("move_file") || offers("delete_file") {
-        extra.push_str(" `undo_edit` reverts a move (on its destination) or a deletion.");
-    }
-    if offers("edit_file") {
-        extra.push_str(
-            " `edit_file` makes several str_replace edits to one file in one call, all or nothing (`dry_run` shows the diff), one undo step.",
-        );
-    }
-    if offers("read_files") {
-        extra.push_str(" `read_files` reads several files at once.");
-    }
-    if offers("list_tree") {
-        extra.push_str(" `list_tree` shows a directory tree with file sizes.");
-    }
-    if !offers("text_editor") {
-        let roots = roots.join(", ");
-        return format!("Workspace tools over {roots}.{extra}");
-    }
+/// The server's `instructions`: where it works, then what each offered tool's
+/// [`Tool::instructions`](mcp_shared::Tool::instructions) says, and the prompt.
+pub fn instructions(registry: &ToolRegistry, roots: &[String]) -> String {
     let first = roots.first().map_or(".", String::as_str);
-    let base = format!(
-        "Claude's text editor tool as an MCP server. `{tool}` views, creates and edits text files inside {roots}: \
-         `view` shows a file with line numbers (`view_range` [start, end] for part of it; -1 = to the end; [-20, -1] = the last 20 lines) or lists a directory two levels deep; \
-         `create` makes a new file (never overwrites); \
-         `str_replace` replaces `old_str`, which must match exactly one place (whitespace included; add surrounding lines to make it unique); \
-         `insert` adds `new_str` as whole lines after line `insert_line` (0 = top; a trailing newline adds no empty line); \
-         `undo_edit` reverts the last edit of a file. \
-         Paths are absolute paths inside the root(s), or relative to {first}. \
-         View a file before editing it and check the snippet after each edit. \
-         The prompt `{PROMPT_NAME}` has the full guide, with the git workflow.",
-        roots = roots.join(", ")
+    let mut text = format!(
+        "Text files and the workspace, inside {}: paths are absolute paths inside the root(s), or relative to {first}.",
+        roots.join(", ")
     );
-    format!("{base}{extra}")
+    for sentence in registry.tools().filter_map(|tool| tool.instructions()) {
+        text.push(' ');
+        text.push_str(&sentence);
+    }
+    if registry.tools().any(|tool| tool.guide().is_some()) {
+        text.push_str(&format!(" The prompt `{PROMPT_NAME}` has the full guide, with the git workflow."));
+    }
+    text
 }
 
 /// The prompt, and the use of the client's roots. The guide is written when a client asks for
@@ -294,17 +200,19 @@ pub fn instructions(tool: &str, roots: &[String], tools: &[String]) -> String {
 pub struct Extension {
     tool: String,
     root: String,
-    tools: Vec<String>,
+    sections: Vec<Cow<'static, str>>,
 }
 
 impl Extension {
-    /// The extension of a server whose tool is `tool`, working in `workspace`.
-    pub fn new(workspace: Arc<EditorRoots>, tool: &str, tools: &[String]) -> Extension {
+    /// The extension of a server whose tool is `tool`, working in `workspace`, offering the
+    /// tools of `registry`.
+    pub fn new(workspace: Arc<EditorRoots>, tool: &str, registry: &ToolRegistry) -> Extension {
         let root = workspace
             .configured()
             .and_then(|sandbox| sandbox.roots().first())
             .map_or_else(|| crate::ROOT_FLAG.example.to_owned(), |p| p.display().to_string());
-        Extension { tool: tool.to_owned(), root, tools: tools.to_vec() }
+        let sections = registry.tools().filter_map(|tool| tool.guide()).collect();
+        Extension { tool: tool.to_owned(), root, sections }
     }
 }
 
@@ -320,8 +228,11 @@ impl ServerExtension for Extension {
                 None,
             ));
         }
-        Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, guide(&self.tool, &self.root, &self.tools))])
-            .with_description(PROMPT_DESCRIPTION))
+        Ok(GetPromptResult::new(vec![PromptMessage::new_text(
+            Role::User,
+            guide(&self.sections, &self.tool, &self.root),
+        )])
+        .with_description(PROMPT_DESCRIPTION))
     }
 
     fn uses_client_roots(&self) -> bool {
@@ -335,13 +246,11 @@ mod tests {
 
     #[test]
     fn the_guide_names_the_tool_and_the_root() {
-        let text = guide("str_replace_based_edit_tool", "/w/proj/", &["text_editor".to_owned()]);
+        let text = guide(&[TEXT_EDITOR.into()], "str_replace_based_edit_tool", "/w/proj/");
         assert!(text.starts_with("## Text Editor Tool\n"));
         assert!(text.contains("(`str_replace_based_edit_tool`)"));
         assert!(text.contains("\"path\": \"/w/proj/src/main.py\""));
         assert!(text.contains("The working directory is `/w/proj/`"));
         assert!(!text.contains("{root}") && !text.contains("{tool}"));
-        let short = instructions("text_editor", &["/w/proj".into()], &["text_editor".to_owned()]);
-        assert!(short.contains("text_editor_guide") && short.contains("/w/proj"));
     }
 }

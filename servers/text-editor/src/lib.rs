@@ -37,6 +37,7 @@ mod workspace;
 pub mod document;
 
 pub use editor::{Command, Edit, Editor, Limits, Reply, Request};
+pub use tools::NAMES as TOOL_NAMES;
 pub use workspace::EditorRoots;
 
 /// The binary's name, announced in `initialize`.
@@ -49,19 +50,12 @@ pub const DEFAULT_TOOL_NAME: &str = "text_editor";
 pub const ROOT_FLAG: DirectoryFlag<'static> =
     DirectoryFlag { server: NAME, flag: "--root", what: "project directory", example: "/path/to/project" };
 
-/// The tools a server can offer (`--tools`), by their fixed names (`text_editor` is the
-/// text editor tool whatever `--tool-name` calls it).
-pub const TOOLS: [&str; 8] =
-    ["text_editor", "search_text", "find_files", "move_file", "delete_file", "edit_file", "read_files", "list_tree"];
-
-/// The tools that change files: not offered with `--read-only`.
-pub const WRITING_TOOLS: [&str; 3] = ["move_file", "delete_file", "edit_file"];
-
 /// Everything the flags configure.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
-    /// The tools offered (names from [`TOOLS`]); `--tools text_editor` is the strict drop-in for
-    /// `mcp-server-text-editor`.
+    /// The tools offered (names from [`tools::NAMES`], the tools' fixed names: `text_editor` is
+    /// Claude's tool whatever `--tool-name` calls it); `--tools text_editor` is the strict
+    /// drop-in for `mcp-server-text-editor`.
     pub tools: Vec<String>,
     /// The start-up workspace: `--root`, the working directory, or none
     /// ([`mcp_shared::workspace::decide`]).
@@ -85,17 +79,17 @@ pub enum SetupError {
     Registry(#[from] RegistryError),
 }
 
-/// Who the server is, for `initialize`.
-pub fn identity(config: &Config, workspace: &EditorRoots) -> ServerIdentity {
+/// Who the server is, for `initialize`, offering the tools of `registry`.
+pub fn identity(workspace: &EditorRoots, registry: &ToolRegistry) -> ServerIdentity {
     let instructions = match workspace.configured() {
         Some(sandbox) => {
             let roots: Vec<String> = sandbox.roots().iter().map(|p| p.display().to_string()).collect();
-            guide::instructions(&config.tool_name, &roots, &config.tools)
+            guide::instructions(registry, &roots)
         }
         None => format!(
             "{} {}",
             no_workspace_instructions(&ROOT_FLAG),
-            guide::instructions(&config.tool_name, &["the client's roots".to_owned()], &config.tools)
+            guide::instructions(registry, &["the client's roots".to_owned()])
         ),
     };
     ServerIdentity {
@@ -107,77 +101,22 @@ pub fn identity(config: &Config, workspace: &EditorRoots) -> ServerIdentity {
     }
 }
 
-/// The server's tools: those of [`Config::tools`], in [`TOOLS`] order.
+/// The server's tools: those of [`Config::tools`], in [`tools::NAMES`] order; with
+/// `--read-only`, only those that change nothing (the text editor's tool then refuses every
+/// command but `view`).
 pub fn registry(config: &Config, workspace: Arc<EditorRoots>) -> Result<ToolRegistry, RegistryError> {
-    let editor = Arc::new(Editor::new(config.limits.clone()));
-    let mut registry = ToolRegistry::new();
-    let offered =
-        |name: &str| config.tools.iter().any(|t| t == name) && !(config.read_only && WRITING_TOOLS.contains(&name));
-    // One undo history and one set of per-file locks for every tool that writes.
-    let locks = Arc::new(locks::FileLocks::new());
-    if offered("text_editor") {
-        let tool = tools::text_editor::TextEditor::with_locks(
-            config.tool_name.clone(),
-            Arc::clone(&editor),
-            Arc::clone(&workspace),
-            Arc::clone(&locks),
-        )
-        .read_only(config.read_only);
-        registry.register(tool)?;
-    }
-    if offered("search_text") {
-        let limits = tools::search_text::SearchLimits {
-            max_output_chars: config.limits.max_output_chars,
-            max_file_size: config.limits.max_file_size,
-        };
-        registry.register(tools::search_text::SearchText::new(Arc::clone(&workspace), limits))?;
-    }
-    if offered("find_files") {
-        registry.register(tools::find_files::FindFiles::new(Arc::clone(&workspace)))?;
-    }
-    if offered("move_file") {
-        let tool = tools::move_file::MoveFile::new(Arc::clone(&editor), Arc::clone(&workspace), Arc::clone(&locks));
-        registry.register(tool)?;
-    }
-    if offered("delete_file") {
-        let tool = tools::delete_file::DeleteFile::new(Arc::clone(&editor), Arc::clone(&workspace), Arc::clone(&locks));
-        registry.register(tool)?;
-    }
-    if offered("edit_file") {
-        let tool = tools::edit_file::EditFile::new(Arc::clone(&editor), Arc::clone(&workspace), locks);
-        registry.register(tool)?;
-    }
-    if offered("read_files") {
-        registry.register(tools::read_files::ReadFiles::new(editor, Arc::clone(&workspace)))?;
-    }
-    if offered("list_tree") {
-        registry.register(tools::list_tree::ListTree::new(workspace))?;
+    let shared = tools::Shared {
+        editor: Arc::new(Editor::new(config.limits.clone())),
+        workspace,
+        locks: Arc::new(locks::FileLocks::new()),
+        tool_name: config.tool_name.clone(),
+        read_only: config.read_only,
+    };
+    let mut registry = tools::all(&shared, |name| config.tools.iter().any(|t| t == name))?;
+    if config.read_only {
+        registry.retain(mcp_shared::RegisteredTool::read_only);
     }
     Ok(registry)
-}
-
-/// The value of `--tools`: the chosen tool names, in [`TOOLS`] order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToolChoice(pub Vec<String>);
-
-/// Parses `--tools`: a comma-separated list of [`TOOLS`] names (`all` for every one).
-pub fn parse_tools(list: &str) -> Result<ToolChoice, String> {
-    let mut chosen = Vec::new();
-    for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-        if name == "all" {
-            chosen.extend(TOOLS.iter().map(|t| (*t).to_owned()));
-        } else if TOOLS.contains(&name) {
-            chosen.push(name.to_owned());
-        } else {
-            return Err(format!("unknown tool `{name}`; the tools are: {} (or `all`)", TOOLS.join(", ")));
-        }
-    }
-    if chosen.is_empty() {
-        return Err(format!("no tool chosen; the tools are: {} (or `all`)", TOOLS.join(", ")));
-    }
-    chosen.sort_by_key(|t| TOOLS.iter().position(|x| x == t));
-    chosen.dedup();
-    Ok(ToolChoice(chosen))
 }
 
 /// The whole server: identity, registry, the guide prompt and the client-roots hooks.
@@ -188,6 +127,6 @@ pub fn server(config: &Config) -> Result<McpServer, SetupError> {
         Startup::None { .. } => EditorRoots::by_default(None),
     });
     let registry = registry(config, Arc::clone(&workspace))?;
-    let extension = guide::Extension::new(Arc::clone(&workspace), &config.tool_name, &config.tools);
-    Ok(McpServer::new(identity(config, &workspace), registry).with_extension(Arc::new(extension)))
+    let extension = guide::Extension::new(Arc::clone(&workspace), &config.tool_name, &registry);
+    Ok(McpServer::new(identity(&workspace, &registry), registry).with_extension(Arc::new(extension)))
 }

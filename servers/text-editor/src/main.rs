@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use mcp_server_text_editor::{Config, DEFAULT_TOOL_NAME, Limits, NAME, ROOT_FLAG};
+use mcp_server_text_editor::{Config, DEFAULT_TOOL_NAME, Limits, ROOT_FLAG};
 use mcp_shared::{TransportArgs, logging, workspace};
 
 /// Claude's text editor tool (view, create, str_replace, insert, undo_edit) as an MCP server,
@@ -15,11 +15,9 @@ struct Cli {
     #[arg(long = "root", value_name = "DIR", value_parser = mcp_shared::cli::DirValue)]
     roots: Vec<PathBuf>,
 
-    /// The tools offered, comma-separated: `text_editor` (Claude's tool; alone, the strict
-    /// drop-in for the npm `mcp-server-text-editor`), `search_text`, `find_files`, `move_file`,
-    /// `delete_file`, `edit_file`, `read_files`, `list_tree`, or `all`.
-    #[arg(long, value_name = "LIST", default_value = "all", value_parser = mcp_server_text_editor::parse_tools)]
-    tools: mcp_server_text_editor::ToolChoice,
+    // `--tools text_editor` is the strict drop-in for the npm `mcp-server-text-editor`.
+    #[command(flatten)]
+    tools: mcp_shared::cli::ToolsArg,
 
     /// The tool's name, e.g. `str_replace_based_edit_tool` or `str_replace_editor`.
     #[arg(long, value_name = "NAME", default_value = DEFAULT_TOOL_NAME)]
@@ -57,23 +55,18 @@ fn main() -> std::process::ExitCode {
 }
 
 fn run() -> anyhow::Result<()> {
-    let cli = <Cli as clap::Parser>::parse();
-    logging::start(&logging::Banner {
-        name: NAME,
-        version: env!("CARGO_PKG_VERSION"),
-        summary: "Claude's text editor tool as an MCP server (tool: text_editor; prompt: text_editor_guide)",
-        example_args: &logging::example_args("--root", &cli.roots, "/path/to/project"),
-    });
+    let cli: Cli = mcp_shared::cli::parse(mcp_server_text_editor::TOOL_NAMES);
+    logging::init();
+    let example_args = logging::example_args("--root", &cli.roots, "/path/to/project");
     let home = workspace::home_dir();
     let startup = workspace::decide(cli.roots, std::env::current_dir(), home.as_deref());
-    // Logged once the runtime runs (over stdio, after `initialize` is answered), or now if the
-    // server cannot be built.
+    // Logged once the runtime runs, or now if the server cannot be built.
     let log_startup = {
         let startup = startup.clone();
         move || startup.log(&ROOT_FLAG, home.as_deref())
     };
     let config = Config {
-        tools: cli.tools.0,
+        tools: cli.tools.chosen(mcp_server_text_editor::TOOL_NAMES),
         workspace: startup,
         tool_name: cli.tool_name,
         read_only: cli.read_only,
@@ -91,6 +84,7 @@ fn run() -> anyhow::Result<()> {
             return Err(error.into());
         }
     };
+    server.banner("Claude's text editor tool as an MCP server", &example_args);
     mcp_shared::serve_blocking_with(server, &cli.transport, log_startup, || ())?;
     Ok(())
 }

@@ -134,6 +134,21 @@ impl McpServer {
         self
     }
 
+    /// When stdin is a terminal, says on stderr what this server is, what it offers (its tools
+    /// and prompts, as listed) and how to register it ([`crate::logging::banner_if_terminal`]).
+    pub fn banner(&self, summary: &str, example_args: &[String]) {
+        let tools = self.registry.names();
+        let prompts: Vec<String> = self.extension.prompts().into_iter().map(|prompt| prompt.name).collect();
+        let prompts: Vec<&str> = prompts.iter().map(String::as_str).collect();
+        crate::logging::banner_if_terminal(&crate::logging::Banner {
+            name: &self.identity.name,
+            version: &self.identity.version,
+            summary,
+            offers: crate::logging::Offers { tools: &tools, prompts: &prompts },
+            example_args,
+        });
+    }
+
     /// The registry served.
     pub fn registry(&self) -> &ToolRegistry {
         &self.registry
@@ -675,21 +690,17 @@ mod tests {
         fn name(&self) -> Cow<'static, str> {
             "misbehave".into()
         }
-        fn title(&self) -> Cow<'static, str> {
-            "Test tool".into()
-        }
-
         fn description(&self) -> Cow<'static, str> {
             "panics or hangs".into()
         }
         fn annotations(&self) -> ToolAnnotations {
-            ToolAnnotations::new()
+            ToolAnnotations::with_title("Test tool")
         }
-        async fn run(&self, params: Mode, _ctx: ToolContext) -> ToolOutput {
+        async fn run(&self, params: Mode, _ctx: ToolContext) -> crate::ToolResult {
             match params.mode.as_str() {
                 "panic" => panic!("boom at /secret/path.rs"),
                 "hang" => std::future::pending().await,
-                _ => ToolOutput::text("fine"),
+                _ => Ok(ToolOutput::text("fine")),
             }
         }
     }

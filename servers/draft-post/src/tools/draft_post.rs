@@ -12,7 +12,7 @@
 use std::{borrow::Cow, sync::Arc};
 
 use mcp_shared::{
-    ContentItem, ErrorCode, Tool, ToolContext, ToolOutput,
+    ContentItem, Tool, ToolContext, ToolError, ToolOutput, ToolResult, blocking,
     reexports::rmcp::model::{JsonObject, ToolAnnotations},
 };
 use schemars::JsonSchema;
@@ -139,10 +139,6 @@ impl Tool for DraftPost {
         "draft_post".into()
     }
 
-    fn title(&self) -> Cow<'static, str> {
-        "Draft post".into()
-    }
-
     fn description(&self) -> Cow<'static, str> {
         "File a Markdown manuscript into the repository as projects/<project>/NN-slug/article.md. \
          Idempotent: the manuscript's absolute path is its identity (source_id, stored in the \
@@ -158,7 +154,7 @@ impl Tool for DraftPost {
     }
 
     fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations::with_title("File a manuscript as an article")
+        ToolAnnotations::with_title("Draft post")
             .read_only(false)
             .destructive(false)
             .idempotent(true)
@@ -169,7 +165,7 @@ impl Tool for DraftPost {
         Some(mcp_shared::schema::output::<Outcome>())
     }
 
-    async fn run(&self, input: DraftPostInput, ctx: ToolContext) -> ToolOutput {
+    async fn run(&self, input: DraftPostInput, ctx: ToolContext) -> ToolResult {
         // `project` and `slug` were checked by their rules before the call ran.
         let requested_project = input.project.clone();
         let project = input.project.unwrap_or_else(default_project);
@@ -177,41 +173,31 @@ impl Tool for DraftPost {
         let requested_slug = slug.clone();
         let dry_run = input.dry_run.unwrap_or(false);
         if input.content.is_none() && input.attachments.as_ref().is_some_and(|a| !a.is_empty()) {
-            return ToolOutput::error(
-                ErrorCode::InvalidArgs,
+            return Err(ToolError::invalid_args(
                 "`attachments` go with `content`: a manuscript read from the server's disk brings the images it links \
                  by itself. Pass `content` too, or leave `attachments` out; nothing was written.",
-            );
+            ));
         }
         if input.content.is_some() && !self.workspace.accepts_content() {
-            return ToolOutput::error(
-                ErrorCode::InvalidArgs,
+            return Err(ToolError::invalid_args(
                 "This server files manuscripts from its own disk only (--no-content): pass `source` alone, the path \
                  of a manuscript in an allowed source directory, and no `content`; nothing was written.",
-            );
+            ));
         }
         let limits = self.workspace.attachment_limits();
-        let given = match input.attachments.as_deref().map(|a| attach::from_input(a, limits)).transpose() {
-            Ok(given) => given.unwrap_or_default(),
-            Err(failure) => return failure.into_output(),
-        };
+        let given =
+            input.attachments.as_deref().map(|a| attach::from_input(a, limits)).transpose()?.unwrap_or_default();
         let request = DraftRequest { source: input.source, project, slug, dry_run };
-        let target = match self.workspace.target(&ctx).await {
-            Ok(target) => target,
-            Err(failure) => return failure.into_output(),
-        };
+        let target = self.workspace.target(&ctx).await?;
         // A manuscript sent as content needs no source directory: the server never opens its path.
         let origin = match input.content {
             Some(content) => Origin::Content(content),
-            None => match self.workspace.sources(&target) {
-                Ok(sources) => Origin::Disk(sources),
-                Err(failure) => return failure.into_output(),
-            },
+            None => Origin::Disk(self.workspace.sources(&target)?),
         };
         let (base, max_bytes) = self.workspace.content_rules();
         let repo = target.repo;
         let token = ctx.cancellation().clone();
-        let joined = tokio::task::spawn_blocking(move || {
+        let outcome = blocking("Filing the article (it is now either fully written or untouched)", move || {
             let submission = match origin {
                 Origin::Content(content) => {
                     let manuscript = source::manuscript_from_content(&request.source, content, &base, max_bytes)
@@ -230,19 +216,8 @@ impl Tool for DraftPost {
             };
             repo.draft_post(&request, &submission, &|| token.is_cancelled())
         })
-        .await;
-        match joined {
-            Ok(Ok(outcome)) => render(&outcome, requested_project.as_deref(), requested_slug.as_deref()),
-            Ok(Err(failure)) => failure.into_output(),
-            Err(error) => {
-                tracing::error!(%error, "draft_post failed unexpectedly");
-                ToolOutput::error(
-                    ErrorCode::InternalError,
-                    "Internal error in draft_post; the server logged the details. Call it again; the article is \
-                     either fully written or untouched.",
-                )
-            }
-        }
+        .await??;
+        Ok(render(&outcome, requested_project.as_deref(), requested_slug.as_deref()))
     }
 }
 

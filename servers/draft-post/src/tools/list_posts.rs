@@ -4,7 +4,7 @@
 use std::{borrow::Cow, sync::Arc};
 
 use mcp_shared::{
-    ErrorCode, Tool, ToolContext, ToolOutput,
+    ErrorCode, Tool, ToolContext, ToolError, ToolOutput, ToolResult, blocking,
     reexports::rmcp::model::{JsonObject, ToolAnnotations},
 };
 use schemars::JsonSchema;
@@ -53,10 +53,6 @@ impl Tool for ListPosts {
         "list_posts".into()
     }
 
-    fn title(&self) -> Cow<'static, str> {
-        "List posts".into()
-    }
-
     fn description(&self) -> Cow<'static, str> {
         "List the articles under projects/ (or of one project), in project and number order: \
          {posts: [{project, number, slug, title?, source_id?, path}]} (title and source_id absent when \
@@ -66,7 +62,7 @@ impl Tool for ListPosts {
     }
 
     fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations::with_title("List articles")
+        ToolAnnotations::with_title("List posts")
             .read_only(true)
             .destructive(false)
             .idempotent(true)
@@ -77,24 +73,10 @@ impl Tool for ListPosts {
         Some(mcp_shared::schema::output::<ListPostsOutput>())
     }
 
-    async fn run(&self, input: ListPostsInput, ctx: ToolContext) -> ToolOutput {
-        let repo = match self.workspace.target(&ctx).await {
-            Ok(target) => target.repo,
-            Err(failure) => return failure.into_output(),
-        };
+    async fn run(&self, input: ListPostsInput, ctx: ToolContext) -> ToolResult {
+        let repo = self.workspace.target(&ctx).await?.repo;
         let project = input.project.clone();
-        let joined = tokio::task::spawn_blocking(move || repo.list_posts(project.as_deref())).await;
-        let (posts, warnings) = match joined {
-            Ok(Ok(listed)) => listed,
-            Ok(Err(failure)) => return failure.into_output(),
-            Err(error) => {
-                tracing::error!(%error, "list_posts failed unexpectedly");
-                return ToolOutput::error(
-                    ErrorCode::InternalError,
-                    "Internal error in list_posts; the server logged the details. Call it again.",
-                );
-            }
-        };
+        let (posts, warnings) = blocking("Listing the posts", move || repo.list_posts(project.as_deref())).await??;
         let scope = match &input.project {
             Some(p) => format!("project {p}"),
             None => "projects/".to_owned(),
@@ -105,10 +87,10 @@ impl Tool for ListPosts {
             text.push_str(&format!("; {} skipped (see warnings)", warnings.len()));
         }
         match serde_json::to_value(ListPostsOutput { posts, warnings }) {
-            Ok(value) => ToolOutput::text_and_json(text, value),
+            Ok(value) => Ok(ToolOutput::text_and_json(text, value)),
             Err(error) => {
                 tracing::error!(%error, "cannot serialise the list");
-                ToolOutput::error(ErrorCode::InternalError, "Internal error in list_posts; call it again.")
+                Err(ToolError::new(ErrorCode::InternalError, "Internal error in list_posts; call it again."))
             }
         }
     }

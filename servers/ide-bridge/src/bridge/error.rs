@@ -3,7 +3,7 @@
 //! The host's message states the fact (it may come from a third-party extension, so it is taken
 //! as it is); the bridge adds what to do about it, per code and per operation.
 
-use mcp_shared::{ErrorCode, ToolOutput};
+use mcp_shared::{ErrorCode, ToolError};
 
 use super::{ConnectError, RequestError};
 
@@ -131,10 +131,10 @@ impl BridgeError {
         })
     }
 
-    /// The failure as a tool result.
-    pub fn to_output(&self, op: Op<'_>) -> ToolOutput {
+    /// The failure as a tool's failure.
+    pub fn to_error(&self, op: Op<'_>) -> ToolError {
         let (code, message) = self.describe(op);
-        ToolOutput::error(code, message)
+        ToolError::new(code, message)
     }
 }
 

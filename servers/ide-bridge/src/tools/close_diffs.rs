@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 use mcp_shared::{
-    Tool, ToolContext, ToolOutput,
+    Tool, ToolContext, ToolResult, ToolOutput,
     reexports::rmcp::model::{JsonObject, ToolAnnotations},
 };
 use schemars::JsonSchema;
@@ -50,8 +50,8 @@ impl Tool for CloseDiffs {
         NAME.into()
     }
 
-    fn title(&self) -> Cow<'static, str> {
-        "Close diffs".into()
+    fn instructions(&self) -> Option<Cow<'static, str>> {
+        Some("close_diffs withdraws the proposed changes the user has not decided on.".into())
     }
 
     fn description(&self) -> Cow<'static, str> {
@@ -61,7 +61,7 @@ impl Tool for CloseDiffs {
     }
 
     fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations::with_title("Close the proposed-change diffs")
+        ToolAnnotations::with_title("Close diffs")
             .read_only(false)
             .destructive(false)
             .idempotent(true)
@@ -72,17 +72,14 @@ impl Tool for CloseDiffs {
         Some(mcp_shared::schema::output::<CloseDiffsOutput>())
     }
 
-    async fn run(&self, _params: CloseDiffsParams, _ctx: ToolContext) -> ToolOutput {
+    async fn run(&self, _params: CloseDiffsParams, _ctx: ToolContext) -> ToolResult {
         let result: CloseDiffsResult =
-            match super::call(&self.bridge, METHOD_CLOSE_DIFFS, &json!({}), Op::Ide(NAME)).await {
-                Ok(result) => result,
-                Err(error) => return error,
-            };
+            super::call(&self.bridge, METHOD_CLOSE_DIFFS, &json!({}), Op::Ide(NAME)).await?;
         let text = if result.closed.is_empty() {
             "No proposed change was open: nothing to close.".to_owned()
         } else {
             format!("Closed {} proposed change(s), nothing written: {}", result.closed.len(), result.closed.join(", "))
         };
-        ToolOutput::text_and_json(text, json!(CloseDiffsOutput { closed: result.closed }))
+        Ok(ToolOutput::text_and_json(text, json!(CloseDiffsOutput { closed: result.closed })))
     }
 }

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use mcp_shared::{
-    Tool, ToolContext, ToolOutput,
+    Tool, ToolContext, ToolResult, ToolOutput,
     reexports::rmcp::model::{JsonObject, ToolAnnotations},
 };
 use schemars::JsonSchema;
@@ -52,8 +52,8 @@ impl Tool for DescribeSymbol {
         NAME.into()
     }
 
-    fn title(&self) -> Cow<'static, str> {
-        "Describe symbol".into()
+    fn instructions(&self) -> Option<Cow<'static, str>> {
+        Some("describe_symbol gives a symbol's type and documentation.".into())
     }
 
     fn description(&self) -> Cow<'static, str> {
@@ -65,7 +65,7 @@ impl Tool for DescribeSymbol {
     }
 
     fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations::with_title("Describe a symbol (hover)")
+        ToolAnnotations::with_title("Describe symbol")
             .read_only(true)
             .destructive(false)
             .idempotent(true)
@@ -76,16 +76,13 @@ impl Tool for DescribeSymbol {
         Some(mcp_shared::schema::output::<DescribeSymbolOutput>())
     }
 
-    async fn run(&self, params: SymbolParams, _ctx: ToolContext) -> ToolOutput {
+    async fn run(&self, params: SymbolParams, _ctx: ToolContext) -> ToolResult {
         let wire = params.to_wire(&self.bridge).await;
         let wait = wire.wait_ms.unwrap_or_default();
-        let result: HoverResult = match lang::ask(&self.bridge, METHOD_HOVER, &wire, wait, NAME).await {
-            Ok(result) => result,
-            Err(error) => return error,
-        };
+        let result: HoverResult = lang::ask(&self.bridge, METHOD_HOVER, &wire, wait, NAME).await?;
         if result.loading {
             let what = format!("`{}` in {}", params.symbol, params.path);
-            return lang::still_loading(Some(&result.resolved), None, &what, wait);
+            return Err(lang::still_loading(Some(&result.resolved), None, &what, wait));
         }
         let at = lang::resolved_note(&params.path, &params.symbol, &result.resolved, params.column.is_some());
         let text = if result.contents.is_empty() {
@@ -97,6 +94,6 @@ impl Tool for DescribeSymbol {
         };
         let output =
             DescribeSymbolOutput { symbol: params.symbol, resolved: result.resolved, contents: result.contents };
-        ToolOutput::text_and_json(text, json!(output))
+        Ok(ToolOutput::text_and_json(text, json!(output)))
     }
 }

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use mcp_shared::{
-    Tool, ToolContext, ToolOutput,
+    Tool, ToolContext, ToolResult,
     reexports::rmcp::model::{JsonObject, ToolAnnotations},
 };
 
@@ -37,8 +37,8 @@ impl Tool for FindDefinition {
         NAME.into()
     }
 
-    fn title(&self) -> Cow<'static, str> {
-        "Find definition".into()
+    fn instructions(&self) -> Option<Cow<'static, str>> {
+        Some("find_definition finds where a symbol is defined, the symbol named by `path`, `line` and its text (`symbol`), as the other language tools name it.".into())
     }
 
     fn description(&self) -> Cow<'static, str> {
@@ -52,7 +52,7 @@ impl Tool for FindDefinition {
     }
 
     fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations::with_title("Find a symbol's definition")
+        ToolAnnotations::with_title("Find definition")
             .read_only(true)
             .destructive(false)
             .idempotent(true)
@@ -63,19 +63,17 @@ impl Tool for FindDefinition {
         Some(mcp_shared::schema::output::<LocationsOutput>())
     }
 
-    async fn run(&self, params: SymbolParams, _ctx: ToolContext) -> ToolOutput {
+    async fn run(&self, params: SymbolParams, _ctx: ToolContext) -> ToolResult {
         let wire = params.to_wire(&self.bridge).await;
         let wait = wire.wait_ms.unwrap_or_default();
-        match lang::ask::<_, LocationsResult>(&self.bridge, METHOD_DEFINITION, &wire, wait, NAME).await {
-            Ok(result) => lang::locations_answer(
-                "definition",
-                &params.path,
-                &params.symbol,
-                params.column.is_some(),
-                result,
-                wait,
-            ),
-            Err(error) => error,
-        }
+        let result = lang::ask::<_, LocationsResult>(&self.bridge, METHOD_DEFINITION, &wire, wait, NAME).await?;
+        lang::locations_answer(
+            "definition",
+            &params.path,
+            &params.symbol,
+            params.column.is_some(),
+            result,
+            wait,
+        )
     }
 }

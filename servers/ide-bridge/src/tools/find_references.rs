@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use mcp_shared::{
-    Tool, ToolContext, ToolOutput,
+    Tool, ToolContext, ToolResult,
     reexports::rmcp::model::{JsonObject, ToolAnnotations},
 };
 use schemars::JsonSchema;
@@ -72,8 +72,8 @@ impl Tool for FindReferences {
         NAME.into()
     }
 
-    fn title(&self) -> Cow<'static, str> {
-        "Find references".into()
+    fn instructions(&self) -> Option<Cow<'static, str>> {
+        Some("find_references finds where a symbol is used.".into())
     }
 
     fn description(&self) -> Cow<'static, str> {
@@ -87,7 +87,7 @@ impl Tool for FindReferences {
     }
 
     fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations::with_title("Find a symbol's references")
+        ToolAnnotations::with_title("Find references")
             .read_only(true)
             .destructive(false)
             .idempotent(true)
@@ -98,22 +98,20 @@ impl Tool for FindReferences {
         Some(mcp_shared::schema::output::<LocationsOutput>())
     }
 
-    async fn run(&self, params: FindReferencesParams, _ctx: ToolContext) -> ToolOutput {
+    async fn run(&self, params: FindReferencesParams, _ctx: ToolContext) -> ToolResult {
         let wait = lang::wait_ms(&self.bridge, params.wait_ms);
         let wire = ReferencesParams {
             at: lang::symbol_at(&self.bridge, &params.path, params.line, &params.symbol, params.column, wait).await,
             include_declaration: params.include_declaration,
         };
-        match lang::ask::<_, LocationsResult>(&self.bridge, METHOD_REFERENCES, &wire, wait, NAME).await {
-            Ok(result) => lang::locations_answer(
-                "references",
-                &params.path,
-                &params.symbol,
-                params.column.is_some(),
-                result,
-                wait,
-            ),
-            Err(error) => error,
-        }
+        let result = lang::ask::<_, LocationsResult>(&self.bridge, METHOD_REFERENCES, &wire, wait, NAME).await?;
+        lang::locations_answer(
+            "references",
+            &params.path,
+            &params.symbol,
+            params.column.is_some(),
+            result,
+            wait,
+        )
     }
 }

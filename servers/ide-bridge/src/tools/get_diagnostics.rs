@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use mcp_shared::{
-    Tool, ToolContext, ToolOutput,
+    Tool, ToolContext, ToolResult, ToolOutput,
     reexports::rmcp::model::{JsonObject, ToolAnnotations},
 };
 use schemars::JsonSchema;
@@ -69,8 +69,8 @@ impl Tool for GetDiagnostics {
         NAME.into()
     }
 
-    fn title(&self) -> Cow<'static, str> {
-        "Get diagnostics".into()
+    fn instructions(&self) -> Option<Cow<'static, str>> {
+        Some("get_diagnostics gives the language servers' errors and warnings (e.g. after an edit).".into())
     }
 
     fn description(&self) -> Cow<'static, str> {
@@ -84,7 +84,7 @@ impl Tool for GetDiagnostics {
     }
 
     fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations::with_title("Get IDE diagnostics")
+        ToolAnnotations::with_title("Get diagnostics")
             .read_only(true)
             .destructive(false)
             .idempotent(true)
@@ -95,17 +95,13 @@ impl Tool for GetDiagnostics {
         Some(mcp_shared::schema::output::<GetDiagnosticsOutput>())
     }
 
-    async fn run(&self, params: GetDiagnosticsParams, _ctx: ToolContext) -> ToolOutput {
+    async fn run(&self, params: GetDiagnosticsParams, _ctx: ToolContext) -> ToolResult {
         let wire = DiagnosticsParams {
             path: super::host_path_opt(&self.bridge, params.path.as_deref()).await,
             include_info: params.include_info,
             wait_ms: params.wait_ms,
         };
-        let result: DiagnosticsResult = match super::call(&self.bridge, METHOD_DIAGNOSTICS, &wire, Op::Ide(NAME)).await
-        {
-            Ok(result) => crate::protocol::Untrusted::bounded(result),
-            Err(error) => return error,
-        };
+        let result: DiagnosticsResult = crate::protocol::Untrusted::bounded(super::call(&self.bridge, METHOD_DIAGNOSTICS, &wire, Op::Ide(NAME)).await?);
         let output = GetDiagnosticsOutput {
             diagnostics: result.diagnostics,
             truncated: result.truncated,
@@ -116,8 +112,8 @@ impl Tool for GetDiagnostics {
                 "The language server had not finished analysing `{}` within the wait: these diagnostics may be incomplete. Call again (a longer wait_ms helps).",
                 params.path.as_deref().unwrap_or(".")
             );
-            return ToolOutput::text_and_json(note, serde_json::json!(output));
+            return Ok(ToolOutput::text_and_json(note, serde_json::json!(output)));
         }
-        ToolOutput::structured(&output)
+        Ok(ToolOutput::structured(&output))
     }
 }

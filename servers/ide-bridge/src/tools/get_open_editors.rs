@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 use mcp_shared::{
-    Tool, ToolContext, ToolOutput,
+    Tool, ToolContext, ToolResult, ToolOutput,
     reexports::rmcp::model::{JsonObject, ToolAnnotations},
 };
 use schemars::JsonSchema;
@@ -51,8 +51,8 @@ impl Tool for GetOpenEditors {
         NAME.into()
     }
 
-    fn title(&self) -> Cow<'static, str> {
-        "Get open editors".into()
+    fn instructions(&self) -> Option<Cow<'static, str>> {
+        Some("get_open_editors lists the files open in the IDE.".into())
     }
 
     fn description(&self) -> Cow<'static, str> {
@@ -63,7 +63,7 @@ impl Tool for GetOpenEditors {
     }
 
     fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations::with_title("List the IDE's open editors")
+        ToolAnnotations::with_title("Get open editors")
             .read_only(true)
             .destructive(false)
             .idempotent(true)
@@ -74,19 +74,14 @@ impl Tool for GetOpenEditors {
         Some(mcp_shared::schema::output::<GetOpenEditorsOutput>())
     }
 
-    async fn run(&self, _params: GetOpenEditorsParams, _ctx: ToolContext) -> ToolOutput {
-        match super::call::<_, OpenEditorsResult>(
+    async fn run(&self, _params: GetOpenEditorsParams, _ctx: ToolContext) -> ToolResult {
+        let result = super::call::<_, OpenEditorsResult>(
             &self.bridge,
             METHOD_OPEN_EDITORS,
             &serde_json::json!({}),
             Op::Ide(NAME),
         )
-        .await
-        {
-            Ok(result) => {
-                ToolOutput::structured(&GetOpenEditorsOutput { editors: result.editors, outside: result.outside })
-            }
-            Err(error) => error,
-        }
+        .await?;
+        Ok(ToolOutput::structured(&GetOpenEditorsOutput { editors: result.editors, outside: result.outside }))
     }
 }

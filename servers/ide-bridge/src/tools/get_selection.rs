@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 use mcp_shared::{
-    Tool, ToolContext, ToolOutput,
+    Tool, ToolContext, ToolResult, ToolOutput,
     reexports::rmcp::model::{JsonObject, ToolAnnotations},
 };
 use schemars::JsonSchema;
@@ -52,8 +52,8 @@ impl Tool for GetSelection {
         NAME.into()
     }
 
-    fn title(&self) -> Cow<'static, str> {
-        "Get selection".into()
+    fn instructions(&self) -> Option<Cow<'static, str>> {
+        Some("get_selection gives what the user has selected (\"this code\").".into())
     }
 
     fn description(&self) -> Cow<'static, str> {
@@ -65,7 +65,7 @@ impl Tool for GetSelection {
     }
 
     fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations::with_title("Get the IDE's selection")
+        ToolAnnotations::with_title("Get selection")
             .read_only(true)
             .destructive(false)
             .idempotent(true)
@@ -76,16 +76,16 @@ impl Tool for GetSelection {
         Some(mcp_shared::schema::output::<GetSelectionOutput>())
     }
 
-    async fn run(&self, _params: GetSelectionParams, _ctx: ToolContext) -> ToolOutput {
+    async fn run(&self, _params: GetSelectionParams, _ctx: ToolContext) -> ToolResult {
         match super::call::<_, SelectionResult>(&self.bridge, METHOD_SELECTION, &serde_json::json!({}), Op::Ide(NAME))
             .await
         {
-            Ok(SelectionResult { selection: None }) => ToolOutput::text_and_json(
+            Ok(SelectionResult { selection: None }) => Ok(ToolOutput::text_and_json(
                 "No workspace file is active in the IDE, so there is no selection.",
                 serde_json::json!(GetSelectionOutput { active: false, selection: None }),
-            ),
-            Ok(result) => ToolOutput::structured(&GetSelectionOutput { active: true, selection: result.selection }),
-            Err(error) => error,
+            )),
+            Ok(result) => Ok(ToolOutput::structured(&GetSelectionOutput { active: true, selection: result.selection })),
+            Err(error) => Err(error),
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use mcp_shared::{ErrorCode, ToolOutput};
+use mcp_shared::{ErrorCode, ToolError, ToolOutput, ToolResult};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -39,9 +39,9 @@ pub fn locations_answer(
     column_given: bool,
     result: LocationsResult,
     wait_ms: u64,
-) -> ToolOutput {
+) -> ToolResult {
     if result.loading {
-        return still_loading(Some(&result.resolved), None, &format!("`{symbol}` in {path}"), wait_ms);
+        return Err(still_loading(Some(&result.resolved), None, &format!("`{symbol}` in {path}"), wait_ms));
     }
     let at = resolved_note(path, symbol, &result.resolved, column_given);
     let mut text = match (what, result.locations.len()) {
@@ -65,7 +65,7 @@ pub fn locations_answer(
         locations: result.locations,
         truncated: result.truncated,
     };
-    ToolOutput::text_and_json(text, json!(output))
+    Ok(ToolOutput::text_and_json(text, json!(output)))
 }
 
 /// A symbol at a position: the input of `find_definition` and `describe_symbol`.
@@ -153,12 +153,12 @@ pub async fn ask<P: serde::Serialize, T: serde::de::DeserializeOwned + Untrusted
     params: &P,
     wait_ms: u64,
     tool: &'static str,
-) -> Result<T, ToolOutput> {
+) -> Result<T, ToolError> {
     bridge
         .request_waiting(method, params, Duration::from_millis(wait_ms))
         .await
         .map(Untrusted::bounded)
-        .map_err(|e| e.to_output(Op::Ide(tool)))
+        .map_err(|e| e.to_error(Op::Ide(tool)))
 }
 
 /// Who answers for a language id, as a user would name it.
@@ -174,9 +174,9 @@ pub fn server_name(language: Option<&str>) -> String {
 }
 
 /// The answer when the language server was still starting: said plainly, never an empty result.
-pub fn still_loading(resolved: Option<&Resolved>, language: Option<&str>, what: &str, wait_ms: u64) -> ToolOutput {
+pub fn still_loading(resolved: Option<&Resolved>, language: Option<&str>, what: &str, wait_ms: u64) -> ToolError {
     let language = language.or(resolved.and_then(|r| r.language.as_deref()));
-    ToolOutput::error(
+    ToolError::new(
         ErrorCode::Unavailable,
         format!(
             "{} is still loading the project: it had no answer for {what} within {:.1} s. Retry in a few seconds (a longer wait_ms, up to 20000, waits more).",

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 use mcp_shared::{
-    Tool, ToolContext, ToolOutput,
+    Tool, ToolContext, ToolResult, ToolOutput,
     reexports::rmcp::model::{JsonObject, ToolAnnotations},
 };
 use schemars::JsonSchema;
@@ -59,8 +59,8 @@ impl Tool for ListFiles {
         "list_files".into()
     }
 
-    fn title(&self) -> Cow<'static, str> {
-        "List workspace files".into()
+    fn instructions(&self) -> Option<Cow<'static, str>> {
+        Some("Start with list_files (recursive: true for the whole tree; .gitignored and hidden files are left out).".into())
     }
 
     fn description(&self) -> Cow<'static, str> {
@@ -83,23 +83,20 @@ impl Tool for ListFiles {
         Some(mcp_shared::schema::output::<ListFilesOutput>())
     }
 
-    async fn run(&self, params: ListFilesParams, _ctx: ToolContext) -> ToolOutput {
+    async fn run(&self, params: ListFilesParams, _ctx: ToolContext) -> ToolResult {
         let wire = ListParams {
             recursive: params.recursive,
             path: super::host_path_opt(&self.bridge, params.path.as_deref()).await,
         };
-        let listed: ListResult = match super::call(&self.bridge, METHOD_LIST, &wire, Op::List).await {
-            Ok(listed) => listed,
-            Err(error) => return error,
-        };
+        let listed: ListResult = super::call(&self.bridge, METHOD_LIST, &wire, Op::List).await?;
         let output = json!(ListFilesOutput { files: listed.files, truncated: listed.truncated });
         if listed.truncated {
-            ToolOutput::text_and_json(
+            Ok(ToolOutput::text_and_json(
                 "The listing was cut at the host's entry limit: list a subdirectory with `path` to see the rest.",
                 output,
-            )
+            ))
         } else {
-            ToolOutput::json(output)
+            Ok(ToolOutput::json(output))
         }
     }
 }

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use mcp_shared::{
-    ErrorCode, Tool, ToolContext, ToolOutput,
+    Tool, ToolContext, ToolError, ToolResult, ToolOutput,
     reexports::rmcp::model::{JsonObject, ToolAnnotations},
 };
 use schemars::JsonSchema;
@@ -90,8 +90,8 @@ impl Tool for ListSymbols {
         NAME.into()
     }
 
-    fn title(&self) -> Cow<'static, str> {
-        "List symbols".into()
+    fn instructions(&self) -> Option<Cow<'static, str>> {
+        Some("list_symbols gives a file's outline or searches the workspace's symbols.".into())
     }
 
     fn description(&self) -> Cow<'static, str> {
@@ -104,7 +104,7 @@ impl Tool for ListSymbols {
     }
 
     fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations::with_title("List a file's or the workspace's symbols")
+        ToolAnnotations::with_title("List symbols")
             .read_only(true)
             .destructive(false)
             .idempotent(true)
@@ -115,12 +115,11 @@ impl Tool for ListSymbols {
         Some(mcp_shared::schema::output::<ListSymbolsOutput>())
     }
 
-    async fn run(&self, params: ListSymbolsParams, _ctx: ToolContext) -> ToolOutput {
+    async fn run(&self, params: ListSymbolsParams, _ctx: ToolContext) -> ToolResult {
         if params.path.is_some() == params.query.is_some() {
-            return ToolOutput::error(
-                ErrorCode::InvalidArgs,
+            return Err(ToolError::invalid_args(
                 "Give exactly one of `path` (a file's outline) and `query` (a workspace symbol search).",
-            );
+            ));
         }
         let wait = lang::wait_ms(&self.bridge, params.wait_ms);
         let wire = SymbolsParams {
@@ -128,16 +127,13 @@ impl Tool for ListSymbols {
             query: params.query.clone(),
             wait_ms: Some(wait),
         };
-        let result: SymbolsResult = match lang::ask(&self.bridge, METHOD_SYMBOLS, &wire, wait, NAME).await {
-            Ok(result) => result,
-            Err(error) => return error,
-        };
+        let result: SymbolsResult = lang::ask(&self.bridge, METHOD_SYMBOLS, &wire, wait, NAME).await?;
         let what = match (&params.path, &params.query) {
             (Some(path), _) => format!("the outline of {path}"),
             (None, query) => format!("symbols matching `{}`", query.as_deref().unwrap_or_default()),
         };
         if result.loading {
-            return lang::still_loading(None, result.language.as_deref(), &what, wait);
+            return Err(lang::still_loading(None, result.language.as_deref(), &what, wait));
         }
         let mut text = match result.symbols.len() {
             0 if params.path.is_some() => format!("No symbols in {what}: the language server found no declarations."),
@@ -148,9 +144,9 @@ impl Tool for ListSymbols {
         if result.truncated > 0 {
             text.push_str(&format!("\n… and {} more, not listed.", result.truncated));
         }
-        ToolOutput::text_and_json(
+        Ok(ToolOutput::text_and_json(
             text,
             json!(ListSymbolsOutput { symbols: result.symbols, truncated: result.truncated }),
-        )
+        ))
     }
 }

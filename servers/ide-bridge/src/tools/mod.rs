@@ -1,31 +1,35 @@
-//! The bridge's tools, one file each: `list_files`, `read_file`, `write_file` (the files);
-//! `get_diagnostics`, `get_open_editors`, `get_selection`, `open_file` (the IDE's live state);
-//! `find_definition`, `find_references`, `describe_symbol`, `list_symbols`, `rename_symbol` (the
-//! IDE's language servers; what they share is in `lang`); `open_diff`, `close_diffs`, `save_file`
-//! (changes the user approves, and the editor's buffers).
+//! The bridge's tools, one file each and one line each below: the workspace's files, the IDE's
+//! live state, its language servers (what those tools share is in `lang`), and changes the user
+//! approves.
 //!
 //! Each forwards to the host's `fs/*` or `ide/*` method through the [`Bridge`](crate::bridge::Bridge) and
 //! turns a failure into an `isError` result with the shared code and a next step.
 
-pub mod close_diffs;
-pub mod describe_symbol;
-pub mod find_definition;
-pub mod find_references;
-pub mod get_diagnostics;
-pub mod get_open_editors;
-pub mod get_selection;
 pub mod lang;
-pub mod list_files;
-pub mod list_symbols;
-pub mod open_diff;
-pub mod open_file;
-pub mod read_file;
-pub mod rename_symbol;
-pub mod save_file;
-pub mod write_file;
+
+mcp_shared::tools! {
+    /// The bridge's tools that `offer` accepts, in `tools/list` order.
+    pub fn all(bridge: &Bridge) {
+        list_files => list_files::ListFiles::new(bridge.clone()),
+        read_file => read_file::ReadFile::new(bridge.clone()),
+        write_file => write_file::WriteFile::new(bridge.clone()),
+        get_diagnostics => get_diagnostics::GetDiagnostics::new(bridge.clone()),
+        get_open_editors => get_open_editors::GetOpenEditors::new(bridge.clone()),
+        get_selection => get_selection::GetSelection::new(bridge.clone()),
+        open_file => open_file::OpenFile::new(bridge.clone()),
+        save_file => save_file::SaveFile::new(bridge.clone()),
+        find_definition => find_definition::FindDefinition::new(bridge.clone()),
+        find_references => find_references::FindReferences::new(bridge.clone()),
+        describe_symbol => describe_symbol::DescribeSymbol::new(bridge.clone()),
+        list_symbols => list_symbols::ListSymbols::new(bridge.clone()),
+        rename_symbol => rename_symbol::RenameSymbol::new(bridge.clone()),
+        open_diff => open_diff::OpenDiff::new(bridge.clone()),
+        close_diffs => close_diffs::CloseDiffs::new(bridge.clone()),
+    }
+}
 
 use crate::bridge::{Bridge, error::Op};
-use mcp_shared::ToolOutput;
+use mcp_shared::ToolError;
 
 /// Calls `method` with the typed `params` of the protocol module and decodes its result as `T`,
 /// or gives the error result for `op`: both sides of the wire use the same structs.
@@ -34,16 +38,16 @@ pub(crate) async fn call<P: serde::Serialize, T: serde::de::DeserializeOwned>(
     method: &str,
     params: &P,
     op: Op<'_>,
-) -> Result<T, ToolOutput> {
+) -> Result<T, ToolError> {
     bridge.request(method, params).await.map_err(|e| {
         let raw = match op {
             Op::Read(raw) | Op::Write(raw) => raw,
-            _ => return e.to_output(op),
+            _ => return e.to_error(op),
         };
         let outside = crate::paths::outside_reading(raw, &bridge.workspace_folders());
         match outside.and_then(|outside| e.outside_workspace(raw, &outside)) {
-            Some((code, message)) => ToolOutput::error(code, message),
-            None => e.to_output(op),
+            Some((code, message)) => ToolError::new(code, message),
+            None => e.to_error(op),
         }
     })
 }

@@ -5,7 +5,7 @@
 use std::{borrow::Cow, time::Duration};
 
 use mcp_shared::{
-    Tool, ToolContext, ToolOutput,
+    Tool, ToolContext, ToolResult, ToolOutput,
     reexports::rmcp::model::{JsonObject, ToolAnnotations},
 };
 use schemars::JsonSchema;
@@ -84,8 +84,8 @@ impl Tool for OpenDiff {
         NAME.into()
     }
 
-    fn title(&self) -> Cow<'static, str> {
-        "Propose a change (diff)".into()
+    fn instructions(&self) -> Option<Cow<'static, str>> {
+        Some("To let the user approve a change, open_diff shows it in the IDE's diff view and returns their decision (accepted, with their own edits; rejected; or pending).".into())
     }
 
     fn description(&self) -> Cow<'static, str> {
@@ -101,7 +101,7 @@ impl Tool for OpenDiff {
     }
 
     fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations::with_title("Propose a change for the user to accept")
+        ToolAnnotations::with_title("Propose a change (diff)")
             .read_only(false)
             .destructive(true)
             .idempotent(true)
@@ -112,7 +112,7 @@ impl Tool for OpenDiff {
         Some(mcp_shared::schema::output::<OpenDiffOutput>())
     }
 
-    async fn run(&self, params: OpenDiffToolParams, _ctx: ToolContext) -> ToolOutput {
+    async fn run(&self, params: OpenDiffToolParams, _ctx: ToolContext) -> ToolResult {
         let limit = u64::try_from(self.bridge.max_wait().as_millis()).unwrap_or(u64::MAX);
         let asked = params.wait_ms.unwrap_or(DEFAULT_DIFF_WAIT_MS);
         let wait = asked.min(limit);
@@ -123,10 +123,7 @@ impl Tool for OpenDiff {
         };
         let started = tokio::time::Instant::now();
         let result: OpenDiffResult =
-            match self.bridge.request_waiting(METHOD_OPEN_DIFF, &wire, Duration::from_millis(wait)).await {
-                Ok(result) => crate::protocol::Untrusted::bounded(result),
-                Err(error) => return error.to_output(Op::Change(NAME, &params.path)),
-            };
+            crate::protocol::Untrusted::bounded(self.bridge.request_waiting(METHOD_OPEN_DIFF, &wire, Duration::from_millis(wait)).await.map_err(|error| error.to_error(Op::Change(NAME, &params.path)))?);
         let waited_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         let user_edits = match (&result.final_text, result.user_edited) {
             (Some(final_text), true) => Some(
@@ -175,6 +172,6 @@ impl Tool for OpenDiff {
             reused: result.reused,
             waited_ms,
         };
-        ToolOutput::text_and_json(text, json!(output))
+        Ok(ToolOutput::text_and_json(text, json!(output)))
     }
 }

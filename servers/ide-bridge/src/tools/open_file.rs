@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 use mcp_shared::{
-    Tool, ToolContext, ToolOutput,
+    Tool, ToolContext, ToolResult, ToolOutput,
     reexports::rmcp::model::{JsonObject, ToolAnnotations},
 };
 use schemars::JsonSchema;
@@ -76,8 +76,8 @@ impl Tool for OpenFile {
         NAME.into()
     }
 
-    fn title(&self) -> Cow<'static, str> {
-        "Open file in the IDE".into()
+    fn instructions(&self) -> Option<Cow<'static, str>> {
+        Some("open_file shows the user a file at a line.".into())
     }
 
     fn description(&self) -> Cow<'static, str> {
@@ -88,7 +88,7 @@ impl Tool for OpenFile {
     }
 
     fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations::with_title("Show a file in the IDE")
+        ToolAnnotations::with_title("Open file in the IDE")
             .read_only(true)
             .destructive(false)
             .idempotent(true)
@@ -99,7 +99,7 @@ impl Tool for OpenFile {
         Some(mcp_shared::schema::output::<OpenFileOutput>())
     }
 
-    async fn run(&self, params: OpenFileToolParams, _ctx: ToolContext) -> ToolOutput {
+    async fn run(&self, params: OpenFileToolParams, _ctx: ToolContext) -> ToolResult {
         let wire = OpenFileParams {
             path: super::host_path(&self.bridge, &params.path).await,
             line: params.line,
@@ -107,8 +107,8 @@ impl Tool for OpenFile {
             preview: params.preview,
         };
         match super::call::<_, OpenFileResult>(&self.bridge, METHOD_OPEN_FILE, &wire, Op::Ide(NAME)).await {
-            Ok(result) => ToolOutput::structured(&OpenFileOutput { path: result.path, selection: result.selection }),
-            Err(error) => error,
+            Ok(result) => Ok(ToolOutput::structured(&OpenFileOutput { path: result.path, selection: result.selection })),
+            Err(error) => Err(error),
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use mcp_shared::{ContentItem, Tool, ToolContext, ToolOutput, reexports::rmcp::model::ToolAnnotations};
+use mcp_shared::{ContentItem, Tool, ToolContext, ToolResult, ToolOutput, reexports::rmcp::model::ToolAnnotations};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -40,8 +40,8 @@ impl Tool for ReadFile {
         "read_file".into()
     }
 
-    fn title(&self) -> Cow<'static, str> {
-        "Read workspace file".into()
+    fn instructions(&self) -> Option<Cow<'static, str>> {
+        Some("read_file reads a file (an open file with unsaved changes: the editor's text).".into())
     }
 
     fn description(&self) -> Cow<'static, str> {
@@ -54,14 +54,14 @@ impl Tool for ReadFile {
     }
 
     fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations::with_title("Read a workspace file")
+        ToolAnnotations::with_title("Read workspace file")
             .read_only(true)
             .destructive(false)
             .idempotent(true)
             .open_world(false)
     }
 
-    async fn run(&self, params: ReadFileParams, _ctx: ToolContext) -> ToolOutput {
+    async fn run(&self, params: ReadFileParams, _ctx: ToolContext) -> ToolResult {
         let wire = ReadParams { path: super::host_path(&self.bridge, &params.path).await };
         match super::call::<_, ReadResult>(&self.bridge, METHOD_READ, &wire, Op::Read(&params.path)).await {
             Ok(read) if read.unsaved => {
@@ -69,10 +69,10 @@ impl Tool for ReadFile {
                     "`{}` has unsaved changes in the IDE: this is the editor's text, not the file on disk.",
                     params.path
                 );
-                ToolOutput { content: vec![ContentItem::Text { text: read.content }, ContentItem::Text { text: note }] }
+                Ok(ToolOutput { content: vec![ContentItem::Text { text: read.content }, ContentItem::Text { text: note }] })
             }
-            Ok(read) => ToolOutput::text(read.content),
-            Err(error) => error,
+            Ok(read) => Ok(ToolOutput::text(read.content)),
+            Err(error) => Err(error),
         }
     }
 }

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use mcp_shared::{
-    Tool, ToolContext, ToolOutput,
+    Tool, ToolContext, ToolResult, ToolOutput,
     reexports::rmcp::model::{JsonObject, ToolAnnotations},
 };
 use schemars::JsonSchema;
@@ -105,8 +105,8 @@ impl Tool for RenameSymbol {
         NAME.into()
     }
 
-    fn title(&self) -> Cow<'static, str> {
-        "Rename symbol".into()
+    fn instructions(&self) -> Option<Cow<'static, str>> {
+        Some("rename_symbol previews a rename (apply: true makes it).".into())
     }
 
     fn description(&self) -> Cow<'static, str> {
@@ -121,7 +121,7 @@ impl Tool for RenameSymbol {
     }
 
     fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations::with_title("Rename a symbol across the workspace")
+        ToolAnnotations::with_title("Rename symbol")
             .read_only(false)
             .destructive(false)
             .idempotent(false)
@@ -132,7 +132,7 @@ impl Tool for RenameSymbol {
         Some(mcp_shared::schema::output::<RenameSymbolOutput>())
     }
 
-    async fn run(&self, params: RenameSymbolParams, _ctx: ToolContext) -> ToolOutput {
+    async fn run(&self, params: RenameSymbolParams, _ctx: ToolContext) -> ToolResult {
         let wait = lang::wait_ms(&self.bridge, params.wait_ms);
         let wire = RenameParams {
             at: lang::symbol_at(&self.bridge, &params.path, params.line, &params.symbol, params.column, wait).await,
@@ -142,19 +142,16 @@ impl Tool for RenameSymbol {
         let result: RenameResult = if params.apply {
             // An applied rename completes in the IDE even if its answer is lost: say so.
             let what = "the files that use it";
-            match self.bridge.request_waiting(METHOD_RENAME, &wire, std::time::Duration::from_millis(wait)).await {
-                Ok(result) => crate::protocol::Untrusted::bounded(result),
-                Err(error) => return error.to_output(crate::bridge::error::Op::Change(NAME, what)),
-            }
+            let answer = self.bridge.request_waiting(METHOD_RENAME, &wire, std::time::Duration::from_millis(wait)).await;
+            crate::protocol::Untrusted::bounded(
+                answer.map_err(|error| error.to_error(crate::bridge::error::Op::Change(NAME, what)))?,
+            )
         } else {
-            match lang::ask(&self.bridge, METHOD_RENAME, &wire, wait, NAME).await {
-                Ok(result) => result,
-                Err(error) => return error,
-            }
+            lang::ask(&self.bridge, METHOD_RENAME, &wire, wait, NAME).await?
         };
         if result.loading {
             let what = format!("`{}` in {}", params.symbol, params.path);
-            return lang::still_loading(Some(&result.resolved), None, &what, wait);
+            return Err(lang::still_loading(Some(&result.resolved), None, &what, wait));
         }
         let files: Vec<RenamedFile> = result
             .files
@@ -209,6 +206,6 @@ impl Tool for RenameSymbol {
             files,
             total_edits,
         };
-        ToolOutput::text_and_json(text, json!(output))
+        Ok(ToolOutput::text_and_json(text, json!(output)))
     }
 }

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 use mcp_shared::{
-    Tool, ToolContext, ToolOutput,
+    Tool, ToolContext, ToolResult, ToolOutput,
     reexports::rmcp::model::{JsonObject, ToolAnnotations},
 };
 use schemars::JsonSchema;
@@ -58,8 +58,8 @@ impl Tool for SaveFile {
         NAME.into()
     }
 
-    fn title(&self) -> Cow<'static, str> {
-        "Save file".into()
+    fn instructions(&self) -> Option<Cow<'static, str>> {
+        Some("save_file saves a file's unsaved changes.".into())
     }
 
     fn description(&self) -> Cow<'static, str> {
@@ -71,7 +71,7 @@ impl Tool for SaveFile {
     }
 
     fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations::with_title("Save a file in the IDE")
+        ToolAnnotations::with_title("Save file")
             .read_only(false)
             .destructive(false)
             .idempotent(true)
@@ -82,12 +82,9 @@ impl Tool for SaveFile {
         Some(mcp_shared::schema::output::<SaveFileOutput>())
     }
 
-    async fn run(&self, params: SaveFileToolParams, _ctx: ToolContext) -> ToolOutput {
+    async fn run(&self, params: SaveFileToolParams, _ctx: ToolContext) -> ToolResult {
         let wire = SaveFileParams { path: super::host_path(&self.bridge, &params.path).await };
-        let result: SaveFileResult = match super::call(&self.bridge, METHOD_SAVE_FILE, &wire, Op::Ide(NAME)).await {
-            Ok(result) => result,
-            Err(error) => return error,
-        };
+        let result: SaveFileResult = super::call(&self.bridge, METHOD_SAVE_FILE, &wire, Op::Ide(NAME)).await?;
         let text = match (result.saved, result.open) {
             (true, _) => format!("Saved {}: the editor's unsaved changes are on disk now.", params.path),
             (false, true) => format!("{} has no unsaved changes: nothing to save.", params.path),
@@ -95,9 +92,9 @@ impl Tool for SaveFile {
                 format!("{} is not open in the editor, so it has no unsaved changes: nothing to save.", params.path)
             }
         };
-        ToolOutput::text_and_json(
+        Ok(ToolOutput::text_and_json(
             text,
             json!(SaveFileOutput { path: params.path, saved: result.saved, open: result.open }),
-        )
+        ))
     }
 }

@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 
 use mcp_shared::{
-    Tool, ToolContext, ToolOutput,
+    Tool, ToolContext, ToolResult, ToolOutput,
     reexports::rmcp::model::{JsonObject, ToolAnnotations},
 };
 use schemars::JsonSchema;
@@ -91,8 +91,8 @@ impl Tool for WriteFile {
         NAME.into()
     }
 
-    fn title(&self) -> Cow<'static, str> {
-        "Write workspace file".into()
+    fn instructions(&self) -> Option<Cow<'static, str>> {
+        Some("write_file creates or replaces a file with the complete new content (the IDE's user is notified).".into())
     }
 
     fn description(&self) -> Cow<'static, str> {
@@ -100,7 +100,7 @@ impl Tool for WriteFile {
     }
 
     fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations::with_title("Write a workspace file")
+        ToolAnnotations::with_title("Write workspace file")
             .read_only(false)
             .destructive(true)
             .idempotent(true)
@@ -111,12 +111,9 @@ impl Tool for WriteFile {
         Some(mcp_shared::schema::output::<WriteFileOutput>())
     }
 
-    async fn run(&self, params: WriteFileParams, _ctx: ToolContext) -> ToolOutput {
+    async fn run(&self, params: WriteFileParams, _ctx: ToolContext) -> ToolResult {
         let wire = WriteParams { path: super::host_path(&self.bridge, &params.path).await, content: params.content };
-        let written: WriteResult = match super::call(&self.bridge, METHOD_WRITE, &wire, Op::Write(&params.path)).await {
-            Ok(written) => written,
-            Err(error) => return error,
-        };
+        let written: WriteResult = super::call(&self.bridge, METHOD_WRITE, &wire, Op::Write(&params.path)).await?;
         let mut output = WriteFileOutput {
             path: params.path,
             bytes: written.bytes,
@@ -157,6 +154,6 @@ impl Tool for WriteFile {
                 output.path, output.bytes
             ),
         };
-        ToolOutput::text_and_json(text, json!(output))
+        Ok(ToolOutput::text_and_json(text, json!(output)))
     }
 }

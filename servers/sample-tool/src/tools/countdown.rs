@@ -4,7 +4,7 @@
 
 use std::{borrow::Cow, time::Duration};
 
-use mcp_shared::{Tool, ToolContext, ToolOutput, reexports::rmcp::model::ToolAnnotations};
+use mcp_shared::{Tool, ToolContext, ToolError, ToolOutput, ToolResult, reexports::rmcp::model::ToolAnnotations};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -28,10 +28,6 @@ impl Tool for Countdown {
         "countdown".into()
     }
 
-    fn title(&self) -> Cow<'static, str> {
-        "Countdown".into()
-    }
-
     fn description(&self) -> Cow<'static, str> {
         "Waits `seconds` seconds (1-3600), sending a progress notification each second when the \
          request carries _meta.progressToken. Shows how a long tool reports progress, stops on \
@@ -40,10 +36,10 @@ impl Tool for Countdown {
     }
 
     fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations::with_title("Count down").read_only(true).destructive(false).idempotent(true).open_world(false)
+        ToolAnnotations::with_title("Countdown").read_only(true).destructive(false).idempotent(true).open_world(false)
     }
 
-    async fn run(&self, input: CountdownInput, ctx: ToolContext) -> ToolOutput {
+    async fn run(&self, input: CountdownInput, ctx: ToolContext) -> ToolResult {
         let total = f64::from(input.seconds);
         let mut ticker = tokio::time::interval(Duration::from_secs(1));
         ticker.tick().await; // the first tick is immediate
@@ -51,16 +47,16 @@ impl Tool for Countdown {
             tokio::select! {
                 _ = ticker.tick() => {}
                 () = ctx.cancellation().cancelled() => {
-                    return ToolOutput::error(mcp_shared::ErrorCode::Cancelled, "countdown cancelled");
+                    return Err(ToolError::new(mcp_shared::ErrorCode::Cancelled, "countdown cancelled"));
                 }
             }
             let left = input.seconds - done;
             ctx.progress(f64::from(done), Some(total), Some(format!("{left} s left"))).await;
         }
-        ToolOutput::text_and_json(
+        Ok(ToolOutput::text_and_json(
             format!("Countdown of {} s finished.", input.seconds),
             json!({"seconds": input.seconds}),
-        )
+        ))
     }
 }
 
@@ -73,7 +69,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn finishes_after_the_given_seconds() {
         let out = Countdown.run(CountdownInput { seconds: 3 }, ToolContext::detached()).await;
-        assert!(!out.is_error());
+        assert!(out.is_ok_and(|out| !out.is_error()));
     }
 
     #[tokio::test(start_paused = true)]
@@ -81,7 +77,7 @@ mod tests {
         let ctx = ToolContext::detached();
         ctx.cancellation().cancel();
         let out = Countdown.run(CountdownInput { seconds: 3600 }, ctx).await;
-        assert_eq!(out.error_item().map(|e| e.code), Some(ErrorCode::Cancelled));
+        assert_eq!(out.err().map(|e| e.code), Some(ErrorCode::Cancelled));
     }
 
     #[test]

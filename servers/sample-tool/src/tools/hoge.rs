@@ -10,7 +10,7 @@
 use std::{borrow::Cow, sync::Arc};
 
 use mcp_shared::{
-    ErrorCode, Tool, ToolContext, ToolError, ToolOutput,
+    ErrorCode, Tool, ToolContext, ToolError, ToolOutput, ToolResult,
     reexports::rmcp::model::{JsonObject, ToolAnnotations},
     registry::parse_params,
     schema,
@@ -120,10 +120,6 @@ impl Tool for Hoge {
         "hoge".into()
     }
 
-    fn title(&self) -> Cow<'static, str> {
-        "Hoge calculator".into()
-    }
-
     fn description(&self) -> Cow<'static, str> {
         "Sample tool of the mcp-suite template. Action `calc` adds two numbers: \
          {\"action\":\"calc\",\"args\":{\"x\":1,\"y\":2}} returns {\"value\":3}. \
@@ -132,7 +128,7 @@ impl Tool for Hoge {
     }
 
     fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations::with_title("Add two numbers")
+        ToolAnnotations::with_title("Hoge calculator")
             .read_only(true)
             .destructive(false)
             .idempotent(true)
@@ -145,27 +141,26 @@ impl Tool for Hoge {
 
     /// The shared typed parsing, after the two checks the contract classifies apart: no object at
     /// all is `INVALID_INPUT`, another action `UNKNOWN_ACTION`.
-    fn parse(&self, arguments: Option<JsonObject>) -> Result<HogeInput, ToolOutput> {
+    fn parse(&self, arguments: Option<JsonObject>) -> Result<HogeInput, ToolError> {
         let Some(arguments) = arguments else {
             return Err(ToolError::new(
                 ErrorCode::InvalidInput,
                 "Invalid input: `hoge` takes an object like {\"action\":\"calc\",\"args\":{\"x\":1,\"y\":2}}.",
-            )
-            .into());
+            ));
         };
         check_action(arguments.get("action"))?;
         parse_params(&self.name(), Some(arguments))
     }
 
-    async fn run(&self, input: HogeInput, _ctx: ToolContext) -> ToolOutput {
+    async fn run(&self, input: HogeInput, _ctx: ToolContext) -> ToolResult {
         match input.action {
             Action::Calc => match add(&input.args.x, &input.args.y) {
-                Some(value) => ToolOutput::structured(&HogeOutput { value }),
+                Some(value) => Ok(ToolOutput::structured(&HogeOutput { value })),
                 // garde's `finite_sum` let these operands through, so this is a bug of ours.
-                None => ToolOutput::error(
+                None => Err(ToolError::new(
                     ErrorCode::InternalError,
                     "Internal error: the sum was checked but is not finite.",
-                ),
+                )),
             },
         }
     }
@@ -184,10 +179,11 @@ mod tests {
             Value::Object(o) => Some(o),
             other => panic!("test input must be an object or null, got {other}"),
         };
-        match Hoge.parse(args) {
+        let result = match Hoge.parse(args) {
             Ok(p) => Hoge.run(p, ToolContext::detached()).await,
-            Err(e) => e,
-        }
+            Err(e) => Err(e),
+        };
+        result.unwrap_or_else(ToolError::into_output)
     }
 
     fn value(out: &ToolOutput) -> Value {

@@ -1,4 +1,9 @@
-//! The tools of the sample server, one file each.
+//! The tools of the sample server, one file each and one line each below.
 
-pub mod countdown;
-pub mod hoge;
+mcp_shared::tools! {
+    /// The server's tools that `offer` accepts, in `tools/list` order.
+    pub fn all(_unused: &()) {
+        hoge => hoge::Hoge,
+        countdown => countdown::Countdown,
+    }
+}

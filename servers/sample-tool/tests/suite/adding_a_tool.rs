@@ -1,77 +1,73 @@
-//! docs/adding-a-tool.md's example, compiled: the code between the two marker lines below is
-//! the document's `rust` block (its indent removed), byte for byte, so the tutorial cannot rot
-//! without this test failing; the tool is then registered and called as a server would.
-
-use std::borrow::Cow;
+//! docs/adding-a-tool.md's example, compiled: `adding_a_tool/greet.rs` is the document's first
+//! `rust` block and the `tools!` line below its second, byte for byte, so the tutorial cannot rot
+//! without this test failing; the tool is then registered through that line and called as a
+//! server would.
 
 use garde::Validate as _;
-use mcp_shared::{Tool, ToolContext, ToolOutput, ToolRegistry, reexports::rmcp::model::ToolAnnotations};
-use schemars::JsonSchema;
-use serde::Deserialize;
+use mcp_shared::{McpServer, ServerIdentity, Tool, ToolContext};
 
-// ---- the example of docs/adding-a-tool.md ----
-/// The input of `greet`.
-#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
-pub struct GreetInput {
-    /// Who to greet (1-100 characters).
-    #[garde(length(min = 1, max = 100))]
-    pub name: String,
+mcp_shared::tools! {
+    fn all(_unused: &()) {
+        // ---- the line of docs/adding-a-tool.md ----
+        greet => greet::Greet,
+    }
 }
 
-pub struct Greet;
-
-impl Tool for Greet {
-    type Params = GreetInput;
-    fn name(&self) -> Cow<'static, str> {
-        "greet".into()
-    }
-    fn title(&self) -> Cow<'static, str> {
-        "Greet".into()
-    }
-    fn description(&self) -> Cow<'static, str> {
-        "Greets someone by name.".into()
-    }
-    fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations::new().read_only(true).idempotent(true).open_world(false)
-    }
-    async fn run(&self, input: GreetInput, _ctx: ToolContext) -> ToolOutput {
-        ToolOutput::text(format!("Hello, {}!", input.name))
-    }
-}
-// ---- end of the example ----
-
-/// The document's `rust` block, its list-item indent removed.
-fn documented() -> String {
+/// The document's `rust` blocks, their list-item indent removed.
+fn documented() -> Vec<String> {
     let doc = include_str!("../../../../docs/adding-a-tool.md");
-    let block = doc.split("   ```rust\n").nth(1).unwrap().split("   ```").next().unwrap();
-    block.lines().map(|l| format!("{}\n", l.strip_prefix("   ").unwrap_or(l.trim_start()))).collect()
+    doc.split("   ```rust\n")
+        .skip(1)
+        .map(|rest| {
+            let block = rest.split("   ```").next().unwrap();
+            block.lines().map(|l| format!("{}\n", l.strip_prefix("   ").unwrap_or(l.trim_start()))).collect()
+        })
+        .collect()
 }
 
 #[test]
 fn the_documented_example_is_the_compiled_one() {
-    let this = include_str!("adding_a_tool.rs");
-    let compiled = this
-        .split("// ---- the example of docs/adding-a-tool.md ----\n")
+    let blocks = documented();
+    assert_eq!(blocks.len(), 2, "docs/adding-a-tool.md holds the tool's file and its line");
+    assert_eq!(blocks[0], include_str!("adding_a_tool/greet.rs"), "docs/adding-a-tool.md and greet.rs must match");
+    let line = include_str!("adding_a_tool.rs")
+        .split("// ---- the line of docs/adding-a-tool.md ----\n")
         .nth(1)
         .unwrap()
-        .split("// ---- end of the example ----")
+        .lines()
         .next()
-        .unwrap();
-    assert_eq!(documented(), compiled, "docs/adding-a-tool.md and this file must hold the same example");
+        .unwrap()
+        .trim();
+    assert_eq!(blocks[1].trim(), line, "docs/adding-a-tool.md and the tools! line must match");
 }
 
 #[test]
-fn the_documented_tool_registers_and_its_input_is_checked() {
-    let mut registry = ToolRegistry::new();
-    registry.register(Greet).unwrap();
-    assert!(registry.names().contains(&"greet"), "{:?}", registry.names());
-    assert!(GreetInput { name: "Ada".into() }.validate().is_ok());
-    assert!(GreetInput { name: String::new() }.validate().is_err(), "the garde bound of the example holds");
-    assert_eq!(Greet.title(), "Greet");
+fn the_documented_line_registers_the_tool_and_names_it() {
+    let registry = all(&(), |_| true).unwrap();
+    assert_eq!(registry.names(), ["greet"]);
+    assert_eq!(NAMES, ["greet"], "--tools takes the module's name");
+    let listed = serde_json::to_value(registry.list()).unwrap();
+    assert_eq!(listed[0]["title"], "Greet");
+    assert_eq!(listed[0]["annotations"]["readOnlyHint"], true);
+    assert!(greet::GreetInput { name: "Ada".into() }.validate().is_ok());
+    assert!(greet::GreetInput { name: String::new() }.validate().is_err(), "the garde bound of the example holds");
 }
 
 #[tokio::test]
-async fn the_documented_tool_answers() {
-    let output = Greet.run(GreetInput { name: "Ada".into() }, ToolContext::detached()).await;
+async fn the_documented_tool_answers_through_a_server() {
+    let identity = ServerIdentity {
+        name: "greeter".into(),
+        version: "0".into(),
+        title: None,
+        website_url: None,
+        instructions: String::new(),
+    };
+    let server = McpServer::new(identity, all(&(), |_| true).unwrap());
+    let arguments = serde_json::json!({"name": "Ada"}).as_object().cloned();
+    let output = server.call("greet", arguments, ToolContext::detached()).await.unwrap();
     assert_eq!(serde_json::to_value(output.into_call_tool_result()).unwrap()["content"][0]["text"], "Hello, Ada!");
+    let refused = server.call("greet", serde_json::json!({"name": ""}).as_object().cloned(), ToolContext::detached());
+    assert!(refused.await.unwrap().is_error(), "an empty name is INVALID_ARGS");
+    let direct = greet::Greet.run(greet::GreetInput { name: "Bo".into() }, ToolContext::detached()).await.unwrap();
+    assert!(!direct.is_error());
 }

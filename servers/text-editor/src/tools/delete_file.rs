@@ -3,13 +3,12 @@
 
 use std::{borrow::Cow, sync::Arc};
 
-use mcp_shared::{ContentItem, ErrorCode, Tool, ToolContext, ToolOutput, reexports::rmcp::model::ToolAnnotations};
+use mcp_shared::{Tool, ToolContext, ToolOutput, ToolResult, blocking, reexports::rmcp::model::ToolAnnotations};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::{
     editor::{Editor, history_key},
-    error::ToolError,
     locks::FileLocks,
     workspace::EditorRoots,
 };
@@ -36,6 +35,14 @@ impl DeleteFile {
     }
 }
 
+/// The tool's section of the guide, with `{tool}` and `{root}` to fill in.
+const GUIDE: &str = r##"
+## Deleting files: `delete_file`
+
+`delete_file` deletes one file (`path`); not a directory, not a symbolic link. `{tool}`'s
+`undo_edit` on the path restores it exactly.
+"##;
+
 /// The tool's description.
 pub const DESCRIPTION: &str = "Delete one file inside the workspace (not a directory, not a symbolic link). `undo_edit` on the same path (the text editor's command) restores it byte for byte, with its permissions.";
 
@@ -46,8 +53,12 @@ impl Tool for DeleteFile {
         "delete_file".into()
     }
 
-    fn title(&self) -> Cow<'static, str> {
-        "Delete file".into()
+    fn instructions(&self) -> Option<Cow<'static, str>> {
+        Some("`delete_file` deletes a file (`undo_edit` on its path restores it).".into())
+    }
+
+    fn guide(&self) -> Option<Cow<'static, str>> {
+        Some(GUIDE.into())
     }
 
     fn description(&self) -> Cow<'static, str> {
@@ -62,23 +73,12 @@ impl Tool for DeleteFile {
             .open_world(false)
     }
 
-    async fn run(&self, input: DeleteFileInput, ctx: ToolContext) -> ToolOutput {
-        let result = async {
-            let sandbox = self.workspace.sandbox(&ctx).await?;
-            let path = sandbox.resolve(&input.path).map_err(ToolError::from)?;
-            let _guard = self.locks.lock(&history_key(&path)).await;
-            let editor = Arc::clone(&self.editor);
-            tokio::task::spawn_blocking(move || editor.delete_file(&sandbox, &path)).await.map_err(|_| {
-                ToolError::new(
-                    ErrorCode::InternalError,
-                    "The deletion failed unexpectedly; the server logged the details.",
-                )
-            })?
-        }
-        .await;
-        match result {
-            Ok(reply) => ToolOutput { content: vec![ContentItem::Text { text: reply.text }] },
-            Err(error) => error.into_output(),
-        }
+    async fn run(&self, input: DeleteFileInput, ctx: ToolContext) -> ToolResult {
+        let sandbox = self.workspace.sandbox(&ctx).await?;
+        let path = sandbox.resolve(&input.path)?;
+        let _guard = self.locks.lock(&history_key(&path)).await;
+        let editor = Arc::clone(&self.editor);
+        let reply = blocking("The deletion", move || editor.delete_file(&sandbox, &path)).await??;
+        Ok(ToolOutput::text(reply.text))
     }
 }

@@ -6,7 +6,7 @@ use std::{
     sync::{Arc, atomic::AtomicBool},
 };
 
-use mcp_shared::{ContentItem, ErrorCode, Tool, ToolContext, ToolOutput, reexports::rmcp::model::ToolAnnotations};
+use mcp_shared::{Tool, ToolContext, ToolOutput, ToolResult, blocking, reexports::rmcp::model::ToolAnnotations};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -14,7 +14,6 @@ use super::AbandonOnDrop;
 use crate::{
     Command,
     editor::{self, Edit, Editor, history_key},
-    error::ToolError,
     locks::FileLocks,
     workspace::EditorRoots,
 };
@@ -70,8 +69,8 @@ impl Tool for EditFile {
         "edit_file".into()
     }
 
-    fn title(&self) -> Cow<'static, str> {
-        "Edit file (several edits)".into()
+    fn instructions(&self) -> Option<Cow<'static, str>> {
+        Some("`edit_file` makes several str_replace edits to one file in one call, all or nothing (`dry_run` shows the diff), one undo step.".into())
     }
 
     fn description(&self) -> Cow<'static, str> {
@@ -79,7 +78,7 @@ impl Tool for EditFile {
     }
 
     fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations::with_title("Edit a file (several edits)")
+        ToolAnnotations::with_title("Edit file (several edits)")
             .read_only(false)
             .destructive(true)
             .idempotent(false)
@@ -91,36 +90,28 @@ impl Tool for EditFile {
         arguments.and_then(|a| a.get("dry_run")).and_then(serde_json::Value::as_bool) != Some(true)
     }
 
-    async fn run(&self, input: EditFileInput, ctx: ToolContext) -> ToolOutput {
-        let result = async {
-            let sandbox = self.workspace.sandbox(&ctx).await?;
-            let path = editor::resolve(&sandbox, &input.path, Command::StrReplace)?;
-            let edits: Vec<Edit> = input
-                .edits
-                .into_iter()
-                .map(|e| Edit {
-                    old_str: e.old_str,
-                    new_str: e.new_str.unwrap_or_default(),
-                    replace_all: e.replace_all.unwrap_or(false),
-                })
-                .collect();
-            let dry_run = input.dry_run.unwrap_or(false);
-            let guard = self.locks.lock(&history_key(&path)).await;
-            let editor = Arc::clone(&self.editor);
-            let abandoned = AbandonOnDrop(Arc::new(AtomicBool::new(false)));
-            let flag = Arc::clone(&abandoned.0);
-            let work = tokio::task::spawn_blocking(move || {
-                let _guard = guard;
-                editor.edit_file(&sandbox, &path, &edits, dry_run, Some(&flag))
-            });
-            work.await.map_err(|_| {
-                ToolError::new(ErrorCode::InternalError, "The edit failed unexpectedly; the server logged the details.")
-            })?
-        }
-        .await;
-        match result {
-            Ok(reply) => ToolOutput { content: vec![ContentItem::Text { text: reply.text }] },
-            Err(error) => error.into_output(),
-        }
+    async fn run(&self, input: EditFileInput, ctx: ToolContext) -> ToolResult {
+        let sandbox = self.workspace.sandbox(&ctx).await?;
+        let path = editor::resolve(&sandbox, &input.path, Command::StrReplace)?;
+        let edits: Vec<Edit> = input
+            .edits
+            .into_iter()
+            .map(|e| Edit {
+                old_str: e.old_str,
+                new_str: e.new_str.unwrap_or_default(),
+                replace_all: e.replace_all.unwrap_or(false),
+            })
+            .collect();
+        let dry_run = input.dry_run.unwrap_or(false);
+        let guard = self.locks.lock(&history_key(&path)).await;
+        let editor = Arc::clone(&self.editor);
+        let abandoned = AbandonOnDrop(Arc::new(AtomicBool::new(false)));
+        let flag = Arc::clone(&abandoned.0);
+        let reply = blocking("The edit", move || {
+            let _guard = guard;
+            editor.edit_file(&sandbox, &path, &edits, dry_run, Some(&flag))
+        })
+        .await??;
+        Ok(ToolOutput::text(reply.text))
     }
 }

@@ -7,7 +7,7 @@ use std::{borrow::Cow, path::PathBuf, sync::Arc, time::SystemTime};
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use mcp_shared::{
-    ContentItem, ErrorCode, Tool, ToolContext, ToolOutput,
+    ErrorCode, Tool, ToolContext, ToolOutput, ToolResult, blocking,
     reexports::rmcp::model::ToolAnnotations,
     sandbox::{Sandbox, WalkOptions},
 };
@@ -47,6 +47,22 @@ impl FindFiles {
         FindFiles { workspace }
     }
 }
+
+/// The tool's section of the guide, with `{root}` to fill in.
+const GUIDE: &str = r##"
+## Finding files: `find_files`
+
+List files whose path matches a glob, most recently modified first.
+
+**Parameters:**
+- `pattern`: `**/*.rs`, `src/**/test_*.py`; without `/` (`*.md`) it matches names at any depth (required)
+- `path`: the directory to look in (default: the whole workspace); `limit` (default 100)
+
+**Example:**
+```json
+{"pattern": "**/*.toml", "path": "{root}"}
+```
+"##;
 
 /// The compiled pattern: a path glob, or (without `/`) a name glob.
 struct Pattern {
@@ -143,8 +159,12 @@ impl Tool for FindFiles {
         "find_files".into()
     }
 
-    fn title(&self) -> Cow<'static, str> {
-        "Find files".into()
+    fn instructions(&self) -> Option<Cow<'static, str>> {
+        Some("`find_files` lists files matching a glob (`**/*.rs`), newest first.".into())
+    }
+
+    fn guide(&self) -> Option<Cow<'static, str>> {
+        Some(GUIDE.into())
     }
 
     fn description(&self) -> Cow<'static, str> {
@@ -155,43 +175,34 @@ impl Tool for FindFiles {
         ToolAnnotations::with_title("Find files").read_only(true).destructive(false).idempotent(true).open_world(false)
     }
 
-    async fn run(&self, input: FindFilesInput, ctx: ToolContext) -> ToolOutput {
-        let result = async {
-            let pattern = Pattern::new(&input.pattern)?;
-            let limit = input.limit.map_or(DEFAULT_LIMIT, |l| l as usize);
-            if !(1..=MAX_LIMIT).contains(&limit) {
-                return Err(ToolError::new(ErrorCode::InvalidArgs, format!("`limit` is {limit}; it must be 1 to {MAX_LIMIT}.")));
-            }
-            let sandbox = self.workspace.sandbox(&ctx).await?;
-            let path = input.path.clone();
-            let cancel = ctx.cancellation().clone();
-            let work = tokio::task::spawn_blocking(move || find(&sandbox, path.as_deref(), &pattern, limit, &cancel));
-            let (paths, total) = work.await.map_err(|_| {
-                ToolError::new(ErrorCode::InternalError, "The search failed unexpectedly; the server logged the details; retry.")
-            })??;
-            if total == 0 {
-                return Ok(format!(
-                    "No files match {:?} (hidden and .gitignored paths are skipped). Try a broader pattern, e.g. `**/*{}`.",
-                    input.pattern,
-                    input.pattern.rsplit_once('.').map(|(_, ext)| format!(".{ext}")).unwrap_or_default()
-                ));
-            }
-            let mut out: String =
-                paths.iter().map(|p| format!("{}\n", mcp_shared::sandbox::shown_name(p.as_os_str()))).collect();
-            if total > paths.len() {
-                out.push_str(&format!(
-                    "[{} more files match, not shown ({total} in all, the {} most recently modified shown). Narrow `pattern` or `path`, or raise `limit` (at most {MAX_LIMIT}).]\n",
-                    total - paths.len(),
-                    paths.len()
-                ));
-            }
-            Ok(out)
+    async fn run(&self, input: FindFilesInput, ctx: ToolContext) -> ToolResult {
+        let pattern = Pattern::new(&input.pattern)?;
+        let limit = input.limit.map_or(DEFAULT_LIMIT, |l| l as usize);
+        if !(1..=MAX_LIMIT).contains(&limit) {
+            return Err(ToolError::invalid_args(format!("`limit` is {limit}; it must be 1 to {MAX_LIMIT}.")));
         }
-        .await;
-        match result {
-            Ok(text) => ToolOutput { content: vec![ContentItem::Text { text }] },
-            Err(error) => error.into_output(),
+        let sandbox = self.workspace.sandbox(&ctx).await?;
+        let path = input.path.clone();
+        let cancel = ctx.cancellation().clone();
+        let (paths, total) =
+            blocking("The search", move || find(&sandbox, path.as_deref(), &pattern, limit, &cancel)).await??;
+        if total == 0 {
+            return Ok(ToolOutput::text(format!(
+                "No files match {:?} (hidden and .gitignored paths are skipped). Try a broader pattern, e.g. `**/*{}`.",
+                input.pattern,
+                input.pattern.rsplit_once('.').map(|(_, ext)| format!(".{ext}")).unwrap_or_default()
+            )));
         }
+        let mut out: String =
+            paths.iter().map(|p| format!("{}\n", mcp_shared::sandbox::shown_name(p.as_os_str()))).collect();
+        if total > paths.len() {
+            out.push_str(&format!(
+                "[{} more files match, not shown ({total} in all, the {} most recently modified shown). Narrow `pattern` or `path`, or raise `limit` (at most {MAX_LIMIT}).]\n",
+                total - paths.len(),
+                paths.len()
+            ));
+        }
+        Ok(ToolOutput::text(out))
     }
 }
 

@@ -5,7 +5,7 @@
 use std::{borrow::Cow, sync::Arc};
 
 use mcp_shared::{
-    ContentItem, ErrorCode, Tool, ToolContext, ToolOutput,
+    ErrorCode, Tool, ToolContext, ToolOutput, ToolResult, blocking,
     reexports::rmcp::model::ToolAnnotations,
     sandbox::{Sandbox, WalkOptions},
 };
@@ -134,8 +134,8 @@ impl Tool for ListTree {
         "list_tree".into()
     }
 
-    fn title(&self) -> Cow<'static, str> {
-        "List directory tree".into()
+    fn instructions(&self) -> Option<Cow<'static, str>> {
+        Some("`list_tree` shows a directory tree with file sizes.".into())
     }
 
     fn description(&self) -> Cow<'static, str> {
@@ -143,44 +143,26 @@ impl Tool for ListTree {
     }
 
     fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations::with_title("List a directory tree")
+        ToolAnnotations::with_title("List directory tree")
             .read_only(true)
             .destructive(false)
             .idempotent(true)
             .open_world(false)
     }
 
-    async fn run(&self, input: ListTreeInput, ctx: ToolContext) -> ToolOutput {
-        let result = async {
-            let depth = input.depth.map_or(DEFAULT_DEPTH, |d| d as usize);
-            if !(1..=MAX_DEPTH).contains(&depth) {
-                return Err(ToolError::new(
-                    ErrorCode::InvalidArgs,
-                    format!("`depth` is {depth}; it must be 1 to {MAX_DEPTH}."),
-                ));
-            }
-            let limit = input.limit.map_or(DEFAULT_LIMIT, |l| l as usize);
-            if !(1..=MAX_LIMIT).contains(&limit) {
-                return Err(ToolError::new(
-                    ErrorCode::InvalidArgs,
-                    format!("`limit` is {limit}; it must be 1 to {MAX_LIMIT}."),
-                ));
-            }
-            let sandbox = self.workspace.sandbox(&ctx).await?;
-            let path = input.path.clone();
-            let work = tokio::task::spawn_blocking(move || tree(&sandbox, path.as_deref(), depth, limit));
-            work.await.map_err(|_| {
-                ToolError::new(
-                    ErrorCode::InternalError,
-                    "The listing failed unexpectedly; the server logged the details.",
-                )
-            })?
+    async fn run(&self, input: ListTreeInput, ctx: ToolContext) -> ToolResult {
+        let depth = input.depth.map_or(DEFAULT_DEPTH, |d| d as usize);
+        if !(1..=MAX_DEPTH).contains(&depth) {
+            return Err(ToolError::invalid_args(format!("`depth` is {depth}; it must be 1 to {MAX_DEPTH}.")));
         }
-        .await;
-        match result {
-            Ok(text) => ToolOutput { content: vec![ContentItem::Text { text }] },
-            Err(error) => error.into_output(),
+        let limit = input.limit.map_or(DEFAULT_LIMIT, |l| l as usize);
+        if !(1..=MAX_LIMIT).contains(&limit) {
+            return Err(ToolError::invalid_args(format!("`limit` is {limit}; it must be 1 to {MAX_LIMIT}.")));
         }
+        let sandbox = self.workspace.sandbox(&ctx).await?;
+        let path = input.path.clone();
+        let text = blocking("The listing", move || tree(&sandbox, path.as_deref(), depth, limit)).await??;
+        Ok(ToolOutput::text(text))
     }
 }
 

@@ -1,19 +1,41 @@
-//! The server's tools: `text_editor` (Claude's tool, byte-exact), and the workspace tools
-//! `search_text`, `find_files`, `move_file`, `delete_file` (`--tools` chooses which are offered).
-
-pub mod delete_file;
-pub mod edit_file;
-pub mod find_files;
-pub mod list_tree;
-pub mod move_file;
-pub mod read_files;
-pub mod search_text;
-pub mod text_editor;
+//! The server's tools, one file each and one line each below: `text_editor` (Claude's tool,
+//! byte-exact) and the workspace tools (`--tools` chooses which are offered).
 
 use std::sync::{
     Arc,
     atomic::{AtomicBool, Ordering},
 };
+
+use crate::{editor::Editor, locks::FileLocks, workspace::EditorRoots};
+
+/// What the tools share: one editor (its limits and undo history), one workspace, one set of
+/// per-file locks for every tool that writes, and the flags that shape a tool.
+pub struct Shared {
+    /// The editor.
+    pub editor: Arc<Editor>,
+    /// The workspace.
+    pub workspace: Arc<EditorRoots>,
+    /// The per-file locks.
+    pub locks: Arc<FileLocks>,
+    /// `--tool-name`.
+    pub tool_name: String,
+    /// `--read-only`.
+    pub read_only: bool,
+}
+
+mcp_shared::tools! {
+    /// The server's tools that `offer` accepts, in `tools/list` order.
+    pub fn all(s: &Shared) {
+        text_editor => text_editor::TextEditor::with_locks(s.tool_name.clone(), Arc::clone(&s.editor), Arc::clone(&s.workspace), Arc::clone(&s.locks)).read_only(s.read_only),
+        search_text => search_text::SearchText::new(Arc::clone(&s.workspace), search_text::SearchLimits::of(s.editor.limits())),
+        find_files => find_files::FindFiles::new(Arc::clone(&s.workspace)),
+        move_file => move_file::MoveFile::new(Arc::clone(&s.editor), Arc::clone(&s.workspace), Arc::clone(&s.locks)),
+        delete_file => delete_file::DeleteFile::new(Arc::clone(&s.editor), Arc::clone(&s.workspace), Arc::clone(&s.locks)),
+        edit_file => edit_file::EditFile::new(Arc::clone(&s.editor), Arc::clone(&s.workspace), Arc::clone(&s.locks)),
+        read_files => read_files::ReadFiles::new(Arc::clone(&s.editor), Arc::clone(&s.workspace)),
+        list_tree => list_tree::ListTree::new(Arc::clone(&s.workspace)),
+    }
+}
 
 /// Sets its flag when dropped: held by a call's future, so that a call that timed out or was
 /// cancelled (its future dropped) tells its blocking work to write nothing.

@@ -4,13 +4,12 @@
 
 use std::{borrow::Cow, sync::Arc};
 
-use mcp_shared::{ContentItem, ErrorCode, Tool, ToolContext, ToolOutput, reexports::rmcp::model::ToolAnnotations};
+use mcp_shared::{Tool, ToolContext, ToolOutput, ToolResult, blocking, reexports::rmcp::model::ToolAnnotations};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::{
     editor::{Editor, history_key},
-    error::ToolError,
     locks::FileLocks,
     workspace::EditorRoots,
 };
@@ -42,6 +41,21 @@ impl MoveFile {
     }
 }
 
+/// The tool's section of the guide, with `{tool}` and `{root}` to fill in.
+const GUIDE: &str = r##"
+## Moving files: `move_file`
+
+`move_file` moves or renames one file (`source`, `destination` with the file name; parent
+directories are created; an existing destination only with `overwrite: true`). It does not work
+on directories or symbolic links. `{tool}`'s `undo_edit` on the destination reverts the move
+exactly.
+
+**Example:**
+```json
+{"source": "{root}/src/old_name.py", "destination": "{root}/src/utils/new_name.py"}
+```
+"##;
+
 /// The tool's description.
 pub const DESCRIPTION: &str = "Move or rename one file inside the workspace (not a directory, not a symbolic link); missing parent directories of `destination` are created. An existing file at `destination` is refused unless `overwrite` is true. `undo_edit` on `destination` (the text editor's command) moves the file back and restores what it replaced.";
 
@@ -52,8 +66,12 @@ impl Tool for MoveFile {
         "move_file".into()
     }
 
-    fn title(&self) -> Cow<'static, str> {
-        "Move file".into()
+    fn instructions(&self) -> Option<Cow<'static, str>> {
+        Some("`move_file` moves or renames a file (`undo_edit` on its destination reverts it).".into())
+    }
+
+    fn guide(&self) -> Option<Cow<'static, str>> {
+        Some(GUIDE.into())
     }
 
     fn description(&self) -> Cow<'static, str> {
@@ -64,31 +82,18 @@ impl Tool for MoveFile {
         ToolAnnotations::with_title("Move file").read_only(false).destructive(true).idempotent(false).open_world(false)
     }
 
-    async fn run(&self, input: MoveFileInput, ctx: ToolContext) -> ToolOutput {
-        let result = async {
-            let sandbox = self.workspace.sandbox(&ctx).await?;
-            let from = sandbox.resolve(&input.source).map_err(ToolError::from)?;
-            let to = sandbox.resolve(&input.destination).map_err(ToolError::from)?;
-            // Both files' locks, in a fixed order (no deadlock with a move the other way).
-            let (a, b) = (history_key(&from), history_key(&to));
-            let (first, second) = if a <= b { (a, b) } else { (b, a) };
-            let _first = self.locks.lock(&first).await;
-            let _second = if first != second { Some(self.locks.lock(&second).await) } else { None };
-            let editor = Arc::clone(&self.editor);
-            let overwrite = input.overwrite.unwrap_or(false);
-            tokio::task::spawn_blocking(move || editor.move_file(&sandbox, &from, &to, overwrite)).await.map_err(
-                |_| {
-                    ToolError::new(
-                        ErrorCode::InternalError,
-                        "The move failed unexpectedly; the server logged the details.",
-                    )
-                },
-            )?
-        }
-        .await;
-        match result {
-            Ok(reply) => ToolOutput { content: vec![ContentItem::Text { text: reply.text }] },
-            Err(error) => error.into_output(),
-        }
+    async fn run(&self, input: MoveFileInput, ctx: ToolContext) -> ToolResult {
+        let sandbox = self.workspace.sandbox(&ctx).await?;
+        let from = sandbox.resolve(&input.source)?;
+        let to = sandbox.resolve(&input.destination)?;
+        // Both files' locks, in a fixed order (no deadlock with a move the other way).
+        let (a, b) = (history_key(&from), history_key(&to));
+        let (first, second) = if a <= b { (a, b) } else { (b, a) };
+        let _first = self.locks.lock(&first).await;
+        let _second = if first != second { Some(self.locks.lock(&second).await) } else { None };
+        let editor = Arc::clone(&self.editor);
+        let overwrite = input.overwrite.unwrap_or(false);
+        let reply = blocking("The move", move || editor.move_file(&sandbox, &from, &to, overwrite)).await??;
+        Ok(ToolOutput::text(reply.text))
     }
 }

@@ -5,7 +5,7 @@
 
 use std::{borrow::Cow, sync::Arc};
 
-use mcp_shared::{ContentItem, ErrorCode, Tool, ToolContext, ToolOutput, reexports::rmcp::model::ToolAnnotations};
+use mcp_shared::{Tool, ToolContext, ToolOutput, ToolResult, blocking, reexports::rmcp::model::ToolAnnotations};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
@@ -107,8 +107,8 @@ impl Tool for ReadFiles {
         "read_files".into()
     }
 
-    fn title(&self) -> Cow<'static, str> {
-        "Read files".into()
+    fn instructions(&self) -> Option<Cow<'static, str>> {
+        Some("`read_files` reads several files at once.".into())
     }
 
     fn description(&self) -> Cow<'static, str> {
@@ -119,31 +119,23 @@ impl Tool for ReadFiles {
         ToolAnnotations::with_title("Read files").read_only(true).destructive(false).idempotent(true).open_world(false)
     }
 
-    async fn run(&self, input: ReadFilesInput, ctx: ToolContext) -> ToolOutput {
-        let result = async {
-            if input.paths.is_empty() || input.paths.len() > MAX_PATHS {
-                return Err(ToolError::new(
-                    ErrorCode::InvalidArgs,
-                    format!("`paths` has {} entries; give 1 to {MAX_PATHS} files.", input.paths.len()),
-                ));
-            }
-            let sandbox = self.workspace.sandbox(&ctx).await?;
-            let editor = Arc::clone(&self.editor);
-            let budget = match editor.limits().max_output_chars {
-                0 => MAX_OUTPUT_CHARS_UNBOUNDED,
-                n => n,
-            };
-            let work = tokio::task::spawn_blocking(move || {
-                read_all(&editor, &sandbox, &input.paths, input.view_range.as_ref(), budget)
-            });
-            work.await.map_err(|_| {
-                ToolError::new(ErrorCode::InternalError, "Reading failed unexpectedly; the server logged the details.")
-            })
+    async fn run(&self, input: ReadFilesInput, ctx: ToolContext) -> ToolResult {
+        if input.paths.is_empty() || input.paths.len() > MAX_PATHS {
+            return Err(ToolError::invalid_args(format!(
+                "`paths` has {} entries; give 1 to {MAX_PATHS} files.",
+                input.paths.len()
+            )));
         }
-        .await;
-        match result {
-            Ok(text) => ToolOutput { content: vec![ContentItem::Text { text }] },
-            Err(error) => error.into_output(),
-        }
+        let sandbox = self.workspace.sandbox(&ctx).await?;
+        let editor = Arc::clone(&self.editor);
+        let budget = match editor.limits().max_output_chars {
+            0 => MAX_OUTPUT_CHARS_UNBOUNDED,
+            n => n,
+        };
+        let text = blocking("Reading", move || {
+            read_all(&editor, &sandbox, &input.paths, input.view_range.as_ref(), budget)
+        })
+        .await?;
+        Ok(ToolOutput::text(text))
     }
 }

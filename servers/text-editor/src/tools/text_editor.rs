@@ -8,7 +8,7 @@ use std::{
     sync::{Arc, atomic::AtomicBool},
 };
 
-use mcp_shared::{ContentItem, ErrorCode, Tool, ToolContext, ToolOutput, reexports::rmcp::model::ToolAnnotations};
+use mcp_shared::{ErrorCode, Tool, ToolContext, ToolOutput, ToolResult, reexports::rmcp::model::ToolAnnotations};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
@@ -190,8 +190,21 @@ impl Tool for TextEditor {
         self.name.clone().into()
     }
 
-    fn title(&self) -> Cow<'static, str> {
-        "Text editor".into()
+    fn instructions(&self) -> Option<Cow<'static, str>> {
+        Some(format!(
+            "`{}` (Claude's text editor tool) views, creates and edits text files: \
+             `view` shows a file with line numbers (`view_range` [start, end] for part of it; -1 = to the end; [-20, -1] = the last 20 lines) or lists a directory two levels deep; \
+             `create` makes a new file (never overwrites); \
+             `str_replace` replaces `old_str`, which must match exactly one place (whitespace included; add surrounding lines to make it unique); \
+             `insert` adds `new_str` as whole lines after line `insert_line` (0 = top; a trailing newline adds no empty line); \
+             `undo_edit` reverts the last edit of a file. \
+             View a file before editing it and check the snippet after each edit.",
+            self.name
+        ).into())
+    }
+
+    fn guide(&self) -> Option<Cow<'static, str>> {
+        Some(crate::guide::TEXT_EDITOR.into())
     }
 
     fn description(&self) -> Cow<'static, str> {
@@ -211,18 +224,13 @@ impl Tool for TextEditor {
         !self.read_only && arguments.and_then(|a| a.get("command")).and_then(Value::as_str) != Some("view")
     }
 
-    async fn run(&self, input: TextEditorInput, ctx: ToolContext) -> ToolOutput {
-        match self.call(input, &ctx).await {
-            Ok(reply) => {
-                // One text block: clients that read only the first block still see the note
-                // (it follows the reference's text, which stays a byte-exact prefix).
-                let text = match reply.note {
-                    Some(note) => format!("{}\n{note}", reply.text),
-                    None => reply.text,
-                };
-                ToolOutput { content: vec![ContentItem::Text { text }] }
-            }
-            Err(error) => error.into_output(),
-        }
+    async fn run(&self, input: TextEditorInput, ctx: ToolContext) -> ToolResult {
+        let reply = self.call(input, &ctx).await?;
+        // One text block: clients that read only the first block still see the note (it follows
+        // the reference's text, which stays a byte-exact prefix).
+        Ok(ToolOutput::text(match reply.note {
+            Some(note) => format!("{}\n{note}", reply.text),
+            None => reply.text,
+        }))
     }
 }

@@ -20,7 +20,7 @@ use std::{
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use ignore::overrides::{Override, OverrideBuilder};
 use mcp_shared::{
-    ContentItem, ErrorCode, Tool, ToolContext, ToolOutput,
+    ErrorCode, Tool, ToolContext, ToolOutput, ToolResult, blocking,
     reexports::rmcp::model::ToolAnnotations,
     sandbox::{FileEntry, Sandbox, SandboxPath, WalkOptions},
 };
@@ -104,6 +104,11 @@ pub struct SearchLimits {
 }
 
 impl SearchLimits {
+    /// The editor's `--max-output-chars` and `--max-file-size`.
+    pub fn of(limits: &crate::Limits) -> SearchLimits {
+        SearchLimits { max_output_chars: limits.max_output_chars, max_file_size: limits.max_file_size }
+    }
+
     fn output_chars(self) -> usize {
         if self.max_output_chars == 0 { MAX_OUTPUT_CHARS_UNBOUNDED } else { self.max_output_chars }
     }
@@ -445,6 +450,25 @@ pub fn render(report: &Report, pattern: &str, scope: &str, limit: usize, limits:
     out
 }
 
+/// The tool's section of the guide, with `{root}` to fill in.
+const GUIDE: &str = r##"
+## Finding things: `search_text`
+
+Search file contents like ripgrep. Results are `ABSOLUTE_PATH:LINE:TEXT`, one per matching line.
+
+**Parameters:**
+- `pattern`: a regular expression (Rust regex syntax), or plain text with `literal: true` (required)
+- `path`: a directory or file to search (default: the whole workspace)
+- `glob`: only matching files, e.g. `*.rs` or `src/**/*.ts`
+- `ignore_case`, `context` (lines around each match, 0-10), `limit` (default 100)
+
+**Example:**
+```json
+{"pattern": "fn\s+parse_", "path": "{root}/src", "glob": "*.rs", "context": 2}
+```
+Then `view` the file at the line it names before editing it.
+"##;
+
 /// The tool's description.
 pub const DESCRIPTION: &str = "Search file contents under the workspace, like ripgrep (`rg -n`): a regular expression (Rust regex syntax) or, with `literal: true`, plain text. One line per matching line: `ABSOLUTE_PATH:LINE:TEXT`, files in path order; with `context`, surrounding lines as `ABSOLUTE_PATH-LINE-TEXT` and groups separated by `--`. At most `limit` matching lines (default 100), then a line saying how many more there are. Hidden files, .gitignored paths and binary files are skipped; files in other encodings (Latin-1, Shift_JIS, UTF-16, ...) are searched as text. Use `glob` to pick files (`*.rs`, `src/**/*.ts`) and `path` to search one directory or file.";
 
@@ -455,8 +479,12 @@ impl Tool for SearchText {
         "search_text".into()
     }
 
-    fn title(&self) -> Cow<'static, str> {
-        "Search text".into()
+    fn instructions(&self) -> Option<Cow<'static, str>> {
+        Some("`search_text` searches file contents like ripgrep (regex or `literal`, `glob`, `context`) and answers `PATH:LINE:TEXT` lines.".into())
+    }
+
+    fn guide(&self) -> Option<Cow<'static, str>> {
+        Some(GUIDE.into())
     }
 
     fn description(&self) -> Cow<'static, str> {
@@ -467,41 +495,30 @@ impl Tool for SearchText {
         ToolAnnotations::with_title("Search text").read_only(true).destructive(false).idempotent(true).open_world(false)
     }
 
-    async fn run(&self, input: SearchTextInput, ctx: ToolContext) -> ToolOutput {
-        let failed = |what: &str| {
-            ToolError::new(
-                ErrorCode::InternalError,
-                format!("The {what} failed unexpectedly; the server logged the details; retry."),
-            )
-        };
-        let result = async {
-            // Cheap checks first; the pattern is compiled off the runtime's threads, a few at a
-            // time, so that costly patterns neither stall other requests nor add up in memory.
-            check_input(&input)?;
-            let permit = Arc::clone(&self.compiles).acquire_owned().await.map_err(|_| failed("search"))?;
-            let compiled = tokio::task::spawn_blocking(move || {
-                let query = Query::new(&input);
-                drop(permit);
-                (query, input)
-            });
-            let (query, input) = compiled.await.map_err(|_| failed("search"))?;
-            let query = query?;
-            let sandbox = self.workspace.sandbox(&ctx).await?;
-            let places = places(&sandbox, input.path.as_deref())?;
-            let scope = places.iter().map(|p| p.shown.display().to_string()).collect::<Vec<_>>().join(", ");
-            let (limit, limits) = (query.limit, self.limits);
-            // Cancelled when the call times out or the client cancels it: the walk and the search
-            // stop then, not when they are done.
-            let cancel = ctx.cancellation().clone();
-            let work = tokio::task::spawn_blocking(move || search(&sandbox, &places, &query, limits, &cancel));
-            let report = work.await.map_err(|_| failed("search"))??;
-            Ok::<_, ToolError>(render(&report, &input.pattern, &scope, limit, limits))
-        }
-        .await;
-        match result {
-            Ok(text) => ToolOutput { content: vec![ContentItem::Text { text }] },
-            Err(error) => error.into_output(),
-        }
+    async fn run(&self, input: SearchTextInput, ctx: ToolContext) -> ToolResult {
+        // Cheap checks first; the pattern is compiled off the runtime's threads, a few at a
+        // time, so that costly patterns neither stall other requests nor add up in memory.
+        check_input(&input)?;
+        let permit = Arc::clone(&self.compiles).acquire_owned().await.map_err(|error| {
+            tracing::error!(%error, "the search's compile permits are closed");
+            ToolError::new(ErrorCode::InternalError, "The search failed unexpectedly; the server logged the details; retry.")
+        })?;
+        let (query, input) = blocking("The search", move || {
+            let query = Query::new(&input);
+            drop(permit);
+            (query, input)
+        })
+        .await?;
+        let query = query?;
+        let sandbox = self.workspace.sandbox(&ctx).await?;
+        let places = places(&sandbox, input.path.as_deref())?;
+        let scope = places.iter().map(|p| p.shown.display().to_string()).collect::<Vec<_>>().join(", ");
+        let (limit, limits) = (query.limit, self.limits);
+        // Cancelled when the call times out or the client cancels it: the walk and the search
+        // stop then, not when they are done.
+        let cancel = ctx.cancellation().clone();
+        let report = blocking("The search", move || search(&sandbox, &places, &query, limits, &cancel)).await??;
+        Ok(ToolOutput::text(render(&report, &input.pattern, &scope, limit, limits)))
     }
 }
 
