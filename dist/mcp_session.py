@@ -268,21 +268,13 @@ DONE = {
     "sample-tool": "hoge calc, an unknown action refused",
 }
 
-# The tools each server must list: every tool its bundle's manifest names (dist/mcpb.py, what
-# Claude Desktop shows before install), so a manifest naming a tool the binary lacks fails here.
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcpb import SERVERS as BUNDLES  # noqa: E402
-
-
-def _manifest_tools(server):
-    return [name for name, _ in BUNDLES[server]["tools"]]
-
-
+# The tools each scenario calls: tools/list must name them before the scenario starts (the
+# bundles' manifests are made from tools/list itself, by dist/mcpb.py).
 SCENARIOS = {
-    "text-editor": (_manifest_tools("text-editor"), text_editor),
-    "draft-post": (_manifest_tools("draft-post"), draft_post),
-    "ide-bridge": (_manifest_tools("ide-bridge"), ide_bridge),
-    "sample-tool": (_manifest_tools("sample-tool"), sample_tool),
+    "text-editor": (["text_editor"], text_editor),
+    "draft-post": (["draft_post", "list_posts"], draft_post),
+    "ide-bridge": (["read_file", "list_files"], ide_bridge),
+    "sample-tool": (["hoge"], sample_tool),
 }
 
 
@@ -306,7 +298,7 @@ def wait_for_port(port, host_proc):
     raise SessionError(f"ide-bridge-host did not listen on 127.0.0.1:{port} within {TIMEOUT:.0f} s")
 
 
-def run(server, argv, work, host_work, host_cmd):
+def run(server, argv, work, host_work, host_cmd, manifest=None):
     tools, scenario = SCENARIOS[server]
     host = None
     if server == "ide-bridge":
@@ -349,6 +341,11 @@ def run(server, argv, work, host_work, host_cmd):
         missing = [t for t in tools if t not in names]
         if missing:
             raise SessionError(f"tools/list lacks {missing}: got {names}")
+        if manifest is not None:
+            with open(manifest) as f:
+                bundled = [t["name"] for t in json.load(f).get("tools", [])]
+            if bundled != names:
+                raise SessionError(f"the bundle's manifest lists the tools {bundled}, its server {names}")
         scenario(session, work, host_work)
         session.close()
         info = init["result"]["serverInfo"]
@@ -387,6 +384,7 @@ def main():
     parser.add_argument("--host-cmd", help="ide-bridge only: the ide-bridge-host command line")
     parser.add_argument("--label", default="", help="what is tested, for the report line")
     parser.add_argument("--windows", action="store_true", help="a Windows build: also Windows path cases")
+    parser.add_argument("--manifest", help="a bundle's manifest.json: its tools must be the server's tools/list")
     # Everything after `--` is the server's command line, options included.
     own = sys.argv[1:]
     argv = []
@@ -399,7 +397,7 @@ def main():
     if not argv:
         parser.error("no server command after --")
     try:
-        summary = run(args.server, argv, args.work, args.host_work or args.work, args.host_cmd)
+        summary = run(args.server, argv, args.work, args.host_work or args.work, args.host_cmd, args.manifest)
     except SessionError as error:
         print(f"FAIL {args.label or args.server}: {error}", file=sys.stderr)
         return 1

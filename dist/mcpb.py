@@ -12,18 +12,26 @@ platform. dist/build.sh then packs each folder with the official `mcpb pack`, an
 validates the bundle and starts its Windows binary under wine the way Claude Desktop does (the
 manifest's command, ${__dirname} and ${user_config.*} substituted). No bundle has been run in
 Claude Desktop itself by this repository's tests.
+
+The manifests' `tools` and `prompts` are read from the servers themselves: each binary built for
+this machine (the static x86_64-unknown-linux-gnu build under --bin-root, else --servers DIR,
+else target/release or target/debug) is asked for its `tools/list`, `prompts/list` and each
+prompt's text over stdio. Nothing here names a tool.
 """
 
 import argparse
 import json
 import os
+import re
 import shutil
+import subprocess
 import sys
+import tempfile
 
 REPOSITORY = "https://github.com/mcp-suite/mcp-suite"
 
-# Per server: display name, description, the binary, its args (with user_config substitutions),
-# the user_config entries, and the tools it serves (what Claude Desktop shows before install).
+# Per server: display name, description, the binary, its args (with user_config substitutions)
+# and the user_config entries. The tools and prompts are the binary's own (see `offered`).
 SERVERS = {
     "text-editor": {
         "display_name": "Text editor (mcp-suite)",
@@ -40,17 +48,6 @@ SERVERS = {
                 "required": True,
             }
         },
-        "tools": [
-            ("text_editor", "View, create and edit text files: view, create, str_replace, insert, undo_edit."),
-            ("search_text", "Search the project's files for a regex or literal text (ripgrep's search)."),
-            ("find_files", "Find files by glob, most recently modified first."),
-            ("move_file", "Move or rename a file (undoable)."),
-            ("delete_file", "Delete a file (undoable)."),
-            ("edit_file", "Make several edits to one file in one call, all or nothing (one undo step)."),
-            ("read_files", "Read several files in one call."),
-            ("list_tree", "List a directory tree with file sizes."),
-        ],
-        "prompts": [],
     },
     "draft-post": {
         "display_name": "Draft post (mcp-suite)",
@@ -67,14 +64,10 @@ SERVERS = {
                 "required": True,
             }
         },
-        "tools": [
-            ("draft_post", "File a manuscript as projects/<project>/NN-slug/article.md (idempotent)."),
-            ("list_posts", "List the posts of a project."),
-        ],
     },
     "ide-bridge": {
         "display_name": "IDE bridge (mcp-suite)",
-        "description": "list_files, read_file and write_file on the workspace open in your IDE, "
+        "description": "The files, live state and language servers of the workspace open in your IDE, "
         "through the ide-bridge extension (or ide-bridge-host) over an authenticated WebSocket.",
         "summary": "The workspace and live state of your IDE (files, diagnostics, editors) over a WebSocket.",
         "binary": "mcp-server-ide-bridge",
@@ -87,32 +80,14 @@ SERVERS = {
                 "required": True,
             }
         },
-        "tools": [
-            ("list_files", "List the workspace's files."),
-            ("read_file", "Read a workspace file."),
-            ("write_file", "Create or replace a workspace file."),
-            ("get_diagnostics", "The errors and warnings of the IDE's language servers."),
-            ("get_open_editors", "The files open in the IDE, and which are unsaved."),
-            ("get_selection", "What the user has selected in the IDE."),
-            ("open_file", "Show a file to the user in the IDE."),
-            ("save_file", "Save a file's unsaved changes in the IDE."),
-            ("find_definition", "Go to a symbol's definition, through the IDE's language server."),
-            ("find_references", "Find a symbol's references across the workspace."),
-            ("describe_symbol", "A symbol's type and documentation (the IDE's hover)."),
-            ("list_symbols", "A file's outline, or the workspace's symbols by name."),
-            ("rename_symbol", "Rename a symbol everywhere: previewed, or applied as one edit."),
-            ("open_diff", "Propose a change in the IDE's diff view; the user accepts or rejects it."),
-            ("close_diffs", "Withdraw the proposed changes the user has not decided on."),
-        ],
     },
     "sample-tool": {
         "display_name": "Sample tool (mcp-suite)",
-        "description": "The mcp-suite template server: the hoge calculator and a countdown with progress.",
-        "summary": "The mcp-suite template server: the hoge calculator and a countdown with progress.",
+        "description": "The mcp-suite template server: a sample calculator and a timer that reports progress.",
+        "summary": "The mcp-suite template server: a sample calculator and a timer that reports progress.",
         "binary": "mcp-server-sample-tool",
         "args": [],
         "user_config": {},
-        "tools": [("hoge", "Add two numbers (action calc)."), ("countdown", "Count down N seconds, with progress.")],
     },
 }
 
@@ -126,7 +101,71 @@ PLATFORMS = {
 }
 
 
-def manifest(short, version, platforms=tuple(PLATFORMS)):
+def offered(binary):
+    """The tools ({name, description}: the first sentence of each) and prompts ({name,
+    description, text}) that `binary` lists, asked over stdio in an empty directory."""
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "mcpb.py", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 3, "method": "prompts/list"},
+    ]
+    answers = _session(binary, lines, 3)
+    prompts = answers[3].get("result", {}).get("prompts", []) if "result" in answers[3] else []
+    texts = {}
+    if prompts:
+        gets = [{"jsonrpc": "2.0", "id": 10 + i, "method": "prompts/get", "params": {"name": p["name"]}} for i, p in enumerate(prompts)]
+        got = _session(binary, lines[:2] + gets, 10 + len(prompts) - 1)
+        for i, p in enumerate(prompts):
+            messages = got[10 + i]["result"]["messages"]
+            texts[p["name"]] = "\n\n".join(m["content"]["text"] for m in messages)
+    first_sentence = lambda text: re.split(r"(?<=[.!?])\s", text.strip(), maxsplit=1)[0]
+    tools = [{"name": t["name"], "description": first_sentence(t.get("description", ""))} for t in answers[2]["result"]["tools"]]
+    prompts = [{"name": p["name"], "description": p.get("description", ""), "text": texts[p["name"]]} for p in prompts]
+    return tools, prompts
+
+
+def _session(binary, messages, last_id):
+    """The answers, by id, to `messages` sent to `binary` over stdio (stdin closed after the
+    answer to `last_id`)."""
+    with tempfile.TemporaryDirectory() as empty:
+        proc = subprocess.Popen([binary], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=empty)
+        answers = {}
+        try:
+            for message in messages:
+                proc.stdin.write((json.dumps(message) + "\n").encode())
+                proc.stdin.flush()
+                if "id" not in message:
+                    continue
+                while message["id"] not in answers:
+                    line = proc.stdout.readline()
+                    if not line:
+                        sys.exit(f"mcpb.py: {binary} ended before answering {message['method']}")
+                    answer = json.loads(line)
+                    if "id" in answer:
+                        answers[answer["id"]] = answer
+            return answers
+        finally:
+            proc.stdin.close()
+            proc.wait(timeout=10)
+
+
+def server_binary(binary, bin_root, servers):
+    """The binary of this name that runs here: the static Linux build under --bin-root, else
+    --servers, else target/release or target/debug."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    places = [os.path.join(bin_root, "x86_64-unknown-linux-gnu")] if bin_root else []
+    places += [servers] if servers else []
+    places += [os.path.join(root, "target", "release"), os.path.join(root, "target", "debug")]
+    for place in places:
+        path = os.path.join(place, binary)
+        if os.access(path, os.X_OK):
+            return path
+    sys.exit(f"mcpb.py: no {binary} that runs here in {places}: build it first (cargo build -p {binary})")
+
+
+def manifest(short, version, platforms=tuple(PLATFORMS), offers=([], [])):
     s = SERVERS[short]
     command = lambda platform: f"${{__dirname}}/server/{platform}/{s['binary']}{PLATFORMS[platform][1]}"
     first = platforms[0]
@@ -150,9 +189,11 @@ def manifest(short, version, platforms=tuple(PLATFORMS)):
                 "platform_overrides": {p: {"command": command(p), "args": s["args"]} for p in platforms[1:]},
             },
         },
-        "tools": [{"name": n, "description": d} for n, d in s["tools"]],
+        "tools": offers[0],
         "compatibility": {"platforms": list(platforms)},
     }
+    if offers[1]:
+        data["prompts"] = offers[1]
     if s["user_config"]:
         data["user_config"] = s["user_config"]
     return data
@@ -163,6 +204,7 @@ def main():
     parser.add_argument("--version", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--bin-root", help="OUT/bin: put the binaries of every platform built there in the bundles")
+    parser.add_argument("--servers", help="a directory of server binaries that run here, asked for their tools")
     args = parser.parse_args()
     platforms = list(PLATFORMS)
     if args.bin_root:
@@ -177,7 +219,8 @@ def main():
     for short in present:
         folder = os.path.join(args.out, f"mcp-suite-{short}")
         os.makedirs(folder, exist_ok=True)
-        data = manifest(short, args.version, platforms)
+        binary = server_binary(SERVERS[short]["binary"], args.bin_root, args.servers)
+        data = manifest(short, args.version, platforms, offered(binary))
         with open(os.path.join(folder, "manifest.json"), "w") as f:
             json.dump(data, f, indent=2)
             f.write("\n")

@@ -522,7 +522,8 @@ PY
       continue
     fi
     mapfile -t argv < <(launch linux "$B/work")
-    "${SESSION[@]}" "$server" --work "$B/work" --label "mcpb $name (linux)" -- "${argv[@]}" || fail "mcpb $name (linux)"
+    "${SESSION[@]}" "$server" --work "$B/work" --manifest "$B/bundle/manifest.json" --label "mcpb $name (linux)" -- "${argv[@]}" \
+      || fail "mcpb $name (linux)"
     if [[ -d "$WIN" ]]; then
       W="$(winpath "$B/work-win")"
       mapfile -t argv < <(launch win32 "$W")

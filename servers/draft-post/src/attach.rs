@@ -15,7 +15,10 @@
 use std::{io::Read, path::Path};
 
 use base64::Engine as _;
-use mcp_shared::{ErrorCode, ToolError, sandbox::ResolvedKind};
+use mcp_shared::{
+    ErrorCode, ToolError,
+    sandbox::{ResolvedKind, SandboxError},
+};
 use pulldown_cmark::{Event, Parser, Tag};
 
 use crate::{source::Sources, view::ARTICLE};
@@ -204,22 +207,7 @@ fn img_sources(html: &str) -> Vec<String> {
 
 /// `%XX` sequences decoded (invalid ones kept as they are); the result read as UTF-8 (lossy).
 fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && let Some(hex) = text.get(i + 1..i + 3)
-            && let Ok(byte) = u8::from_str_radix(hex, 16)
-        {
-            out.push(byte);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    percent_encoding::percent_decode_str(text).decode_utf8_lossy().into_owned()
 }
 
 /// The files a manuscript read from `dir` (its canonical directory) links as images, read through
@@ -268,7 +256,7 @@ pub fn from_links(
                 total += bytes.len() as u64;
                 attachments.push(Attachment { path, bytes });
             }
-            Err(why) => warnings.push(leave(why)),
+            Err(why) => warnings.push(leave(&why)),
         }
     }
     (attachments, capped(warnings))
@@ -276,33 +264,52 @@ pub fn from_links(
 
 /// The bytes of `rel` below the manuscript's directory `dir`, confined as a manuscript is: inside
 /// the allowed source directories (symlinks resolved by the sandbox, a link leaving them refused),
-/// no hidden component, a regular file within `max` bytes.
-fn read_linked(sources: &Sources, dir: &Path, rel: &str, max: u64) -> Result<Vec<u8>, &'static str> {
+/// no hidden component, a regular file within `max` bytes. The error says why not, from the
+/// sandbox's own refusal (an I/O failure is also logged with its cause).
+fn read_linked(sources: &Sources, dir: &Path, rel: &str, max: u64) -> Result<Vec<u8>, String> {
     let joined = dir.join(rel);
     let joined = joined.to_str().ok_or("its path is not UTF-8")?;
     let roots = &sources.roots;
-    let resolved = roots
-        .resolve(joined)
-        .and_then(|p| roots.resolve_file(&p))
-        .map_err(|_| "it is outside the allowed source directories (or reached through a link leaving them)")?;
+    let resolved = roots.resolve(joined).and_then(|p| roots.resolve_file(&p)).map_err(|e| not_copied(&e))?;
     if resolved.rel().components().any(|c| c.as_os_str().as_encoded_bytes().starts_with(b".")) {
-        return Err("it is, or is reached through, a hidden file or directory");
+        return Err("it is, or is reached through, a hidden file or directory".into());
     }
     match resolved.kind() {
         ResolvedKind::File => {}
-        ResolvedKind::Missing => return Err("no such file"),
-        _ => return Err("not a regular file"),
+        ResolvedKind::Missing => return Err("no such file".into()),
+        _ => return Err("not a regular file".into()),
     }
-    let file = roots.open_resolved(&resolved).map_err(|_| "it could not be opened")?;
-    if file.metadata().map_err(|_| "it could not be read")?.len() > max {
-        return Err("it is larger than the limit per attachment (--max-attachment-size)");
+    let file = roots.open_resolved(&resolved).map_err(|e| not_copied(&e))?;
+    let unreadable = |error: std::io::Error| {
+        tracing::warn!(path = joined, %error, "cannot read an image a manuscript links");
+        format!("it could not be read ({})", error.kind())
+    };
+    if file.metadata().map_err(unreadable)?.len() > max {
+        return Err("it is larger than the limit per attachment (--max-attachment-size)".into());
     }
     let mut bytes = Vec::new();
-    file.take(max + 1).read_to_end(&mut bytes).map_err(|_| "it could not be read")?;
+    file.take(max + 1).read_to_end(&mut bytes).map_err(unreadable)?;
     if bytes.len() as u64 > max {
-        return Err("it is larger than the limit per attachment (--max-attachment-size)");
+        return Err("it is larger than the limit per attachment (--max-attachment-size)".into());
     }
     Ok(bytes)
+}
+
+/// Why the sandbox would not give a linked image: its own cause, never a guess.
+fn not_copied(error: &SandboxError) -> String {
+    match error {
+        SandboxError::OutsideRoot { .. } => {
+            "it is outside the allowed source directories (or reached through a link leaving them)".into()
+        }
+        SandboxError::NotFound { .. } | SandboxError::NotADirectory { .. } => "no such file".into(),
+        SandboxError::PermissionDenied { .. } => "the server may not read it (permission denied)".into(),
+        SandboxError::InvalidPath { reason, .. } => format!("its path cannot be read: {reason}"),
+        SandboxError::Io { path, kind, source } => {
+            tracing::warn!(path, %kind, error = %source, "cannot open an image a manuscript links");
+            format!("it could not be opened ({kind})")
+        }
+        other => other.to_string(),
+    }
 }
 
 /// The attachments a client sent, checked and decoded, all or none: a path that leaves the

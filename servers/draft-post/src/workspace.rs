@@ -237,22 +237,27 @@ impl Places {
         Ok(Place { repo, sources: Arc::new(OnceLock::new()) })
     }
 
-    /// Where a call works, or the refusal when there is no repository.
-    pub async fn target(&self, ctx: &ToolContext) -> Result<Target, ToolError> {
+    /// Where a call works, or the refusal when there is no repository. A client's root is
+    /// opened as the repository on the blocking pool.
+    pub async fn target(self: &Arc<Self>, ctx: &ToolContext) -> Result<Target, ToolError> {
         let client_roots = ctx.client_roots().await.map(|roots| mcp_shared::client_roots::paths(&roots));
         let place = match (&self.fixed, client_roots.as_deref()) {
             (Some(fixed), _) => fixed.clone(),
-            (None, Some([only])) => match self.opened_place(only) {
-                Some(place) => place,
-                None => self.cwd_place.clone().ok_or_else(|| no_repository(Some(1)))?,
-            },
+            (None, Some([only])) => {
+                let (this, only) = (Arc::clone(self), only.clone());
+                match mcp_shared::blocking("Opening the repository", move || this.opened_place(&only)).await? {
+                    Some(place) => place,
+                    None => self.cwd_place.clone().ok_or_else(|| no_repository(Some(1)))?,
+                }
+            }
             (None, roots) => self.cwd_place.clone().ok_or_else(|| no_repository(roots.map(<[PathBuf]>::len)))?,
         };
         Ok(Target { repo: Arc::clone(&place.repo), place, client_roots })
     }
 
     /// Where manuscripts may come from for a call to `target` (asked only by `draft_post`):
-    /// `--source-root` or the defaults, narrowed by the client's roots; or why nowhere.
+    /// `--source-root` or the defaults, narrowed by the client's roots; or why nowhere. It looks
+    /// directories up: call it off the runtime.
     pub fn sources(&self, target: &Target) -> Result<Sources, ToolError> {
         let configured = match &self.explicit_sources {
             Some(explicit) => explicit.clone(),
@@ -266,13 +271,14 @@ impl Places {
             ));
         };
         let roots = match target.client_roots.as_deref() {
-            Some(roots) if !roots.is_empty() => configured.narrowed(roots).map_err(|_| {
-                ToolError::new(
+            Some(roots) if !roots.is_empty() => configured.narrowed(roots).map_err(|error| match error {
+                mcp_shared::sandbox::SandboxError::OutsideRoot { .. } => ToolError::new(
                     ErrorCode::OutsideRoot,
                     "No directory is allowed for manuscripts: none of the client's roots lies inside the allowed \
                      source directories (the blog repository, the directory that holds it, the server's working \
                      directory, or those given with --source-root). Ask the user to add a root there.",
-                )
+                ),
+                other => ToolError::from(other),
             })?,
             _ => configured,
         };

@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use mcp_shared::{
     ErrorCode, ToolContext,
     reexports::rmcp::model::Root,
-    sandbox::Sandbox,
+    sandbox::{Sandbox, SandboxError},
     workspace::{NO_WORKSPACE_CODE, no_workspace_message},
 };
 
@@ -74,69 +74,93 @@ impl EditorRoots {
     }
 
     /// The sandbox for a call: the start-up roots, narrowed (with `--root`) or replaced
-    /// (without) by the client's roots when it declares some.
+    /// (without) by the client's roots when it declares some. The roots are opened on the
+    /// blocking pool (they are directories to look up), once per list of roots.
     pub async fn sandbox(&self, ctx: &ToolContext) -> Result<Sandbox, ToolError> {
         let Some(roots) = ctx.client_roots().await else {
             return self.fallback();
         };
-        let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some((seen, sandbox)) = last.as_ref()
+        if let Some((seen, sandbox)) = self.last.lock().unwrap_or_else(PoisonError::into_inner).as_ref()
             && (Arc::ptr_eq(seen, &roots) || **seen == *roots)
         {
             return sandbox.clone();
         }
-        let sandbox = self.from_client(&roots);
-        *last = Some((roots, sandbox.clone()));
+        let (configured, explicit, client) = (self.configured.clone(), self.explicit, Arc::clone(&roots));
+        let sandbox = mcp_shared::blocking("Opening the client's roots", move || {
+            from_client(configured.as_ref(), explicit, &client)
+        })
+        .await?;
+        *self.last.lock().unwrap_or_else(PoisonError::into_inner) = Some((roots, sandbox.clone()));
         sandbox
     }
 
-    /// What the client's `roots` make of the start-up workspace: with `--root` they narrow it
-    /// ([`Self::narrow`]); without, they are the workspace. An empty list changes nothing.
+    /// What the client's `roots` make of the start-up workspace ([`from_client`]).
     pub fn from_client(&self, roots: &[Root]) -> Result<Sandbox, ToolError> {
-        if roots.is_empty() {
-            return self.fallback();
-        }
-        if self.explicit {
-            return self.narrow(roots).map_err(|message| ToolError::new(ErrorCode::OutsideRoot, message));
-        }
-        // The client's roots are the user's choice (even `/`); those that are not directories
-        // here (another machine's, deleted) are skipped.
-        let paths: Vec<_> = mcp_shared::client_roots::paths(roots)
-            .into_iter()
-            .filter(|path| std::fs::metadata(path).is_ok_and(|md| md.is_dir()))
-            .collect();
-        Sandbox::new(&paths).map_err(|_| {
-            let shown: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
-            ToolError::new(
-                NO_WORKSPACE_CODE,
-                format!(
-                    "No path is accessible: none of the client's roots ({}) is a directory on this machine, and the server was started without {}. Ask the user to open an existing folder, or to add {} to this server's arguments in the client configuration.",
-                    shown.join(", "),
-                    ROOT_FLAG.flag,
-                    ROOT_FLAG.config_snippet()
-                ),
-            )
-        })
+        from_client(self.configured.as_ref(), self.explicit, roots)
     }
 
-    /// The configured roots narrowed to `roots` (MCP `file://` URIs). An empty list narrows
-    /// nothing; a list none of whose entries lies inside (or around) a configured root leaves
-    /// no accessible path.
+    /// The configured roots narrowed to `roots` ([`narrow`]).
     pub fn narrow(&self, roots: &[Root]) -> Result<Sandbox, String> {
-        let Some(configured) = &self.configured else {
-            return Err(no_workspace().message);
-        };
-        if roots.is_empty() {
-            return Ok(configured.clone());
-        }
-        configured.narrowed(&mcp_shared::client_roots::paths(roots)).map_err(|_| {
+        narrow(self.configured.as_ref(), roots)
+    }
+}
+
+/// What the client's `roots` make of the start-up workspace `configured`: with `--root`
+/// (`explicit`) they narrow it ([`narrow`]); without, they are the workspace. An empty list
+/// changes nothing.
+fn from_client(configured: Option<&Sandbox>, explicit: bool, roots: &[Root]) -> Result<Sandbox, ToolError> {
+    if roots.is_empty() {
+        return configured.cloned().ok_or_else(no_workspace);
+    }
+    if explicit {
+        return narrow(configured, roots).map_err(|message| ToolError::new(ErrorCode::OutsideRoot, message));
+    }
+    // The client's roots are the user's choice (even `/`); those that are not directories
+    // here (another machine's, deleted) are skipped.
+    let paths: Vec<_> = mcp_shared::client_roots::paths(roots)
+        .into_iter()
+        .filter(|path| std::fs::metadata(path).is_ok_and(|md| md.is_dir()))
+        .collect();
+    let shown: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
+    if paths.is_empty() {
+        return Err(ToolError::new(
+            NO_WORKSPACE_CODE,
+            format!(
+                "No path is accessible: none of the client's roots ({}) is a directory on this machine, and the server was started without {}. Ask the user to open an existing folder, or to add {} to this server's arguments in the client configuration.",
+                shown.join(", "),
+                ROOT_FLAG.flag,
+                ROOT_FLAG.config_snippet()
+            ),
+        ));
+    }
+    Sandbox::new(&paths).map_err(|error| {
+        ToolError::new(
+            error.code(),
+            format!("The client's roots ({}) cannot be opened: {error}. Ask the user to check them.", shown.join(", ")),
+        )
+    })
+}
+
+/// The configured roots narrowed to `roots` (MCP `file://` URIs). An empty list narrows nothing;
+/// a list none of whose entries lies inside (or around) a configured root leaves no accessible
+/// path.
+fn narrow(configured: Option<&Sandbox>, roots: &[Root]) -> Result<Sandbox, String> {
+    let Some(configured) = configured else {
+        return Err(no_workspace().message);
+    };
+    if roots.is_empty() {
+        return Ok(configured.clone());
+    }
+    configured.narrowed(&mcp_shared::client_roots::paths(roots)).map_err(|error| match error {
+        SandboxError::OutsideRoot { .. } => {
             let shown: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
             format!(
                 "No path is accessible: none of the client's roots ({}) lies inside this server's configured root(s). Ask the user to add a root inside them.",
                 shown.join(", ")
             )
-        })
-    }
+        }
+        other => other.to_string(),
+    })
 }
 
 /// The error of every call made without a workspace: which flag to add, and how.

@@ -199,8 +199,8 @@ impl TransportArgs {
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
     /// The MCP session could not start.
-    #[error("the MCP session could not start: {0}")]
-    Initialize(String),
+    #[error("the MCP session could not start")]
+    Initialize(#[source] rmcp::service::ServerInitializeError),
     /// An I/O error (binding the HTTP address, ...).
     #[error("{context}: {source}")]
     Io {
@@ -213,9 +213,12 @@ pub enum ServeError {
     /// The flags ask for something unsafe (a public address without a token).
     #[error("{0}")]
     Refused(String),
+    /// The OAuth flags are not usable.
+    #[error(transparent)]
+    OAuth(#[from] http::OAuthSetupError),
     /// The server task failed.
-    #[error("the server task failed: {0}")]
-    Join(String),
+    #[error("the server task failed")]
+    Join(#[source] tokio::task::JoinError),
 }
 
 /// The runtime of stdio: one thread for the protocol (a cold start spawns no worker thread) and
@@ -297,9 +300,9 @@ pub async fn serve_stdio(server: McpServer, max_message_bytes: usize) -> Result<
             tracing::debug!("stdin closed before initialize");
             return Ok(());
         }
-        Err(error) => return Err(ServeError::Initialize(error.to_string())),
+        Err(error) => return Err(ServeError::Initialize(error)),
     };
-    let reason = running.waiting().await.map_err(|e| ServeError::Join(e.to_string()))?;
+    let reason = running.waiting().await.map_err(ServeError::Join)?;
     tracing::debug!(?reason, "session ended");
     Ok(())
 }

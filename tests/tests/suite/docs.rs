@@ -115,3 +115,43 @@ fn the_readmes_table_of_tools_is_what_tools_list_answers() {
         assert_eq!(documented, listed, "{server}: the README's table against tools/list");
     }
 }
+
+/// The tools each `| tool |` table of `text` names (the first cell's backticked name of each row).
+fn tables_of_tools(text: &str) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    let mut in_table = false;
+    for line in text.lines() {
+        if line.starts_with("| tool |") {
+            in_table = true;
+        } else if !line.starts_with('|') {
+            in_table = false;
+        } else if in_table && !line.starts_with("|---") {
+            let cell = line.split('|').nth(1).unwrap().trim();
+            names.extend(cell.split('`').nth(1).map(str::to_owned));
+        }
+    }
+    names
+}
+
+#[test]
+fn every_servers_tables_of_tools_are_what_tools_list_answers() {
+    for (doc, bin) in [
+        ("servers/text-editor/README.md", "mcp-server-text-editor"),
+        ("servers/draft-post/README.md", "mcp-server-draft-post"),
+        ("servers/ide-bridge/README.md", "mcp-server-ide-bridge"),
+        ("docs/adding-a-tool.md", "mcp-server-sample-tool"),
+    ] {
+        let documented = tables_of_tools(&std::fs::read_to_string(root().join(doc)).unwrap());
+        let mut client = StdioClient::spawn(find_server_binary(bin).unwrap(), &[]).unwrap();
+        client.initialize().unwrap();
+        let listed: BTreeSet<String> = client.request("tools/list", json!({})).unwrap()["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(documented, listed, "{doc}: its tables of tools against tools/list");
+    }
+    let planted = "| tool | x |\n|---|---|\n| `hoge` | y |\n| `bogus` | z |\n\nprose\n| `not_a_row_of_it` | w |\n";
+    assert_eq!(tables_of_tools(planted), BTreeSet::from(["hoge".to_owned(), "bogus".to_owned()]));
+}

@@ -79,8 +79,8 @@ pub struct DraftPostInput {
 enum Origin {
     /// Its text, sent by the client.
     Content(String),
-    /// The server's disk, within these source directories.
-    Disk(crate::source::Sources),
+    /// The server's disk, within the source directories of the call's target.
+    Disk,
 }
 
 /// Files a manuscript into the repository.
@@ -192,10 +192,11 @@ impl Tool for DraftPost {
         // A manuscript sent as content needs no source directory: the server never opens its path.
         let origin = match input.content {
             Some(content) => Origin::Content(content),
-            None => Origin::Disk(self.workspace.sources(&target)?),
+            None => Origin::Disk,
         };
         let (base, max_bytes) = self.workspace.content_rules();
-        let repo = target.repo;
+        let repo = Arc::clone(&target.repo);
+        let workspace = Arc::clone(&self.workspace);
         let token = ctx.cancellation().clone();
         let outcome = blocking("Filing the article (it is now either fully written or untouched)", move || {
             let submission = match origin {
@@ -205,7 +206,9 @@ impl Tool for DraftPost {
                     let warnings = attach::unprovided_links(&manuscript.text, &given);
                     Submission { manuscript, attachments: given, warnings }
                 }
-                Origin::Disk(sources) => {
+                Origin::Disk => {
+                    // Opened here, off the runtime: the source directories are looked up once.
+                    let sources = workspace.sources(&target)?;
                     let manuscript = source::read_manuscript(&sources, &request.source).map_err(source_failure)?;
                     let (attachments, warnings) = match &manuscript.dir {
                         Some(dir) => attach::from_links(&sources, dir, &manuscript.text, limits),

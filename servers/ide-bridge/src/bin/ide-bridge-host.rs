@@ -45,7 +45,8 @@ struct Cli {
     max_file_size: u64,
 
     /// The largest WebSocket message accepted, in bytes (a larger one closes the connection).
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_MESSAGE_SIZE)]
+    /// `--max-message-size` is an older name of it.
+    #[arg(long = "max-message-bytes", alias = "max-message-size", value_name = "BYTES", default_value_t = DEFAULT_MAX_MESSAGE_SIZE)]
     max_message_size: usize,
 
     /// The most entries one fs/list examines (the listing is then marked truncated).
@@ -53,7 +54,8 @@ struct Cli {
     max_list_entries: usize,
 
     /// An Origin allowed to connect (repeatable). By default none: no web page may connect.
-    #[arg(long = "allowed-origin", value_name = "ORIGIN")]
+    /// `--allowed-origin` is an older name of it.
+    #[arg(long = "allow-origin", alias = "allowed-origin", value_name = "ORIGIN")]
     allowed_origins: Vec<String>,
 
     /// The keep-alive ping interval, in seconds; a client silent for two intervals is dropped.
@@ -97,7 +99,7 @@ fn run() -> anyhow::Result<()> {
         bail!("the token must not contain spaces or control characters");
     }
     if cli.max_file_size == 0 || cli.max_message_size < 1024 {
-        bail!("--max-file-size must be at least 1 and --max-message-size at least 1024");
+        bail!("--max-file-size must be at least 1 and --max-message-bytes at least 1024");
     }
     let settings = WorkspaceSettings {
         read_only: cli.read_only,

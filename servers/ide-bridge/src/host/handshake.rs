@@ -64,7 +64,7 @@ impl Policy {
                 });
                 if !allowed {
                     return Err(Refusal::forbidden(
-                        "this Origin is not allowed (start the host with --allowed-origin to allow it)",
+                        "this Origin is not allowed (start the host with --allow-origin to allow it)",
                     ));
                 }
             }

@@ -269,24 +269,21 @@ async fn plain_http_refused(stream: &mut TcpStream, policy: &Policy, peer: Socke
     true
 }
 
-/// The headers of a complete HTTP request head (up to the empty line), or `None` if `bytes` does
-/// not hold one yet or it is not HTTP.
+/// The headers of a complete HTTP request head (up to the empty line), parsed by `httparse`
+/// (hyper's and tungstenite's parser), or `None` if `bytes` does not hold one yet, it is not
+/// HTTP/1.x, or it has more than 64 headers (the handshake then refuses it).
 fn request_head(bytes: &[u8]) -> Option<HeaderMap> {
-    let end = bytes.windows(4).position(|w| w == b"\r\n\r\n")?;
-    let text = std::str::from_utf8(bytes.get(..end)?).ok()?;
-    let mut lines = text.split("\r\n");
-    let request_line = lines.next()?;
-    if !request_line.ends_with("HTTP/1.1") && !request_line.ends_with("HTTP/1.0") {
+    let mut headers = [httparse::EMPTY_HEADER; 64];
+    let mut request = httparse::Request::new(&mut headers);
+    if !matches!(request.parse(bytes), Ok(httparse::Status::Complete(_))) {
         return None;
     }
-    let mut headers = HeaderMap::new();
-    for line in lines {
-        let (name, value) = line.split_once(':')?;
-        let name = header::HeaderName::from_bytes(name.trim().as_bytes()).ok()?;
-        let value = header::HeaderValue::from_str(value.trim()).ok()?;
-        headers.append(name, value);
+    let mut map = HeaderMap::new();
+    for parsed in request.headers.iter() {
+        let name = header::HeaderName::from_bytes(parsed.name.as_bytes()).ok()?;
+        map.append(name, header::HeaderValue::from_bytes(parsed.value).ok()?);
     }
-    Some(headers)
+    Some(map)
 }
 
 /// The HTTP response of a refused upgrade: the status, a plain-text reason, and for 401 a

@@ -189,8 +189,7 @@ async fn on_text(text: &str, shared: &Arc<Shared>, out: &mpsc::Sender<Message>, 
                     map.remove(&key);
                 }
                 let mut text = match outcome {
-                    Ok(Payload::Value(value)) => protocol::response(id.clone(), Ok(value)).to_string(),
-                    Ok(Payload::Content(content)) => protocol::read_response(&id, &content),
+                    Ok(value) => protocol::response(id.clone(), Ok(value)).to_string(),
                     Err(error) => protocol::response(id.clone(), Err(error)).to_string(),
                 };
                 // A bridge drops a larger message, and the connection with it: the caller is told
@@ -243,39 +242,33 @@ fn parse<P: DeserializeOwned>(method: &str, params: Option<Value>) -> Result<P, 
         .map_err(|e| WireError::new(ErrorCode::InvalidArgs, format!("invalid params for {method}: {e}")))
 }
 
-/// A result: most as JSON values; `fs/read`'s content as a string, escaped by the fast writer.
-enum Payload {
-    Value(Value),
-    Content(String),
-}
-
 /// Runs one request.
 async fn dispatch(
     shared: &Arc<Shared>,
     method: &str,
     params: Option<Value>,
     token: &CancellationToken,
-) -> Result<Payload, WireError> {
+) -> Result<Value, WireError> {
     match method {
-        METHOD_INFO => serde_json::to_value(&shared.info).map(Payload::Value).map_err(internal),
+        METHOD_INFO => serde_json::to_value(&shared.info).map_err(internal),
         METHOD_LIST | "fs/listFiles" => {
             let params: ListParams = parse(METHOD_LIST, params)?;
-            to_value(blocking(shared, token, move |ws| ws.list(&params)).await).map(Payload::Value)
+            to_value(blocking(shared, token, move |ws| ws.list(&params)).await)
         }
         METHOD_READ | "fs/readFile" => {
             let params: ReadParams = parse(METHOD_READ, params)?;
             // On the blocking pool, as every file-system call: the runtime's threads keep
             // serving every bridge whatever a file system does.
-            blocking(shared, token, move |ws| ws.read(&params)).await.map(|r| Payload::Content(r.content))
+            blocking(shared, token, move |ws| ws.read(&params)).await.map(|r| serde_json::json!({"content": r.content}))
         }
         METHOD_WRITE | "fs/writeFile" => {
             let params: WriteParams = parse(METHOD_WRITE, params)?;
-            to_value(blocking(shared, token, move |ws| ws.write(&params)).await).map(Payload::Value)
+            to_value(blocking(shared, token, move |ws| ws.write(&params)).await)
         }
         // Headless: no editor, so no tabs and no selection (plain empty answers), and no language
         // servers or window (said plainly, as "method not found" with the reason).
-        METHOD_OPEN_EDITORS => to_value(Ok(OpenEditorsResult::default())).map(Payload::Value),
-        METHOD_SELECTION => to_value(Ok(SelectionResult::default())).map(Payload::Value),
+        METHOD_OPEN_EDITORS => to_value(Ok(OpenEditorsResult::default())),
+        METHOD_SELECTION => to_value(Ok(SelectionResult::default())),
         METHOD_DIAGNOSTICS => Err(WireError::rpc(
             METHOD_NOT_FOUND,
             "ide-bridge-host is headless: no language server runs in it, so it has no diagnostics",

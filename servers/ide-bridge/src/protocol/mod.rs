@@ -6,7 +6,6 @@
 //!
 //! - this file: the methods, the JSON-RPC codes, the params and results, the error object;
 //! - [`limits`]: the defaults and limits (port, sizes, requests in flight);
-//! - [`read_response`]: the hand-escaped `fs/read` response (the hot path of a read);
 //! - [`ide`]: the IDE's live state (version 2): diagnostics, open editors, selection, open file;
 //! - [`lang`]: the language servers and the user's approval (version 3): definition, references,
 //!   hover, symbols, rename, diffs, saving;
@@ -15,13 +14,11 @@
 mod ide;
 mod lang;
 mod limits;
-mod read_response;
 mod untrusted;
 
 pub use ide::*;
 pub use lang::*;
 pub use limits::*;
-pub use read_response::read_response;
 pub use untrusted::{Untrusted, is_workspace_path};
 
 use mcp_shared::ErrorCode;

@@ -240,7 +240,7 @@ mod tests {
         assert_eq!(location_line(&outside), "lib.es5.d.ts:3 (outside the workspace: not readable here)");
         assert_eq!(server_name(Some("typescriptreact")), "TypeScript");
         let loading = still_loading(None, Some("rust"), "`x`", 10_000);
-        let message = &loading.error_item().unwrap().message;
+        let message = &loading.message;
         assert!(message.starts_with("rust-analyzer is still loading the project") && message.contains("10.0 s"));
     }
 }

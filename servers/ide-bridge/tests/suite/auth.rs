@@ -32,6 +32,7 @@ fn a_missing_or_wrong_token_is_401_and_the_right_one_opens_a_session() {
 fn a_foreign_origin_is_403_even_with_the_token_and_an_allowed_one_passes() {
     let env = Env::new();
     let ws = env.workspace("ws", &[("a.txt", "A")]);
+    // The flag by its older name, kept as an alias of `--allow-origin`.
     let host = env.host(&ws, &["--allowed-origin", "vscode-webview://trusted"]);
     let auth = format!("Bearer {TOKEN}");
     rt().block_on(async {

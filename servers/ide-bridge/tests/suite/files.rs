@@ -126,7 +126,7 @@ fn a_file_too_large_for_one_message_is_file_too_large_not_a_lost_connection() {
     let env = Env::new();
     let ws = env.workspace("ws", &[]);
     fs::File::create(ws.join("huge.txt")).unwrap().set_len(70 * 1024 * 1024).unwrap();
-    let _host = env.host(&ws, &["--max-file-size", "2000000000", "--max-message-size", "2000000000"]);
+    let _host = env.host(&ws, &["--max-file-size", "2000000000", "--max-message-bytes", "2000000000"]);
     let mut bridge = env.bridge(&ws, &[]);
     let read = bridge.call_tool("read_file", json!({"path": "huge.txt"})).unwrap();
     assert_eq!(code(&read), "FILE_TOO_LARGE", "{read}");

@@ -16,7 +16,7 @@ use super::{Env, TOKEN, WAIT, rt, wire_code, ws_authorized, ws_call, ws_recv, ws
 fn a_message_over_the_cap_closes_the_connection_with_1009_and_the_host_keeps_serving() {
     let env = Env::new();
     let ws = env.workspace("ws", &[("a.txt", "A")]);
-    let host = env.host(&ws, &["--max-message-size", "4096"]);
+    let host = env.host(&ws, &["--max-message-bytes", "4096"]);
     rt().block_on(async {
         let mut raw = ws_authorized(&host).await;
         let big = json!({"jsonrpc": "2.0", "id": 1, "method": "fs/write", "params": {"path": "big.txt", "content": "x".repeat(8192)}});

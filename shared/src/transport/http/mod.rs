@@ -39,7 +39,7 @@ mod wire;
 
 pub use auth::{bearer_token, constant_time_eq};
 pub use listener::{ListenerLimits, default_max_connections};
-pub use oauth::{CallWrites, OAuthOptions};
+pub use oauth::{CallWrites, OAuthOptions, OAuthSetupError};
 
 use std::{net::SocketAddr, sync::Arc, time::Duration};
 
@@ -182,8 +182,7 @@ pub async fn serve_http(server: McpServer, addr: SocketAddr, options: HttpOption
                     )
                 },
                 options.max_message_bytes,
-            )
-            .map_err(|e| ServeError::Refused(e.to_string()))?;
+            )?;
             let rs = Arc::new(rs);
             let fetching = Arc::clone(&rs);
             tokio::spawn(async move { fetching.prefetch().await });
