@@ -35,7 +35,7 @@ fn tools_list_is_the_recorded_api() {
     let draft = tools.iter().find(|t| t["name"] == "draft_post").unwrap();
     assert_eq!(
         draft["annotations"],
-        json!({"title": "File a manuscript as an article", "readOnlyHint": false, "destructiveHint": false,
+        json!({"title": "Draft post", "readOnlyHint": false, "destructiveHint": false,
                "idempotentHint": true, "openWorldHint": false})
     );
     assert_eq!(draft["inputSchema"]["required"], json!(["source"]));

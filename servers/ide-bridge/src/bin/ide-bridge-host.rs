@@ -45,7 +45,6 @@ struct Cli {
     max_file_size: u64,
 
     /// The largest WebSocket message accepted, in bytes (a larger one closes the connection).
-    /// `--max-message-size` is an older name of it.
     #[arg(long = "max-message-bytes", alias = "max-message-size", value_name = "BYTES", default_value_t = DEFAULT_MAX_MESSAGE_SIZE)]
     max_message_size: usize,
 
@@ -54,7 +53,6 @@ struct Cli {
     max_list_entries: usize,
 
     /// An Origin allowed to connect (repeatable). By default none: no web page may connect.
-    /// `--allowed-origin` is an older name of it.
     #[arg(long = "allow-origin", alias = "allowed-origin", value_name = "ORIGIN")]
     allowed_origins: Vec<String>,
 

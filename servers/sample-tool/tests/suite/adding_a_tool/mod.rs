@@ -1,4 +1,4 @@
-//! docs/adding-a-tool.md's example, compiled: `adding_a_tool/greet.rs` is the document's first
+//! docs/adding-a-tool.md's example, compiled: `greet.rs` here is the document's first
 //! `rust` block and the `tools!` line below its second, byte for byte, so the tutorial cannot rot
 //! without this test failing; the tool is then registered through that line and called as a
 //! server would.
@@ -15,7 +15,7 @@ mcp_shared::tools! {
 
 /// The document's `rust` blocks, their list-item indent removed.
 fn documented() -> Vec<String> {
-    let doc = include_str!("../../../../docs/adding-a-tool.md");
+    let doc = include_str!("../../../../../docs/adding-a-tool.md");
     doc.split("   ```rust\n")
         .skip(1)
         .map(|rest| {
@@ -29,8 +29,8 @@ fn documented() -> Vec<String> {
 fn the_documented_example_is_the_compiled_one() {
     let blocks = documented();
     assert_eq!(blocks.len(), 2, "docs/adding-a-tool.md holds the tool's file and its line");
-    assert_eq!(blocks[0], include_str!("adding_a_tool/greet.rs"), "docs/adding-a-tool.md and greet.rs must match");
-    let line = include_str!("adding_a_tool.rs")
+    assert_eq!(blocks[0], include_str!("greet.rs"), "docs/adding-a-tool.md and greet.rs must match");
+    let line = include_str!("mod.rs")
         .split("// ---- the line of docs/adding-a-tool.md ----\n")
         .nth(1)
         .unwrap()
