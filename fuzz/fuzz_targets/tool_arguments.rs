@@ -33,7 +33,7 @@ fn fixture() -> &'static Fixture {
         std::os::unix::fs::symlink(&outside, root.join("out")).unwrap();
 
         let config = mcp_server_text_editor::Config {
-            tools: mcp_server_text_editor::TOOLS.iter().map(|t| (*t).to_owned()).collect(),
+            tools: mcp_server_text_editor::TOOL_NAMES.iter().map(|t| (*t).to_owned()).collect(),
             workspace: Startup::Explicit(vec![root.clone()]),
             tool_name: "text_editor".into(),
             read_only: false,

@@ -14,23 +14,23 @@
 //! - [`uri`]: `file://` URIs of MCP client roots as local paths.
 //! - [`workspace`]: the default workspace when a server's directory flag is absent.
 
-pub mod call_log;
+mod call_log;
 pub mod cli;
 pub mod client_roots;
 pub mod diff;
-pub mod error;
-pub mod extension;
+mod error;
+mod extension;
 pub mod logging;
-pub mod metrics;
-pub mod output;
+mod metrics;
+mod output;
 pub mod platform;
 pub mod registry;
 pub mod sandbox;
 pub mod schema;
-pub mod server;
-pub mod subscriptions;
+mod server;
+mod subscriptions;
 pub mod transport;
-pub mod uri;
+mod uri;
 pub mod workspace;
 
 pub use error::ErrorCode;

@@ -144,16 +144,6 @@ impl Subscriptions {
         }
     }
 
-    /// How many subscriptions are held.
-    pub fn len(&self) -> usize {
-        self.lock().len()
-    }
-
-    /// Whether none is held.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     fn lock(&self) -> MutexGuard<'_, HashMap<Key, Held>> {
         self.held.lock().unwrap_or_else(PoisonError::into_inner)
     }

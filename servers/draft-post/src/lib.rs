@@ -23,13 +23,13 @@ use mcp_shared::{McpServer, RegistryError, ServerExtension, ServerIdentity, Tool
 
 pub mod attach;
 pub mod frontmatter;
-pub mod index;
+mod index;
 pub mod repo;
-pub mod slug;
+mod slug;
 pub mod source;
-pub mod tools;
+mod tools;
 pub mod view;
-pub mod workspace;
+mod workspace;
 
 pub use repo::{Repo, RepoConfig};
 pub use workspace::{Places, Settings};

@@ -50,8 +50,6 @@ pub fn slugify(text: &str) -> String {
 /// Where a slug came from (for the result's explanation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SlugSource {
-    /// The `slug` argument.
-    Argument,
     /// The manuscript's frontmatter `slug`.
     Frontmatter,
     /// The manuscript's `title`.

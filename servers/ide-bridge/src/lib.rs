@@ -19,11 +19,11 @@ use mcp_shared::{McpServer, RegistryError, ServerIdentity, ToolRegistry};
 
 pub mod bridge;
 pub mod discovery;
-pub mod extension;
+mod extension;
 pub mod host;
-pub mod paths;
+mod paths;
 pub mod protocol;
-pub mod tools;
+mod tools;
 pub mod ws;
 
 use bridge::Bridge;

@@ -7,7 +7,7 @@
 
 use mcp_shared::{RegistryError, ServerIdentity, ToolRegistry};
 
-pub mod tools;
+mod tools;
 
 /// The binary's name, announced in `initialize`.
 pub const NAME: &str = "mcp-server-sample-tool";

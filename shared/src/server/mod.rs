@@ -171,8 +171,7 @@ impl McpServer {
         let tool = self.registry.get(name)?.clone();
         let cancellation = ctx.cancellation().clone();
         let timeout = self.settings.tool_timeout;
-        // The tool runs inside this task (rmcp's task for the request, or the HTTP connection's
-        // for a direct call): a panic is caught here, and dropping the future on timeout or
+        // The tool runs inside this task (rmcp's task for the request): a panic is caught here, and dropping the future on timeout or
         // cancellation stops its work.
         let run = std::panic::AssertUnwindSafe(tool.call(arguments, ctx)).catch_unwind();
         let output = tokio::select! {

@@ -561,3 +561,78 @@ fn the_direct_downloads_name_the_real_release_url() {
         }
     }
 }
+
+/// Every Rust file that can use the library whose sources are `src`, as one text: the other
+/// libraries, and every binary (`src/main.rs`, `src/bin/`), test, example and fuzz target.
+fn users_of(root: &Path, src: &Path) -> String {
+    let mut files = Vec::new();
+    for top in ["shared", "servers", "tests", "fuzz"] {
+        rust_files(&root.join(top), &mut files);
+    }
+    files
+        .into_iter()
+        .filter(|file| !file.starts_with(src) || file.ends_with("main.rs") || file.starts_with(src.join("bin")))
+        .map(|file| std::fs::read_to_string(file).unwrap())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The first segments of the paths `text` names under `krate`: `krate::a::b` and the top-level
+/// items of `krate::{a::{b, c}, d}` (`a`, `d`).
+fn used_modules(text: &str, krate: &str) -> BTreeSet<String> {
+    let text: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    let mut used = BTreeSet::new();
+    let prefix = format!("{krate}::");
+    for (at, _) in text.match_indices(&prefix) {
+        let rest = &text[at + prefix.len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let (mut depth, mut item) = (0, String::new());
+            for c in group.chars() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => break,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        used.insert(item.split("::").next().unwrap_or_default().to_owned());
+                        item.clear();
+                        continue;
+                    }
+                    _ => {}
+                }
+                if depth == 0 || item.is_empty() {
+                    item.push(c);
+                }
+            }
+            used.insert(item.split("::").next().unwrap_or_default().to_owned());
+        } else {
+            used.insert(rest.split(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap_or_default().to_owned());
+        }
+    }
+    used
+}
+
+/// Each crate exposes only what other crates use: every `pub mod` of a library's `lib.rs` is
+/// named, as `crate_name::module`, by another crate (a server's binary, a test, an example, a
+/// fuzz target, another library); the rest are private and re-export what is used.
+#[test]
+fn every_public_module_of_a_library_is_used_by_another_crate() {
+    let root = workspace_root();
+    let mut libraries = vec![("mcp_shared".to_owned(), root.join("shared/src"))];
+    for server in SERVERS {
+        libraries
+            .push((format!("mcp_server_{}", server.replace('-', "_")), root.join("servers").join(server).join("src")));
+    }
+    let mut unused = Vec::new();
+    for (name, src) in libraries {
+        let lib = production(&std::fs::read_to_string(src.join("lib.rs")).unwrap());
+        let used = used_modules(&users_of(&root, &src), &name);
+        for module in lib.lines().filter_map(|l| l.trim().strip_prefix("pub mod ")?.strip_suffix(';')) {
+            if !used.contains(module) {
+                unused.push(format!("{name}::{module}"));
+            }
+        }
+    }
+    assert!(unused.is_empty(), "public modules no other crate names (make them private): {unused:?}");
+    let named = used_modules("use k::{a::{b, c}, d};\nk::e::f();\nk::{g};", "k");
+    assert_eq!(named, BTreeSet::from(["a", "d", "e", "g"].map(str::to_owned)));
+}
