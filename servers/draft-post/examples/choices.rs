@@ -26,8 +26,8 @@ use anyhow::{Context, Result, bail};
 use cap_std::fs::Dir;
 use mcp_server_draft_post::{
     frontmatter::{self, Located},
+    projects::{self, Kind, View},
     repo::parse_dir_name,
-    view::{self, Kind, View},
 };
 
 fn median(mut times: Vec<Duration>) -> Duration {
@@ -69,16 +69,16 @@ fn main() -> Result<()> {
     // Every article's frontmatter, read as a scan reads it.
     let mut yamls: Vec<String> = Vec::new();
     let mut buf = Vec::new();
-    for (project, kind) in view::list(&projects, ".")? {
+    for (project, kind) in projects::list(&projects, ".")? {
         if kind != Kind::Dir || project.starts_with('.') {
             continue;
         }
-        for (dir, _) in view::list(&projects, &project)? {
+        for (dir, _) in projects::list(&projects, &project)? {
             if parse_dir_name(&dir).is_none() {
                 continue;
             }
             let (filled, _, _) =
-                view::read_head_into(&projects, Path::new(&format!("{project}/{dir}/article.md")), &mut buf)?;
+                projects::read_head_into(&projects, Path::new(&format!("{project}/{dir}/article.md")), &mut buf)?;
             let Located::Found { yaml_start, yaml_end, .. } = frontmatter::locate(&buf[..filled]) else { continue };
             yamls.push(String::from_utf8(buf[yaml_start..yaml_end].to_vec())?);
         }

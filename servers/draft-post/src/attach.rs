@@ -21,7 +21,7 @@ use mcp_shared::{
 };
 use pulldown_cmark::{Event, Parser, Tag};
 
-use crate::{source::Sources, view::ARTICLE};
+use crate::{projects::ARTICLE, source::Sources};
 
 /// The default largest attachment, in bytes (`--max-attachment-size`).
 pub const DEFAULT_MAX_ATTACHMENT_BYTES: u64 = 8 * 1024 * 1024;

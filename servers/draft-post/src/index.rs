@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::view::Stamp;
+use crate::projects::Stamp;
 
 /// The index file, in `projects/`.
 pub const INDEX_FILE: &str = ".draft-post-index";

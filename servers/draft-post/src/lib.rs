@@ -11,7 +11,7 @@
 //! - [`attach`]: the images and attachments written beside an article.
 //! - [`frontmatter`]: finding, validating and editing YAML frontmatter without re-serialising it.
 //! - [`slug`]: slugs for directory names.
-//! - [`view`]: the fast read-only view used to scan thousands of articles.
+//! - [`projects`]: the fast read-only reader of `projects/`, to scan thousands of articles.
 //! - [`index`]: what the server knows of the articles, and its copy on disk.
 //! - [`repo`]: the index, the lock, the upsert and the listing.
 //! - [`workspace`]: the repository and the source directories of a call (flags, client roots).
@@ -24,11 +24,11 @@ use mcp_shared::{McpServer, RegistryError, ServerExtension, ServerIdentity, Tool
 pub mod attach;
 pub mod frontmatter;
 mod index;
+pub mod projects;
 pub mod repo;
 mod slug;
 pub mod source;
 mod tools;
-pub mod view;
 mod workspace;
 
 pub use repo::{Repo, RepoConfig};

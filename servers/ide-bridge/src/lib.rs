@@ -4,7 +4,7 @@
 //!   `read_file`, `write_file` and the IDE's live state (`get_diagnostics`, `get_open_editors`,
 //!   `get_selection`, `open_file`) ([`tools`]), the `file:///{path}` resources and the
 //!   subscribable `ide://selection` and `ide://diagnostics`
-//!   ([`extension`]) are forwarded over an authenticated WebSocket ([`bridge`]) to the
+//!   ([`resources`]) are forwarded over an authenticated WebSocket ([`bridge`]) to the
 //!   workspace host, found by URL or through its discovery file ([`discovery`]).
 //! - `ide-bridge-host` is the workspace side ([`host`]), the role an IDE extension plays: a
 //!   WebSocket server on 127.0.0.1 serving `fs/list`, `fs/read` and `fs/write` on one folder
@@ -19,15 +19,15 @@ use mcp_shared::{McpServer, RegistryError, ServerIdentity, ToolRegistry};
 
 pub mod bridge;
 pub mod discovery;
-mod extension;
 pub mod host;
 mod paths;
 pub mod protocol;
+mod resources;
 mod tools;
 pub mod ws;
 
 use bridge::Bridge;
-use extension::BridgeExtension;
+use resources::BridgeExtension;
 pub use tools::NAMES as TOOL_NAMES;
 
 /// The MCP server's binary name, announced in `initialize`.

@@ -200,7 +200,7 @@ impl TransportArgs {
 pub enum ServeError {
     /// The MCP session could not start.
     #[error("the MCP session could not start")]
-    Initialize(#[source] rmcp::service::ServerInitializeError),
+    Initialize(#[source] Box<rmcp::service::ServerInitializeError>),
     /// An I/O error (binding the HTTP address, ...).
     #[error("{context}: {source}")]
     Io {
@@ -300,7 +300,7 @@ pub async fn serve_stdio(server: McpServer, max_message_bytes: usize) -> Result<
             tracing::debug!("stdin closed before initialize");
             return Ok(());
         }
-        Err(error) => return Err(ServeError::Initialize(error)),
+        Err(error) => return Err(ServeError::Initialize(Box::new(error))),
     };
     let reason = running.waiting().await.map_err(ServeError::Join)?;
     tracing::debug!(?reason, "session ended");

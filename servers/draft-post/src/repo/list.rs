@@ -3,7 +3,7 @@
 use super::{ARTICLE, Post, Repo, layout::parse_dir_name, scan::Depth};
 use crate::{
     index::{ArticleState, Entry, Index},
-    view,
+    projects,
 };
 use mcp_shared::ToolError;
 
@@ -23,10 +23,10 @@ impl Repo {
                 let text = match &entry.state {
                     ArticleState::Bad { problem, .. } => format!(
                         "{}/{project}/{dir}/{ARTICLE}: {problem}; skipped (never rewritten: fix or remove it by hand)",
-                        view::PROJECTS
+                        projects::PROJECTS
                     ),
                     ArticleState::Missing if missing => {
-                        format!("{}/{project}/{dir} has no {ARTICLE}; skipped", view::PROJECTS)
+                        format!("{}/{project}/{dir} has no {ARTICLE}; skipped", projects::PROJECTS)
                     }
                     _ => continue,
                 };
@@ -63,7 +63,7 @@ impl Repo {
                         slug: parse_dir_name(dir).map_or(String::new(), |(_, s)| s.to_owned()),
                         title: title.clone(),
                         source_id: source_id.clone(),
-                        path: format!("{}/{name}/{dir}/{ARTICLE}", view::PROJECTS),
+                        path: format!("{}/{name}/{dir}/{ARTICLE}", projects::PROJECTS),
                     });
                 }
             }

@@ -60,12 +60,12 @@ pub use messages::source_failure;
 pub use scan::FULL_REVALIDATION_MAX;
 pub use upsert::MAX_DIFF_BYTES;
 
-use crate::{index::Index, view::View};
+use crate::{index::Index, projects::View};
 
 /// The lock file, in `projects/`.
 pub const LOCK_FILE: &str = ".draft-post.lock";
 
-pub use crate::view::ARTICLE;
+pub use crate::projects::ARTICLE;
 
 /// Why the repository could not be opened at start.
 #[derive(Debug, thiserror::Error)]

@@ -16,7 +16,7 @@ use super::{
 use crate::{
     frontmatter::{self, Located},
     index::{self, ArticleState, Entry, INDEX_FILE, Index, Seen, racy},
-    view::{self, Kind, Stamp, now_ns},
+    projects::{self, Kind, Stamp, now_ns},
 };
 
 /// Up to this many articles, every call `stat`s every article.
@@ -39,7 +39,7 @@ pub(super) enum Depth {
 }
 
 /// Reads the state of one article from the start of its file.
-pub(super) fn classify(head: &view::Head, seen_at: i128) -> ArticleState {
+pub(super) fn classify(head: &projects::Head, seen_at: i128) -> ArticleState {
     classify_bytes(&head.bytes, head.complete, head.stamp, seen_at)
 }
 
@@ -55,7 +55,7 @@ fn classify_bytes(bytes: &[u8], complete: bool, stamp: Stamp, seen_at: i128) -> 
             } else {
                 format!(
                     "line 1, column 1: its frontmatter is not closed within the first {} bytes",
-                    view::MAX_FRONTMATTER_BYTES
+                    projects::MAX_FRONTMATTER_BYTES
                 )
             },
             hint: None,
@@ -82,7 +82,7 @@ fn classify_bytes(bytes: &[u8], complete: bool, stamp: Stamp, seen_at: i128) -> 
 pub(super) fn load(projects: &Dir, project: &str, dir: &str) -> ArticleState {
     let rel = format!("{project}/{dir}/{ARTICLE}");
     let seen_at = now_ns();
-    match view::read_head(projects, &rel) {
+    match projects::read_head(projects, &rel) {
         Ok(head) => classify(&head, seen_at),
         Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => ArticleState::Missing,
         Err(e) => {
@@ -95,7 +95,7 @@ pub(super) fn load(projects: &Dir, project: &str, dir: &str) -> ArticleState {
 /// Reads the state of the articles `dirs` of `project` (`projects/<project>/<dir>/article.md`):
 /// the project directory is opened once and each article beneath it, into one buffer.
 fn load_unit(projects: &Dir, project: &str, dirs: &[String]) -> Vec<ArticleState> {
-    let Ok(project_dir) = view::open_dir(projects, project) else {
+    let Ok(project_dir) = projects::open_dir(projects, project) else {
         // Gone or unreadable meanwhile: each article says why.
         return dirs.iter().map(|dir| load(projects, project, dir)).collect();
     };
@@ -109,7 +109,7 @@ fn load_unit(projects: &Dir, project: &str, dirs: &[String]) -> Vec<ArticleState
             rel.push_str(dir);
             rel.push('/');
             rel.push_str(ARTICLE);
-            match view::read_head_into(&project_dir, Path::new(&rel), &mut buf) {
+            match projects::read_head_into(&project_dir, Path::new(&rel), &mut buf) {
                 Ok((filled, complete, stamp)) => classify_bytes(&buf[..filled], complete, stamp, seen_at),
                 Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => {
                     ArticleState::Missing
@@ -147,7 +147,7 @@ pub(super) fn load_all(projects: &Dir, jobs: &[(String, String)]) -> Vec<Article
 /// The index saved by an earlier process, if there is a usable one.
 fn load_saved(projects: &Dir, projects_ino: u64) -> Option<Index> {
     let started = std::time::Instant::now();
-    let bytes = match view::read_all(projects, INDEX_FILE, index::MAX_INDEX_BYTES) {
+    let bytes = match projects::read_all(projects, INDEX_FILE, index::MAX_INDEX_BYTES) {
         Ok(bytes) => bytes,
         Err(error) => {
             tracing::debug!(%error, "no saved index");
@@ -177,7 +177,7 @@ impl Repo {
     /// when it does not exist).
     pub(super) fn refresh(&self, index: &mut Index, depth: Depth) -> Result<Option<Dir>, ToolError> {
         let started = std::time::Instant::now();
-        let Some((projects, stamp)) = self.view.projects().map_err(|e| scan_failure(&e, view::PROJECTS))? else {
+        let Some((projects, stamp)) = self.view.projects().map_err(|e| scan_failure(&e, projects::PROJECTS))? else {
             *index = Index { disk_checked: true, ..Index::default() };
             return Ok(None);
         };
@@ -192,7 +192,7 @@ impl Repo {
         // projects/ itself.
         if !Seen::holds(index.seen.as_ref(), &stamp) {
             let at = now_ns();
-            let listed = view::list(&projects, ".").map_err(|e| scan_failure(&e, view::PROJECTS))?;
+            let listed = projects::list(&projects, ".").map_err(|e| scan_failure(&e, projects::PROJECTS))?;
             let names: BTreeSet<String> =
                 listed.into_iter().filter(|(n, k)| *k == Kind::Dir && !n.starts_with('.')).map(|(n, _)| n).collect();
             index.projects.retain(|name, _| names.contains(name));
@@ -207,8 +207,8 @@ impl Repo {
         let mut relist: Vec<(String, Stamp)> = Vec::new();
         let mut gone: Vec<String> = Vec::new();
         for (name, project) in &index.projects {
-            let shown = format!("{}/{name}", view::PROJECTS);
-            match view::lstat(&projects, name).map_err(|e| scan_failure(&e, &shown))? {
+            let shown = format!("{}/{name}", projects::PROJECTS);
+            match projects::lstat(&projects, name).map_err(|e| scan_failure(&e, &shown))? {
                 Some(stamp) if stamp.is_dir => {
                     if !Seen::holds(project.seen.as_ref(), &stamp) {
                         relist.push((name.clone(), stamp));
@@ -220,10 +220,10 @@ impl Repo {
         for name in gone {
             index.projects.remove(&name);
         }
-        let listings = par_map(&relist, |(name, _)| view::list(&projects, name));
+        let listings = par_map(&relist, |(name, _)| projects::list(&projects, name));
         let mut relisted: BTreeSet<String> = BTreeSet::new();
         for ((name, stamp), listing) in relist.into_iter().zip(listings) {
-            let listing = listing.map_err(|e| scan_failure(&e, &format!("{}/{name}", view::PROJECTS)))?;
+            let listing = listing.map_err(|e| scan_failure(&e, &format!("{}/{name}", projects::PROJECTS)))?;
             let mut numbered: Vec<(String, u32, Kind)> = listing
                 .into_iter()
                 .filter(|(_, kind)| *kind != Kind::Other)
@@ -268,7 +268,7 @@ impl Repo {
                 }
             }
         }
-        let stamps = par_map(&checks, |(p, d)| view::stat(&projects, format!("{p}/{d}/{ARTICLE}")));
+        let stamps = par_map(&checks, |(p, d)| projects::stat(&projects, format!("{p}/{d}/{ARTICLE}")));
         for ((name, dir), current) in checks.into_iter().zip(stamps) {
             let Some(entry) = index.projects.get(&name).and_then(|p| p.entries.get(&dir)) else {
                 continue;
@@ -322,16 +322,16 @@ impl Repo {
         // Temporary files of saves cut short by a kill (saves happen under the lock, which the
         // caller holds: any such file now is a leftover).
         let prefix = format!(".{INDEX_FILE}");
-        for (name, kind) in view::list(&projects, ".").unwrap_or_default() {
-            if kind != Kind::Other || !view::is_temp_name(&name) || !name.starts_with(&prefix) {
+        for (name, kind) in projects::list(&projects, ".").unwrap_or_default() {
+            if kind != Kind::Other || !projects::is_temp_name(&name) || !name.starts_with(&prefix) {
                 continue;
             }
-            if let Ok(p) = self.sandbox.resolve_rel(&format!("{}/{name}", view::PROJECTS)) {
+            if let Ok(p) = self.sandbox.resolve_rel(&format!("{}/{name}", projects::PROJECTS)) {
                 let _ = self.sandbox.remove_file(&p);
             }
         }
         let bytes = index::to_disk(index, stamp.ino);
-        let path = match self.sandbox.resolve_rel(&format!("{}/{INDEX_FILE}", view::PROJECTS)) {
+        let path = match self.sandbox.resolve_rel(&format!("{}/{INDEX_FILE}", projects::PROJECTS)) {
             Ok(path) => path,
             Err(error) => {
                 tracing::debug!(%error, "cannot save the index");
@@ -353,11 +353,11 @@ impl Repo {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::view::View;
+    use crate::projects::View;
 
     #[test]
     fn classify_reads_source_id_and_title_or_reports_the_problem() {
-        let head = |text: &str| view::Head {
+        let head = |text: &str| projects::Head {
             bytes: text.as_bytes().to_vec(),
             complete: true,
             stamp: Stamp { mtime_ns: 0, len: text.len() as u64, ino: 1, is_dir: false, is_symlink: false },

@@ -17,8 +17,8 @@ use crate::{
     attach::Attachment,
     frontmatter,
     index::{ArticleState, Entry, Index, ProjectIndex, Seen},
+    projects::{self, Kind, now_ns},
     slug,
-    view::{self, Kind, now_ns},
 };
 
 /// The largest diff text an update's result carries (the counts are always whole).
@@ -80,7 +80,7 @@ impl Repo {
     fn unique_holder(index: &Index, id: &str) -> Result<Holders, ToolError> {
         let holders = Self::holders(index, id);
         if holders.ok.len() > 1 {
-            let dirs: Vec<String> = holders.ok.iter().map(|(p, d)| format!("{}/{p}/{d}", view::PROJECTS)).collect();
+            let dirs: Vec<String> = holders.ok.iter().map(|(p, d)| format!("{}/{p}/{d}", projects::PROJECTS)).collect();
             return Err(ToolError::new(
                 ErrorCode::Conflict,
                 format!(
@@ -99,7 +99,7 @@ impl Repo {
                     "The article of this manuscript (source_id {id}), {}/{p}/{d}/{ARTICLE}, has {problem}. It \
                      is never rewritten while malformed: fix its frontmatter by hand (or remove it), then call \
                      draft_post again; nothing was written.",
-                    view::PROJECTS
+                    projects::PROJECTS
                 ),
             ));
         }
@@ -150,7 +150,7 @@ impl Repo {
         }
 
         // Everything from the look-up to the write happens under the repository's lock.
-        let projects_path = self.resolve(view::PROJECTS)?;
+        let projects_path = self.resolve(projects::PROJECTS)?;
         let lock_path = projects_path.join(LOCK_FILE).map_err(|e| sandbox_failure(&e, "lock the repository"))?;
         if !self.sandbox.exists(&lock_path).unwrap_or(true) {
             // No draft_post has locked this repository yet: look before creating the lock file,
@@ -272,7 +272,7 @@ impl Repo {
         drop(index);
         let outcome = match holders.ok.into_iter().next() {
             Some((project, dir)) => {
-                let rel = format!("{}/{project}/{dir}/{ARTICLE}", view::PROJECTS);
+                let rel = format!("{}/{project}/{dir}/{ARTICLE}", projects::PROJECTS);
                 let current = match self.sandbox.read(&self.resolve(&rel)?) {
                     Ok(bytes) => Some(bytes),
                     Err(SandboxError::NotFound { .. }) => None,
@@ -290,7 +290,7 @@ impl Repo {
                     action,
                     number: parse_dir_name(&dir).map_or(0, |(n, _)| n),
                     slug: parse_dir_name(&dir).map_or(String::new(), |(_, s)| s.to_owned()),
-                    dir: format!("{}/{project}/{dir}", view::PROJECTS),
+                    dir: format!("{}/{project}/{dir}", projects::PROJECTS),
                     article: rel,
                     project,
                     source_id: id.to_owned(),
@@ -307,7 +307,7 @@ impl Repo {
                 let last = projects.as_ref().map_or(0, |dir| Self::numbers(&index, dir, &project, new_slug).0);
                 drop(index);
                 let number = last.saturating_add(1);
-                let dir = format!("{}/{project}/{}", view::PROJECTS, dir_name(number, new_slug));
+                let dir = format!("{}/{project}/{}", projects::PROJECTS, dir_name(number, new_slug));
                 Outcome {
                     action: Action::Created,
                     article: format!("{dir}/{ARTICLE}"),
@@ -340,7 +340,7 @@ impl Repo {
         for _ in 0..CLAIM_ATTEMPTS {
             let holders = Self::unique_holder(index, id)?;
             if let Some((project, dir)) = holders.ok.into_iter().next() {
-                let rel = format!("{}/{project}/{dir}/{ARTICLE}", view::PROJECTS);
+                let rel = format!("{}/{project}/{dir}/{ARTICLE}", projects::PROJECTS);
                 let path = self.resolve(&rel)?;
                 let current = match self.sandbox.read(&path) {
                     Ok(bytes) => Some(bytes),
@@ -363,7 +363,7 @@ impl Repo {
                 if let Some(projects) = &projects {
                     self.sweep_temp_files(projects, &project, &dir);
                 }
-                self.check_attachments(&format!("{}/{project}/{dir}", view::PROJECTS), filing.attachments)?;
+                self.check_attachments(&format!("{}/{project}/{dir}", projects::PROJECTS), filing.attachments)?;
                 let number = parse_dir_name(&dir).map_or(0, |(n, _)| n);
                 let slug = parse_dir_name(&dir).map_or(String::new(), |(_, s)| s.to_owned());
                 let (action, diff) = if current.as_deref() == Some(text.as_bytes()) {
@@ -382,7 +382,7 @@ impl Repo {
                 };
                 let outcome = Outcome {
                     action,
-                    dir: format!("{}/{project}/{dir}", view::PROJECTS),
+                    dir: format!("{}/{project}/{dir}", projects::PROJECTS),
                     article: rel,
                     project,
                     number,
@@ -401,11 +401,11 @@ impl Repo {
                 return Err(cancelled_failure());
             }
             let project = request.project.as_str();
-            let project_rel = format!("{}/{project}", view::PROJECTS);
+            let project_rel = format!("{}/{project}", projects::PROJECTS);
             let projects_dir = match projects.take() {
                 Some(dir) => dir,
                 None => {
-                    let p = self.resolve(view::PROJECTS)?;
+                    let p = self.resolve(projects::PROJECTS)?;
                     self.sandbox
                         .create_dir_all(&p)
                         .map_err(|e| sandbox_failure(&e, "create the projects directory"))?;
@@ -445,7 +445,7 @@ impl Repo {
             if let Err(failure) = self.write_article(&article_path, text) {
                 if !reuse {
                     // Leave no empty numbered directory behind.
-                    let _ = view::remove_empty_dir(&projects_dir, format!("{project}/{name}"));
+                    let _ = projects::remove_empty_dir(&projects_dir, format!("{project}/{name}"));
                 }
                 return Err(failure);
             }
@@ -495,13 +495,13 @@ impl Repo {
             let mut blocked = false;
             for (n, leftover, temps) in leftovers.iter().filter(|(n, _, _)| *n == number) {
                 for temp in temps {
-                    if let Ok(p) = self.resolve(&format!("{}/{project}/{leftover}/{temp}", view::PROJECTS)) {
+                    if let Ok(p) = self.resolve(&format!("{}/{project}/{leftover}/{temp}", projects::PROJECTS)) {
                         let _ = self.sandbox.remove_file(&p);
                     }
                 }
                 if *leftover == name {
                     reuse = true;
-                } else if view::remove_empty_dir(projects, format!("{project}/{leftover}")).is_ok() {
+                } else if projects::remove_empty_dir(projects, format!("{project}/{leftover}")).is_ok() {
                     if let Some(p) = index.projects.get_mut(project) {
                         p.entries.remove(leftover);
                     }
@@ -539,7 +539,7 @@ impl Repo {
         let mut leftovers: Vec<(u32, String, Vec<String>)> = Vec::new();
         for (name, number, missing) in entries {
             let temps = if missing {
-                view::only_temp_files(projects, format!("{project}/{name}")).ok().flatten()
+                projects::only_temp_files(projects, format!("{project}/{name}")).ok().flatten()
             } else {
                 None
             };
@@ -556,14 +556,14 @@ impl Repo {
     /// Removes temporary files of interrupted writes of `article.md` from an article's
     /// directory (only draft_post writes there, and it holds the lock).
     fn sweep_temp_files(&self, projects: &Dir, project: &str, dir: &str) {
-        let Ok(entries) = view::list(projects, format!("{project}/{dir}")) else {
+        let Ok(entries) = projects::list(projects, format!("{project}/{dir}")) else {
             return;
         };
         for (name, kind) in entries {
-            if kind != Kind::Other || !view::is_temp_name(&name) || !name.starts_with(".article.md") {
+            if kind != Kind::Other || !projects::is_temp_name(&name) || !name.starts_with(".article.md") {
                 continue;
             }
-            if let Ok(p) = self.resolve(&format!("{}/{project}/{dir}/{name}", view::PROJECTS)) {
+            if let Ok(p) = self.resolve(&format!("{}/{project}/{dir}/{name}", projects::PROJECTS)) {
                 tracing::info!(project, dir, "removing the temporary file of an interrupted write");
                 let _ = self.sandbox.remove_file(&p);
             }
@@ -579,7 +579,7 @@ impl Repo {
     fn record(&self, index: &mut Index, projects: Option<&Dir>, written: Written<'_>) {
         let Written { project, dir, number, id, title } = written;
         let seen_at = now_ns();
-        let stamp = projects.and_then(|d| view::stat(d, format!("{project}/{dir}/{ARTICLE}")));
+        let stamp = projects.and_then(|d| projects::stat(d, format!("{project}/{dir}/{ARTICLE}")));
         let state = match stamp {
             Some(stamp) => {
                 ArticleState::Ok { seen: Seen { stamp, at: seen_at }, source_id: Some(id.to_owned()), title }
