@@ -1,15 +1,19 @@
 //! Real edits, replayed the way a model makes them: the first 80 commits of this repository's own
-//! history, each modified text file taken at the parent commit and brought to the commit's version
+//! history (`tests/fixtures/replay.json`), each modified text file taken at the parent commit and
+//! brought to the commit's version
 //! through the real binary, hunk by hunk (bottom-up, so that line numbers above stay valid):
 //! a pure addition of whole lines as `insert` with `insert_text` ending in a newline (as Claude 4
 //! models send it), anything else as `str_replace` with the context widened line by line until
 //! `old_str` is unique. Every file must come out byte-identical to the commit, with LF files and
 //! with the same files in CRLF (the edits still sent with LF, as models send them).
 //!
-//! The commits are fixed (history is append-only), so the set is the same on every checkout; a
-//! checkout without that history (a shallow clone, a source archive) fails here, saying so.
+//! The commits are fixed (history is append-only), so their files are committed as a fixture and
+//! the test runs on any checkout (a shallow clone, a source archive). The fixture holds, for each
+//! of the first 80 commits and each text file it modified (`git diff --name-only
+//! --diff-filter=M PARENT COMMIT`) that is at most 16 KiB, without a CR, and changed, the file's
+//! text at the parent and at the commit (`git show`), each text stored once under a key.
 
-use std::{path::Path, process::Command};
+use std::path::Path;
 
 use mcp_tests::{StdioClient, is_error};
 use serde_json::json;
@@ -30,42 +34,39 @@ struct Change {
     after: String,
 }
 
-fn git(repo: &Path, args: &[&str]) -> Option<Vec<u8>> {
-    let output = Command::new("git").arg("-C").arg(repo).args(args).output().ok()?;
-    output.status.success().then_some(output.stdout)
+/// The committed fixture: the changes, and the texts they name by key.
+#[derive(serde::Deserialize)]
+struct Fixture {
+    changes: Vec<FixtureChange>,
+    texts: std::collections::HashMap<String, String>,
 }
 
-fn git_text(repo: &Path, args: &[&str]) -> Option<String> {
-    git(repo, args).and_then(|b| String::from_utf8(b).ok())
+#[derive(serde::Deserialize)]
+struct FixtureChange {
+    commit: String,
+    path: String,
+    before: String,
+    after: String,
 }
 
-/// The modified text files of the first [`COMMITS`] commits.
+/// The modified text files of the first [`COMMITS`] commits, from the fixture.
 fn changes() -> Vec<Change> {
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let revs = git_text(&repo, &["rev-list", "--reverse", "HEAD"]).unwrap_or_default();
-    let revs: Vec<&str> = revs.split_whitespace().take(COMMITS).collect();
-    assert_eq!(
-        revs.len(),
-        COMMITS,
-        "the replay needs the first {COMMITS} commits of this repository's history (git, not a shallow clone: \
-         `git fetch --unshallow`)"
-    );
-    let mut changes = Vec::new();
-    for commit in revs {
-        let parents = git_text(&repo, &["rev-list", "--parents", "-n1", commit]).unwrap_or_default();
-        let Some(parent) = parents.split_whitespace().nth(1) else { continue };
-        let names = git_text(&repo, &["diff", "--name-only", "--diff-filter=M", parent, commit]).unwrap_or_default();
-        for path in names.lines() {
-            let before = git_text(&repo, &["show", &format!("{parent}:{path}")]);
-            let after = git_text(&repo, &["show", &format!("{commit}:{path}")]);
-            let (Some(before), Some(after)) = (before, after) else { continue };
-            if before.len() > MAX_FILE || after.len() > MAX_FILE || before == after || before.contains('\r') {
-                continue;
-            }
-            changes.push(Change { commit: commit[..10].to_owned(), path: path.to_owned(), before, after });
-        }
-    }
-    changes
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/replay.json");
+    let fixture: Fixture = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let commits: std::collections::BTreeSet<&str> = fixture.changes.iter().map(|c| c.commit.as_str()).collect();
+    assert!(commits.len() >= COMMITS / 2, "the fixture holds {} commits", commits.len());
+    let text = |key: &str| fixture.texts.get(key).unwrap_or_else(|| panic!("no text {key} in the fixture")).clone();
+    fixture
+        .changes
+        .iter()
+        .filter(|c| text(&c.before).len() <= MAX_FILE && text(&c.after).len() <= MAX_FILE)
+        .map(|c| Change {
+            commit: c.commit.clone(),
+            path: c.path.clone(),
+            before: text(&c.before),
+            after: text(&c.after),
+        })
+        .collect()
 }
 
 /// One edit as a model sends it.
