@@ -1,18 +1,21 @@
-//! `mcp-shared`: the core every mcp-suite server stands on.
+//! `mcp-shared`: the core every mcp-suite server stands on. Public, because the servers use them:
 //!
-//! - [`client_roots`]: the client's MCP roots, per session or per 2026-07-28 call.
-//! - [`output`]: the tool result type ([`ToolOutput`]) and its one mapping to MCP.
-//! - [`diff`]: bounded unified diffs of a change made on someone's behalf.
-//! - [`error`]: the error codes ([`ErrorCode`]) shared by every server.
-//! - [`registry`]: the [`Tool`] trait and the [`ToolRegistry`].
+//! - [`registry`]: the [`Tool`] trait (a tool's one declaration), the `tools!` list and the
+//!   [`ToolRegistry`]; [`blocking`] work off the runtime.
 //! - [`schema`]: every tool's input and output JSON Schema, flat and standard.
-//! - [`server`]: the rmcp `ServerHandler` ([`McpServer`]) that serves any registry.
 //! - [`transport`]: stdio and Streamable HTTP, behind one flattened clap [`TransportArgs`].
-//! - [`platform`]: what differs per operating system (file identity, permissions, sync).
-//! - [`sandbox`]: confined, symlink-safe, atomic file access under one or more roots.
+//! - [`cli`]: what the command lines share (`--tools`, the directory flags, the start-up error).
 //! - [`logging`]: tracing to stderr and the terminal banner.
-//! - [`uri`]: `file://` URIs of MCP client roots as local paths.
+//! - [`sandbox`]: confined, symlink-safe, atomic file access under one or more roots.
+//! - [`platform`]: what differs per operating system (file identity, permissions, sync).
 //! - [`workspace`]: the default workspace when a server's directory flag is absent.
+//! - [`client_roots`]: the client's MCP roots, per session or per 2026-07-28 call.
+//! - [`diff`]: bounded unified diffs of a change made on someone's behalf.
+//!
+//! Private, what they give re-exported here: `server` (the rmcp `ServerHandler`, [`McpServer`]),
+//! `output` ([`ToolOutput`], [`ToolError`] and their one mapping to MCP), `error`
+//! ([`ErrorCode`]), `extension` ([`ServerExtension`]), `subscriptions`, `call_log`
+//! (`--audit-log`), `metrics` (`/metrics`) and `uri` (`file://` URIs as paths).
 
 mod call_log;
 pub mod cli;

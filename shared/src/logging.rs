@@ -7,8 +7,10 @@ use std::{
     sync::OnceLock,
 };
 
-use tracing::Metadata;
-use tracing_subscriber::{EnvFilter, filter::filter_fn, layer::SubscriberExt as _, util::SubscriberInitExt as _};
+use tracing::{Metadata, subscriber::Interest};
+use tracing_subscriber::{
+    EnvFilter, filter::dynamic_filter_fn, layer::SubscriberExt as _, util::SubscriberInitExt as _,
+};
 
 /// The filter used when `RUST_LOG` is not set: warnings from everything, info from our crates.
 pub const DEFAULT_FILTER: &str = "warn,mcp=info,ide_bridge=info";
@@ -31,7 +33,12 @@ pub fn init() {
             // host's signal task then died and SIGTERM no longer stopped it).
             .log_internal_errors(false)
             .finish()
-            .with(filter_fn(|metadata| !is_replaced(metadata)));
+            // Asked per event only at the callsites it may refuse (rmcp's "response error"
+            // warning); every other callsite keeps the interest the filter above gave it, so
+            // what `RUST_LOG` leaves out costs nothing.
+            .with(dynamic_filter_fn(|metadata, _| !is_replaced(metadata)).with_callsite_filter(|metadata| {
+                if is_rmcps_error_answer(metadata) { Interest::sometimes() } else { Interest::always() }
+            }));
         let _ = subscriber.try_init();
     });
 }
@@ -49,8 +56,12 @@ pub fn client_ids_logged_by_transport() {
 /// Whether `metadata` is rmcp's per-request "response error" warning (fields `id` and `error`,
 /// in `rmcp::service`) while a transport logs those itself.
 fn is_replaced(metadata: &Metadata<'_>) -> bool {
-    CLIENT_IDS_LOGGED_BY_TRANSPORT.load(std::sync::atomic::Ordering::Relaxed)
-        && metadata.target() == "rmcp::service"
+    CLIENT_IDS_LOGGED_BY_TRANSPORT.load(std::sync::atomic::Ordering::Relaxed) && is_rmcps_error_answer(metadata)
+}
+
+/// Whether `metadata` is rmcp's per-request "response error" warning.
+fn is_rmcps_error_answer(metadata: &Metadata<'_>) -> bool {
+    metadata.target() == "rmcp::service"
         && *metadata.level() == tracing::Level::WARN
         && metadata.fields().field("id").is_some()
         && metadata.fields().field("error").is_some()

@@ -1,11 +1,11 @@
 //! `mcp-server-ide-bridge`: an IDE workspace exposed to MCP clients, in two binaries.
 //!
-//! - `mcp-server-ide-bridge` is a stdio MCP server ([`server`]): the tools `list_files`,
-//!   `read_file`, `write_file` and the IDE's live state (`get_diagnostics`, `get_open_editors`,
-//!   `get_selection`, `open_file`) ([`tools`]), the `file:///{path}` resources and the
-//!   subscribable `ide://selection` and `ide://diagnostics`
-//!   ([`resources`]) are forwarded over an authenticated WebSocket ([`bridge`]) to the
-//!   workspace host, found by URL or through its discovery file ([`discovery`]).
+//! - `mcp-server-ide-bridge` is a stdio MCP server ([`server`]): its tools (the workspace's
+//!   files, the IDE's live state, its language servers and changes the user approves; one file
+//!   each under `tools/`, listed once in its `tools!` line), the `file:///{path}` resources and
+//!   the subscribable `ide://selection` and `ide://diagnostics` ([`resources`]) are forwarded
+//!   over an authenticated WebSocket ([`bridge`]) to the workspace host, found by URL or through
+//!   its discovery file ([`discovery`]).
 //! - `ide-bridge-host` is the workspace side ([`host`]), the role an IDE extension plays: a
 //!   WebSocket server on 127.0.0.1 serving `fs/list`, `fs/read` and `fs/write` on one folder
 //!   through the shared sandbox.

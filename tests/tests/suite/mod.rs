@@ -4,6 +4,7 @@ mod architecture;
 mod baseline;
 mod bench;
 mod client;
+mod declared_once;
 mod docs;
 mod escapes;
 mod http_doc;

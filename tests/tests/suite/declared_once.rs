@@ -1,0 +1,122 @@
+//! A tool is declared once, in its own file, and everything that lists tools is derived from
+//! that: `--tools` in `--help`, the banner a person sees on a terminal, the text editor's guide,
+//! the bridge's instructions and the `.mcpb` manifests all name exactly what `tools/list` names.
+
+use std::{collections::BTreeSet, process::Command};
+
+use mcp_tests::{StdioClient, find_server_binary};
+use serde_json::json;
+
+const SERVERS: [&str; 4] =
+    ["mcp-server-text-editor", "mcp-server-draft-post", "mcp-server-ide-bridge", "mcp-server-sample-tool"];
+
+/// The names `tools/list` answers, in order.
+fn listed(bin: &str) -> Vec<String> {
+    let mut client = StdioClient::spawn(find_server_binary(bin).unwrap(), &[]).unwrap();
+    client.initialize().unwrap();
+    let tools = client.request("tools/list", json!({})).unwrap()["result"]["tools"].clone();
+    tools.as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect()
+}
+
+#[test]
+fn the_tools_flag_takes_exactly_the_listed_tools() {
+    for bin in ["mcp-server-text-editor", "mcp-server-ide-bridge"] {
+        let help = Command::new(find_server_binary(bin).unwrap()).arg("--help").output().unwrap();
+        let help = String::from_utf8(help.stdout).unwrap();
+        let line = help.lines().find(|l| l.trim_start().starts_with("--tools")).unwrap();
+        let values = line.split("[possible values: ").nth(1).unwrap().split(']').next().unwrap();
+        let mut offered: Vec<String> = values.split(", ").map(str::to_owned).collect();
+        assert_eq!(offered.pop().as_deref(), Some("all"), "{bin}: {line}");
+        assert_eq!(offered, listed(bin), "{bin}: --tools in --help against tools/list");
+    }
+}
+
+/// What the server prints on stderr when started by hand on a terminal (`script` gives it one).
+fn banner(bin: &str) -> String {
+    let path = find_server_binary(bin).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let output = Command::new("script")
+        .args(["-q", "-c", &format!("timeout 2 {}", path.display()), "/dev/null"])
+        .current_dir(dir.path())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout).into_owned() + &String::from_utf8_lossy(&output.stderr);
+    text.replace('\r', "")
+}
+
+#[test]
+fn every_banner_names_the_listed_tools() {
+    if Command::new("script").arg("--version").output().is_err() {
+        panic!("`script` (util-linux) is needed to give a server a terminal");
+    }
+    for bin in SERVERS {
+        let text = banner(bin);
+        let line = text.lines().find(|l| l.starts_with("It offers ")).unwrap_or_else(|| panic!("{bin}: {text}"));
+        let tools = line.strip_prefix("It offers ").unwrap().split(';').next().unwrap();
+        let named: Vec<String> =
+            tools.split_once(": ").unwrap().1.trim_end_matches('.').split(", ").map(str::to_owned).collect();
+        assert_eq!(named, listed(bin), "{bin}: the banner against tools/list");
+    }
+}
+
+#[test]
+fn the_guide_and_the_instructions_speak_of_the_listed_tools_only() {
+    for (args, present, absent) in [
+        (vec![], vec!["`search_text`", "`move_file`", "`delete_file`"], vec![]),
+        (vec!["--tools", "text_editor,find_files"], vec!["`find_files`"], vec!["`search_text`", "`move_file`"]),
+    ] {
+        let mut client = StdioClient::spawn(find_server_binary("mcp-server-text-editor").unwrap(), &args).unwrap();
+        let init = client.initialize().unwrap();
+        let instructions = init["result"]["instructions"].as_str().unwrap().to_owned();
+        let guide = client.request("prompts/get", json!({"name": "text_editor_guide"})).unwrap();
+        let guide = guide["result"]["messages"][0]["content"]["text"].as_str().unwrap().to_owned();
+        for name in &present {
+            assert!(instructions.contains(name) && guide.contains(name), "{args:?}: {name} missing");
+        }
+        for name in &absent {
+            assert!(!instructions.contains(name) && !guide.contains(name), "{args:?}: {name} not offered");
+        }
+    }
+    let mut client = StdioClient::spawn(find_server_binary("mcp-server-ide-bridge").unwrap(), &[]).unwrap();
+    let instructions = client.initialize().unwrap()["result"]["instructions"].as_str().unwrap().to_owned();
+    for name in listed("mcp-server-ide-bridge") {
+        assert!(instructions.contains(&name), "the bridge's instructions do not name {name}");
+    }
+}
+
+#[test]
+fn the_bundles_manifests_list_what_the_binaries_list() {
+    let root = mcp_tests::locate::workspace_root();
+    let out = tempfile::tempdir().unwrap();
+    let servers = find_server_binary("mcp-server-sample-tool").unwrap().parent().unwrap().to_path_buf();
+    let made = Command::new("python3")
+        .arg(root.join("dist/mcpb.py"))
+        .args(["--version", "0.0.0", "--out"])
+        .arg(out.path())
+        .arg("--servers")
+        .arg(&servers)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    for bin in SERVERS {
+        let short = bin.strip_prefix("mcp-server-").unwrap();
+        let manifest = out.path().join(format!("mcp-suite-{short}/manifest.json"));
+        let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(manifest).unwrap()).unwrap();
+        let names: Vec<String> =
+            manifest["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect();
+        assert_eq!(names, listed(bin), "{bin}: the manifest against tools/list");
+        let prompts: BTreeSet<&str> = manifest["prompts"]
+            .as_array()
+            .map(|p| p.iter().filter_map(|p| p["name"].as_str()).collect())
+            .unwrap_or_default();
+        let expected: BTreeSet<&str> =
+            if short == "text-editor" { BTreeSet::from(["text_editor_guide"]) } else { BTreeSet::new() };
+        assert_eq!(prompts, expected, "{bin}: the manifest's prompts");
+    }
+    let dist = std::fs::read_dir(root.join("dist")).unwrap();
+    for entry in dist.map(Result::unwrap).filter(|e| e.path().extension().is_some_and(|x| x == "py")) {
+        let text = std::fs::read_to_string(entry.path()).unwrap();
+        assert!(!text.contains("\"tools\": [("), "{}: a hand list of tools", entry.path().display());
+    }
+}
