@@ -27,6 +27,8 @@ use crate::{call_log::CallLog, client_roots::ClientRoots, registry::ToolRegistry
 mod call;
 mod listen;
 mod malformed;
+#[cfg(test)]
+pub(crate) mod tests_support;
 
 use malformed::KNOWN_METHODS;
 
@@ -142,6 +144,11 @@ impl McpServer {
             offers: crate::logging::Offers { tools: &tools, prompts: &prompts },
             example_args,
         });
+    }
+
+    /// The listed descriptor of the tool called `name`, if the registry has it.
+    pub(crate) fn tool_descriptor(&self, name: &str) -> Option<&rmcp::model::Tool> {
+        self.registry.get(name).map(|tool| tool.descriptor())
     }
 
     /// The registry served.

@@ -175,6 +175,7 @@ impl TransportArgs {
             allow_origins: self.allow_origins.clone(),
             insecure_no_token: self.insecure_no_token,
             stateless: self.stateless,
+            direct_calls: true,
             protect_metrics: self.protect_metrics,
             oauth: self.auth_issuer.as_ref().zip(self.public_url.as_ref()).map(|(issuer, public_url)| {
                 http::OAuthOptions {

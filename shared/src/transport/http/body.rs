@@ -2,7 +2,10 @@
 //! does not arrive in time is `408` (not `500`), one over `--max-message-bytes` stays `413`, and
 //! a body that is not JSON, not UTF-8 or not a JSON-RPC message is `400` with a JSON-RPC error
 //! (`-32700` / `-32600`, under the message's id when it shows one), where rmcp answers `415`
-//! although the media type was right.
+//! although the media type was right. A sessionless `tools/call` is answered here, on the body
+//! just read, by the direct path ([`super::direct`]) when it can be.
+
+use std::sync::Arc;
 
 use axum::{
     body::{Body, Bytes},
@@ -11,7 +14,10 @@ use axum::{
     response::{IntoResponse, Response},
 };
 
-use super::wire::{BodyTimedOut, Onward};
+use super::{
+    direct,
+    wire::{BodyTimedOut, Onward},
+};
 use crate::transport::jsonrpc::refusal_of;
 
 /// What [`check_body`] needs.
@@ -19,6 +25,10 @@ use crate::transport::jsonrpc::refusal_of;
 pub struct BodyLimits {
     /// `--max-message-bytes`.
     pub max_bytes: usize,
+    /// The direct answer to a sessionless `tools/call` ([`super::direct`]): it runs here, on the
+    /// body just read, rather than as one more layer. `None` in tests that compare it with
+    /// rmcp's own path.
+    pub direct: Option<Arc<direct::FastCalls>>,
 }
 
 /// Reads a `POST` body whole (bounded by `--max-message-bytes`, and by the listener's deadline)
@@ -59,6 +69,13 @@ pub async fn check_body<F: Onward>(limits: &BodyLimits, request: Request, next: 
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.split(';').next())
         .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"));
+    let parts = match &limits.direct {
+        Some(direct) => match direct::try_answer(direct, parts, &bytes).await {
+            Ok(response) => return response,
+            Err(parts) => parts,
+        },
+        None => parts,
+    };
     let response = next(Request::from_parts(parts, Body::from(bytes.clone()))).await;
     // rmcp answers 415 for a JSON body it cannot deserialize, even when the media type is right.
     if json && response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {

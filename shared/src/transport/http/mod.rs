@@ -6,7 +6,9 @@
 //! - the checks, each on `wire` alone: [`token`] (`--http-token`), [`oauth`] (`--auth-issuer`:
 //!   its key fetching in `oauth/keys.rs`, its gate in `oauth/mod.rs`), [`priming`] (SSE priming
 //!   events by revision), [`session_gate`] (the session cap, idle timeout, owners);
-//! - [`body`]: the body check (size, deadline, JSON) and the explained refusals;
+//! - [`direct`]: the direct answer to a sessionless `tools/call` (the one path that does not
+//!   go through rmcp's service: rmcp's own per-request service holds `--stateless` below
+//!   0.35x the bare-hyper floor), and [`body`], the body check that calls it;
 //! - [`listener`]: connections (TCP_NODELAY, header-read timeout, connection cap, graceful
 //!   shutdown), which serves what it is given and knows nothing of MCP;
 //! - this module: the options, the router, the order of the checks ([`McpGate`]), serving.
@@ -30,6 +32,7 @@
 
 mod auth;
 mod body;
+mod direct;
 mod listener;
 mod oauth;
 mod priming;
@@ -58,6 +61,7 @@ use tokio_util::sync::CancellationToken;
 
 use self::{
     body::BodyLimits,
+    direct::FastCalls,
     session_gate::SessionGate,
     wire::{Onward, json_response},
 };
@@ -79,6 +83,9 @@ pub struct HttpOptions {
     pub insecure_no_token: bool,
     /// No session state between requests.
     pub stateless: bool,
+    /// Sessionless `tools/call` answered without rmcp's per-request service ([`direct`]);
+    /// always, but in the tests that compare the two paths.
+    pub direct_calls: bool,
     /// `/metrics` needs the token too.
     pub protect_metrics: bool,
     /// OAuth 2.1 resource server (`--auth-issuer`), instead of the static token.
@@ -272,6 +279,9 @@ fn router(
     let mut local = LocalSessionManager::default();
     local.session_config = session_config;
     let manager = Arc::new(local);
+    let direct = options
+        .direct_calls
+        .then(|| Arc::new(FastCalls::new(server.clone(), options.stateless, &hosts, &origins, sessions.clone())));
     // rmcp's service behind an `Arc`: axum clones the endpoint for every request.
     let service = Arc::new(StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&manager), config));
     let endpoint = axum::routing::any(move |request: Request| {
@@ -282,7 +292,9 @@ fn router(
     if !options.stateless {
         gate.sweep_idle(options.session_idle_timeout, sessions.clone());
     }
-    let limits = BodyLimits { max_bytes: options.max_message_bytes };
+    // The body check also answers a sessionless tools/call directly (without rmcp's per-request
+    // service) when it can.
+    let limits = BodyLimits { max_bytes: options.max_message_bytes, direct };
     // route_layer: the checks wrap the MCP endpoint only, so an unknown path is a 404 without a
     // token. The endpoint is /mcp, and / as well (clients configured with the bare server URL).
     let mut metrics = axum::Router::new().route("/metrics", get(metrics)).with_state(Arc::clone(&gate));
@@ -329,7 +341,7 @@ struct McpGate {
     auth: Auth,
     /// The session bookkeeping and cap: [`session_gate::sessions`].
     sessions: Arc<SessionGate>,
-    /// The body: [`body::check_body`].
+    /// The body: [`body::check_body`], which also answers a sessionless call directly.
     limits: BodyLimits,
     /// SSE priming events by revision ([`priming::by_version`]): with sessions, whose
     /// answers stream SSE.
@@ -394,7 +406,7 @@ async fn wait_for_signal() {
     }
 }
 
-/// Options for tests: loopback defaults, sessions, small limits.
+/// Options for tests: loopback defaults, sessions, direct calls, small limits.
 #[cfg(test)]
 pub(crate) fn test_options() -> HttpOptions {
     HttpOptions {
@@ -404,6 +416,7 @@ pub(crate) fn test_options() -> HttpOptions {
         allow_origins: vec![],
         insecure_no_token: false,
         stateless: false,
+        direct_calls: true,
         protect_metrics: false,
         oauth: None,
         max_sessions: 10,
@@ -438,5 +451,171 @@ mod tests {
         assert!(public_without_token(loopback, &test_options()).is_none());
         assert!(public_without_token(public, &HttpOptions { token: Some("t".into()), ..test_options() }).is_none());
         assert!(public_without_token(public, &HttpOptions { insecure_no_token: true, ..test_options() }).is_none());
+    }
+
+    /// The direct path ([`direct`]) answers exactly as rmcp's own stateless path does: the same
+    /// requests, good and hostile, sent to a router with it and to one without get the same
+    /// status, headers and body, byte for byte; the requests it should take, it takes (its debug
+    /// event counted), so that the comparison cannot pass by both going through rmcp.
+    #[tokio::test]
+    async fn the_direct_path_answers_exactly_as_rmcp_does() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+
+        use serde_json::{Value, json};
+        use tower::ServiceExt as _;
+        use tracing_subscriber::layer::SubscriberExt as _;
+
+        /// Counts the direct path's debug events.
+        struct Taken(Arc<AtomicUsize>);
+        impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Taken {
+            fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+                if event.metadata().target().ends_with("::direct") {
+                    self.0.fetch_add(1, Ordering::SeqCst);
+                }
+            }
+        }
+        let taken = Arc::new(AtomicUsize::new(0));
+        // The test's own thread, which runs every task of this current-thread runtime.
+        let _guard = tracing::subscriber::set_default(tracing_subscriber::registry().with(Taken(Arc::clone(&taken))));
+
+        let mut registry = crate::ToolRegistry::new();
+        registry.register(crate::server::tests_support::Echo).unwrap();
+        let identity = crate::ServerIdentity {
+            name: "t".into(),
+            version: "0".into(),
+            title: None,
+            website_url: None,
+            instructions: "i".into(),
+        };
+        let server = McpServer::new(identity, registry);
+        let bound: SocketAddr = "127.0.0.1:8123".parse().unwrap();
+        let meta = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "direct-test", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {},
+        });
+        let call = |id: Value, name: &str, arguments: Value| {
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": arguments}})
+                .to_string()
+        };
+        let call_2026 = |id: Value, arguments: Value| {
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"_meta": meta, "name": "echo", "arguments": arguments}})
+            .to_string()
+        };
+        let base = |version: Option<&str>| {
+            let mut headers = vec![
+                ("host", "127.0.0.1:8123".to_owned()),
+                ("content-type", "application/json".to_owned()),
+                ("accept", "application/json, text/event-stream".to_owned()),
+            ];
+            headers.extend(version.map(|v| ("mcp-protocol-version", v.to_owned())));
+            headers
+        };
+        let with = |mut headers: Vec<(&'static str, String)>, extra: &[(&'static str, &str)]| {
+            for (name, value) in extra {
+                headers.retain(|(n, _)| n != name);
+                if !value.is_empty() {
+                    headers.push((name, (*value).to_owned()));
+                }
+            }
+            headers
+        };
+        let v25 = || base(Some("2025-11-25"));
+        let v26 = || with(base(Some("2026-07-28")), &[("mcp-method", "tools/call"), ("mcp-name", "echo")]);
+        let ok = call(json!(1), "echo", json!({"text": "hi"}));
+        // (label, headers, body, taken directly by a --stateless server)
+        let cases: Vec<(&str, Vec<(&str, String)>, String, bool)> = vec![
+            ("2025-11-25 call", v25(), ok.clone(), true),
+            ("2025-06-18 call", base(Some("2025-06-18")), ok.clone(), true),
+            ("a string id", v25(), call(json!("ab\"c"), "echo", json!({"text": "hi"})), true),
+            ("bad arguments: isError", v25(), call(json!(2), "echo", json!({"text": 5})), true),
+            ("escaped method", v25(), ok.replace("tools/call", "tools\\/call"), true),
+            (
+                "charset parameter",
+                with(v25(), &[("content-type", "application/json; charset=utf-8")]),
+                ok.clone(),
+                true,
+            ),
+            ("allowed Origin", with(v25(), &[("origin", "http://127.0.0.1:8123")]), ok.clone(), true),
+            ("2026-07-28 call", v26(), call_2026(json!(5), json!({"text": "hi"})), true),
+            ("unknown tool", v25(), call(json!(6), "nope", json!({})), false),
+            (
+                "a progress token",
+                v25(),
+                json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+                "_meta": {"progressToken": "p"}, "name": "echo", "arguments": {"text": "hi"}}})
+                .to_string(),
+                false,
+            ),
+            ("tools/list", v25(), json!({"jsonrpc": "2.0", "id": 8, "method": "tools/list"}).to_string(), false),
+            ("a stray member", v25(), ok.replace("\"id\":1", "\"id\":1,\"extra\":true"), false),
+            ("duplicate id", v25(), ok.replace("\"id\":1", "\"id\":1,\"id\":2"), false),
+            ("id too large", v25(), ok.replace("\"id\":1", "\"id\":18446744073709551616"), false),
+            ("not JSON", v25(), "{\"jsonrpc\":".to_owned(), false),
+            ("Accept JSON only", with(v25(), &[("accept", "application/json")]), ok.clone(), false),
+            ("text/plain", with(v25(), &[("content-type", "text/plain")]), ok.clone(), false),
+            ("foreign Host", with(v25(), &[("host", "evil.example")]), ok.clone(), false),
+            ("foreign Origin", with(v25(), &[("origin", "http://evil.example")]), ok.clone(), false),
+            ("unknown version", base(Some("1999-01-01")), ok.clone(), false),
+            ("a session id", with(v25(), &[("mcp-session-id", "abc")]), ok.clone(), false),
+            (
+                "2026 wrong Mcp-Name",
+                with(v26(), &[("mcp-name", "other")]),
+                call_2026(json!(10), json!({"text": "hi"})),
+                false,
+            ),
+            (
+                "2026 Mcp-Param header",
+                with(v26(), &[("mcp-param-x", "1")]),
+                call_2026(json!(13), json!({"text": "hi"})),
+                false,
+            ),
+            ("2026 header without meta", v26(), ok.clone(), false),
+        ];
+        let answer = |router: axum::Router, headers: &[(&str, String)], body: &str| {
+            let mut request = axum::http::Request::post("/mcp");
+            for (name, value) in headers {
+                request = request.header(*name, value);
+            }
+            let request = request.body(axum::body::Body::from(body.to_owned())).unwrap();
+            async move {
+                let response = router.oneshot(request).await.unwrap();
+                let status = response.status();
+                let mut headers: Vec<(String, String)> = response
+                    .headers()
+                    .iter()
+                    // A body of known size gets its `content-length` from hyper on the wire either
+                    // way; the bodies are compared byte for byte.
+                    .filter(|(name, _)| *name != header::DATE && *name != header::CONTENT_LENGTH)
+                    .map(|(name, value)| (name.to_string(), value.to_str().unwrap_or_default().to_owned()))
+                    .collect();
+                headers.sort();
+                let body = axum::body::to_bytes(response.into_body(), 1 << 20).await.unwrap();
+                (status, headers, String::from_utf8_lossy(&body).into_owned())
+            }
+        };
+        for stateless in [true, false] {
+            let options =
+                |direct_calls| HttpOptions { stateless, direct_calls, max_message_bytes: 1 << 20, ..test_options() };
+            let direct = router(server.clone(), bound, &options(true), None, CancellationToken::new());
+            let plain = router(server.clone(), bound, &options(false), None, CancellationToken::new());
+            let mut expected = 0;
+            for (label, headers, body, takes) in &cases {
+                let before = taken.load(Ordering::SeqCst);
+                let from_rmcp = answer(plain.clone(), headers, body).await;
+                assert_eq!(taken.load(Ordering::SeqCst), before, "{label}: rmcp's router answered directly");
+                let from_direct = answer(direct.clone(), headers, body).await;
+                assert_eq!(from_direct, from_rmcp, "{label} (stateless: {stateless}): direct vs rmcp");
+                // With sessions, only a 2026-07-28 call is sessionless.
+                let is_2026 = headers.iter().any(|(n, v)| *n == "mcp-protocol-version" && v == "2026-07-28");
+                if *takes && (stateless || is_2026) {
+                    expected += 1;
+                    assert_eq!(taken.load(Ordering::SeqCst), before + 1, "{label}: not answered directly");
+                    assert_eq!(from_direct.0, StatusCode::OK, "{label}: {}", from_direct.2);
+                }
+            }
+            assert_eq!(expected, if stateless { 8 } else { 1 });
+        }
     }
 }
