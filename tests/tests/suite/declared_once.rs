@@ -68,7 +68,7 @@ fn the_guide_and_the_instructions_speak_of_the_listed_tools_only() {
     ] {
         let mut client = StdioClient::spawn(find_server_binary("mcp-server-text-editor").unwrap(), &args).unwrap();
         let init = client.initialize().unwrap();
-        let instructions = init["result"]["instructions"].as_str().unwrap().to_owned();
+        let instructions = init["instructions"].as_str().unwrap().to_owned();
         let guide = client.request("prompts/get", json!({"name": "text_editor_guide"})).unwrap();
         let guide = guide["result"]["messages"][0]["content"]["text"].as_str().unwrap().to_owned();
         for name in &present {
@@ -79,7 +79,7 @@ fn the_guide_and_the_instructions_speak_of_the_listed_tools_only() {
         }
     }
     let mut client = StdioClient::spawn(find_server_binary("mcp-server-ide-bridge").unwrap(), &[]).unwrap();
-    let instructions = client.initialize().unwrap()["result"]["instructions"].as_str().unwrap().to_owned();
+    let instructions = client.initialize().unwrap()["instructions"].as_str().unwrap().to_owned();
     for name in listed("mcp-server-ide-bridge") {
         assert!(instructions.contains(&name), "the bridge's instructions do not name {name}");
     }

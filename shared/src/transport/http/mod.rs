@@ -524,8 +524,9 @@ mod tests {
         let v25 = || base(Some("2025-11-25"));
         let v26 = || with(base(Some("2026-07-28")), &[("mcp-method", "tools/call"), ("mcp-name", "echo")]);
         let ok = call(json!(1), "echo", json!({"text": "hi"}));
-        // (label, headers, body, taken directly by a --stateless server)
-        let cases: Vec<(&str, Vec<(&str, String)>, String, bool)> = vec![
+        /// A label, the headers, the body, and whether a `--stateless` server takes it directly.
+        type Case<'a> = (&'a str, Vec<(&'a str, String)>, String, bool);
+        let cases: Vec<Case> = vec![
             ("2025-11-25 call", v25(), ok.clone(), true),
             ("2025-06-18 call", base(Some("2025-06-18")), ok.clone(), true),
             ("a string id", v25(), call(json!("ab\"c"), "echo", json!({"text": "hi"})), true),
