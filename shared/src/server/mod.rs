@@ -27,8 +27,6 @@ use crate::{call_log::CallLog, client_roots::ClientRoots, registry::ToolRegistry
 mod call;
 mod listen;
 mod malformed;
-#[cfg(test)]
-pub(crate) mod tests_support;
 
 use malformed::KNOWN_METHODS;
 
@@ -576,3 +574,7 @@ mod tests {
         assert!(info.capabilities.prompts.is_none());
     }
 }
+
+/// A tool for the shared crate's tests.
+#[cfg(test)]
+pub(crate) mod tests_support;

@@ -39,8 +39,6 @@ use serde_json::{Value, json};
 
 mod keys;
 
-#[cfg(test)]
-use keys::metadata_urls;
 use keys::{KeySource, check_url, origin_and_path};
 
 use super::auth::bearer_token;
@@ -427,6 +425,7 @@ pub async fn metadata(State((rs, name)): State<(Arc<ResourceServer>, Arc<str>)>)
 
 #[cfg(test)]
 mod tests {
+    use super::keys::metadata_urls;
     use super::*;
 
     fn options() -> OAuthOptions {
