@@ -403,6 +403,11 @@ impl StdioClient {
         take_result(response, &format!("tools/call {name}"))
     }
 
+    /// The names of the tools `tools/list` answers, in its order.
+    pub fn tool_names(&mut self) -> Result<Vec<String>> {
+        Ok(self.list_tools()?.iter().filter_map(|t| t["name"].as_str().map(str::to_owned)).collect())
+    }
+
     /// Lists every tool (following `nextCursor`); returns the tool objects.
     pub fn list_tools(&mut self) -> Result<Vec<Value>> {
         let mut tools = Vec::new();

@@ -30,6 +30,7 @@ mod error;
 mod lexical;
 mod resolve;
 mod walk;
+mod write;
 
 use std::fmt;
 use std::io::{self, Read};
@@ -45,6 +46,7 @@ use crate::platform::{self, FileId};
 pub use error::{SandboxError, path_hint};
 pub use lexical::{TEMP_MARKER, is_temp_name, shown_name};
 pub use walk::{FileEntry, Walk, WalkEntry, WalkOptions};
+pub use write::WriteOptions;
 
 use resolve::Real;
 
@@ -252,27 +254,6 @@ pub struct DirEntry {
     pub is_dir: bool,
     /// The entry is a symlink.
     pub is_symlink: bool,
-}
-
-/// How [`Sandbox::write_atomic`] writes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WriteOptions {
-    /// fsync the file and its directory (default `true`; `--no-fsync` clears it).
-    pub fsync: bool,
-    /// Create missing parent directories (each one confined). Default `false`.
-    pub create_parents: bool,
-    /// Fail with [`SandboxError::AlreadyExists`] if the path exists, atomically
-    /// against a concurrent creator. Default `false`.
-    pub create_new: bool,
-    /// Permission bits of a new file; default 0644 less the umask. An existing
-    /// file keeps its own.
-    pub mode_if_new: Option<u32>,
-}
-
-impl Default for WriteOptions {
-    fn default() -> Self {
-        WriteOptions { fsync: true, create_parents: false, create_new: false, mode_if_new: None }
-    }
 }
 
 /// `rel`, or `.` for the root itself (cap-std wants a non-empty path).
@@ -558,225 +539,6 @@ impl Sandbox {
             return Err(changed());
         }
         Ok(file)
-    }
-
-    /// Writes `bytes` to the file atomically: readers see the old content or
-    /// the new, never a mix, even if the process is killed mid-way.
-    ///
-    /// A symlink (inside) as the last component is written through: the
-    /// target changes, the link stays a link. An existing file keeps its
-    /// permission bits.
-    pub fn write_atomic(&self, p: &SandboxPath, bytes: &[u8], opts: &WriteOptions) -> Result<(), SandboxError> {
-        let real = self.real(p, true)?;
-        if p.dir_only {
-            // `d/` names a directory: a file is never written there (POSIX: EISDIR).
-            return Err(match real.md {
-                Some(_) => SandboxError::IsADirectory { path: p.display().to_owned() },
-                None => SandboxError::invalid(
-                    p.display(),
-                    "it is written with a trailing `/`, which names a directory, and a file cannot be written \
-                     there; remove the `/` to write a file",
-                ),
-            });
-        }
-        self.write_real(&real, p.display(), bytes, opts, None)
-    }
-
-    /// [`write_atomic`](Self::write_atomic) of a file the caller read and edited: `unchanged`
-    /// is asked just before the new content replaces the old (after it is written and synced),
-    /// and when it says the file changed since it was read (another program, one that takes no
-    /// lock, wrote it meanwhile), nothing is written: [`SandboxError::Changed`].
-    pub fn write_atomic_unless_changed(
-        &self,
-        p: &SandboxPath,
-        bytes: &[u8],
-        opts: &WriteOptions,
-        unchanged: &dyn Fn() -> bool,
-    ) -> Result<(), SandboxError> {
-        let real = self.real(p, true)?;
-        if p.dir_only {
-            return Err(SandboxError::IsADirectory { path: p.display().to_owned() });
-        }
-        self.write_real(&real, p.display(), bytes, opts, Some(unchanged))
-    }
-
-    /// The part of [`write_atomic`](Self::write_atomic) after resolution
-    /// (separate so that tests can race it).
-    fn write_real(
-        &self,
-        real: &Real,
-        shown: &str,
-        bytes: &[u8],
-        opts: &WriteOptions,
-        unchanged: Option<&dyn Fn() -> bool>,
-    ) -> Result<(), SandboxError> {
-        if let Some(md) = &real.md {
-            if md.is_dir() {
-                return Err(SandboxError::IsADirectory { path: shown.to_owned() });
-            }
-            if opts.create_new {
-                return Err(SandboxError::AlreadyExists { path: shown.to_owned() });
-            }
-        }
-        let Some(name) = real.rel.file_name() else {
-            return Err(SandboxError::IsADirectory { path: shown.to_owned() });
-        };
-        let parent = real.rel.parent().unwrap_or(Path::new(""));
-        let root = &self.inner.roots[real.root];
-        if opts.create_parents && !parent.as_os_str().is_empty() {
-            root.dir.create_dir_all(parent).map_err(|e| self.io(e, shown))?;
-        }
-        let parent_dir = open_dir_at(&root.dir, parent).map_err(|e| self.io(e, shown))?;
-        atomic::write_in(&parent_dir, Path::new(name), bytes, opts, unchanged).map_err(|e| self.write_failed(e, shown))
-    }
-
-    /// An atomic write's failure as the sandbox says it.
-    fn write_failed(&self, error: atomic::WriteError, shown: &str) -> SandboxError {
-        match error {
-            atomic::WriteError::DirectoryNotWritable => SandboxError::DirectoryNotWritable { path: shown.to_owned() },
-            atomic::WriteError::Changed => SandboxError::Changed { path: shown.to_owned() },
-            atomic::WriteError::Io(e) => self.io(e, shown),
-        }
-    }
-
-    /// Writes (atomically) the file `rel` (a relative, `/`-separated path of plain names)
-    /// beneath the directory `dir`, never through a symlink: each directory on the way is
-    /// opened beneath the one before it without following a link (created when missing and
-    /// `opts.create_parents` is set), and a symlink, directory or special file where the file
-    /// goes is refused. With `bytes` `None` nothing is created or written: it only checks that
-    /// the write would be made (a missing `dir` or directory on the way is fine then: it would
-    /// be created). For files that must stay where they are named, such as an article's
-    /// attachments, whatever links were planted beside them.
-    pub fn write_beneath(
-        &self,
-        dir: &SandboxPath,
-        rel: &str,
-        bytes: Option<&[u8]>,
-        opts: &WriteOptions,
-    ) -> Result<(), SandboxError> {
-        use cap_fs_ext::DirExt as _;
-        let shown = format!("{}/{rel}", dir.display().trim_end_matches('/'));
-        let parts: Vec<&str> = rel.split('/').collect();
-        for part in &parts {
-            lexical::check_name(part, &shown)?;
-        }
-        let Some((name, parents)) = parts.split_last() else {
-            return Err(SandboxError::invalid(&shown, "the path is empty"));
-        };
-        let link = |part: &str| {
-            SandboxError::invalid(
-                &shown,
-                format!(
-                    "`{part}` is a symbolic link, and nothing is written through one here; remove the link or choose another path"
-                ),
-            )
-        };
-        let mut handle = match self.open_real_dir(dir) {
-            Ok((_, handle)) => Some(handle),
-            Err(SandboxError::NotFound { .. }) if bytes.is_none() => None,
-            Err(e) => return Err(e),
-        };
-        for part in parents {
-            let Some(current) = handle.take() else {
-                break;
-            };
-            match current.symlink_metadata(part) {
-                Ok(md) if md.is_symlink() => return Err(link(part)),
-                Ok(md) if !md.is_dir() => {
-                    return Err(SandboxError::invalid(
-                        &shown,
-                        format!("`{part}` on its way is a file, not a directory; choose another path"),
-                    ));
-                }
-                Ok(_) => handle = Some(current.open_dir_nofollow(part).map_err(|e| self.io(e, &shown))?),
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                    if bytes.is_none() {
-                        break;
-                    }
-                    if !opts.create_parents {
-                        return Err(SandboxError::not_found(&shown));
-                    }
-                    match current.create_dir(part) {
-                        Ok(()) => {}
-                        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-                        Err(e) => return Err(self.io(e, &shown)),
-                    }
-                    handle = Some(current.open_dir_nofollow(part).map_err(|e| self.io(e, &shown))?);
-                }
-                Err(e) => return Err(self.io(e, &shown)),
-            }
-        }
-        if let Some(current) = &handle {
-            match current.symlink_metadata(name) {
-                Ok(md) if md.is_symlink() => return Err(link(name)),
-                Ok(md) if md.is_dir() => return Err(SandboxError::IsADirectory { path: shown }),
-                Ok(md) if !md.is_file() => {
-                    return Err(SandboxError::invalid(&shown, "not a regular file (a device, socket or FIFO)"));
-                }
-                Ok(_) => {}
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                Err(e) => return Err(self.io(e, &shown)),
-            }
-        }
-        let Some(bytes) = bytes else {
-            return Ok(());
-        };
-        let Some(parent) = handle else {
-            return Err(SandboxError::not_found(&shown));
-        };
-        atomic::write_in(&parent, Path::new(name), bytes, opts, None).map_err(|e| self.write_failed(e, &shown))
-    }
-
-    /// Removes a file (a symlink as the last component is removed itself, not
-    /// its target).
-    pub fn remove_file(&self, p: &SandboxPath) -> Result<(), SandboxError> {
-        let shown = p.display();
-        let real = self.real(p, false)?;
-        match &real.md {
-            None => Err(SandboxError::not_found(shown)),
-            Some(md) if md.is_dir() => Err(SandboxError::IsADirectory { path: shown.to_owned() }),
-            Some(_) => self.inner.roots[real.root].dir.remove_file(&real.rel).map_err(|e| self.io(e, shown)),
-        }
-    }
-
-    /// Removes the directory `p` if it is empty: `Ok(true)` when removed, `Ok(false)` when it
-    /// holds something, is not a directory (a symlink is never followed), is gone, or is a root.
-    pub fn remove_empty_dir(&self, p: &SandboxPath) -> Result<bool, SandboxError> {
-        let shown = p.display();
-        let real = self.real(p, false)?;
-        match &real.md {
-            Some(md) if md.is_dir() && !real.rel.as_os_str().is_empty() => {
-                match self.inner.roots[real.root].dir.remove_dir(&real.rel) {
-                    Ok(()) => Ok(true),
-                    Err(e) if e.kind() == std::io::ErrorKind::DirectoryNotEmpty => Ok(false),
-                    Err(e) => Err(self.io(e, shown)),
-                }
-            }
-            _ => Ok(false),
-        }
-    }
-
-    /// Creates one directory; [`SandboxError::AlreadyExists`] if anything is
-    /// there (the atomic claim of a name). The parent must exist.
-    pub fn create_dir(&self, p: &SandboxPath) -> Result<(), SandboxError> {
-        let shown = p.display();
-        let real = self.real(p, false)?;
-        if real.md.is_some() {
-            return Err(SandboxError::AlreadyExists { path: shown.to_owned() });
-        }
-        self.inner.roots[real.root].dir.create_dir(&real.rel).map_err(|e| self.io(e, shown))
-    }
-
-    /// Creates a directory and its missing parents (each confined); `Ok` if it
-    /// already is a directory.
-    pub fn create_dir_all(&self, p: &SandboxPath) -> Result<(), SandboxError> {
-        let shown = p.display();
-        let real = self.real(p, true)?;
-        match &real.md {
-            Some(md) if md.is_dir() => Ok(()),
-            Some(_) => Err(SandboxError::NotADirectory { path: shown.to_owned() }),
-            None => self.inner.roots[real.root].dir.create_dir_all(&real.rel).map_err(|e| self.io(e, shown)),
-        }
     }
 
     /// The entries of a directory, sorted by name. Non-UTF-8 names and the

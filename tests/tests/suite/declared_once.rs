@@ -14,8 +14,7 @@ const SERVERS: [&str; 4] =
 fn listed(bin: &str) -> Vec<String> {
     let mut client = StdioClient::spawn(find_server_binary(bin).unwrap(), &[]).unwrap();
     client.initialize().unwrap();
-    let tools = client.request("tools/list", json!({})).unwrap()["result"]["tools"].clone();
-    tools.as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect()
+    client.tool_names().unwrap()
 }
 
 #[test]

@@ -5,7 +5,6 @@
 use std::collections::BTreeSet;
 
 use mcp_tests::{StdioClient, find_server_binary};
-use serde_json::json;
 
 const BINARIES: [&str; 5] = [
     "mcp-server-text-editor",
@@ -104,16 +103,16 @@ fn the_readmes_table_of_tools_is_what_tools_list_answers() {
             let names = cell.split('(').next().unwrap();
             documented.extend(names.split('`').skip(1).step_by(2).map(str::to_owned));
         }
-        let mut client = StdioClient::spawn(find_server_binary(bin).unwrap(), &[]).unwrap();
-        client.initialize().unwrap();
-        let listed: BTreeSet<String> = client.request("tools/list", json!({})).unwrap()["result"]["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["name"].as_str().unwrap().to_owned())
-            .collect();
+        let listed: BTreeSet<String> = listed(bin).into_iter().collect();
         assert_eq!(documented, listed, "{server}: the README's table against tools/list");
     }
+}
+
+/// The names the server `bin` answers `tools/list` with.
+fn listed(bin: &str) -> Vec<String> {
+    let mut client = StdioClient::spawn(find_server_binary(bin).unwrap(), &[]).unwrap();
+    client.initialize().unwrap();
+    client.tool_names().unwrap()
 }
 
 /// The tools each `| tool |` table of `text` names (the first cell's backticked name of each row).
@@ -142,14 +141,7 @@ fn every_servers_tables_of_tools_are_what_tools_list_answers() {
         ("docs/adding-a-tool.md", "mcp-server-sample-tool"),
     ] {
         let documented = tables_of_tools(&std::fs::read_to_string(root().join(doc)).unwrap());
-        let mut client = StdioClient::spawn(find_server_binary(bin).unwrap(), &[]).unwrap();
-        client.initialize().unwrap();
-        let listed: BTreeSet<String> = client.request("tools/list", json!({})).unwrap()["result"]["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["name"].as_str().unwrap().to_owned())
-            .collect();
+        let listed: BTreeSet<String> = listed(bin).into_iter().collect();
         assert_eq!(documented, listed, "{doc}: its tables of tools against tools/list");
     }
     let planted = "| tool | x |\n|---|---|\n| `hoge` | y |\n| `bogus` | z |\n\nprose\n| `not_a_row_of_it` | w |\n";
