@@ -77,8 +77,7 @@ impl Tool for DescribeSymbol {
     }
 
     async fn run(&self, params: SymbolParams, _ctx: ToolContext) -> ToolResult {
-        let wire = params.to_wire(&self.bridge).await;
-        let wait = wire.wait_ms.unwrap_or_default();
+        let (wire, wait) = params.at(&self.bridge).await;
         let result: HoverResult = lang::ask(&self.bridge, METHOD_HOVER, &wire, wait, NAME).await?;
         if result.loading {
             let what = format!("`{}` in {}", params.symbol, params.path);

@@ -64,8 +64,7 @@ impl Tool for FindDefinition {
     }
 
     async fn run(&self, params: SymbolParams, _ctx: ToolContext) -> ToolResult {
-        let wire = params.to_wire(&self.bridge).await;
-        let wait = wire.wait_ms.unwrap_or_default();
+        let (wire, wait) = params.at(&self.bridge).await;
         let result = lang::ask::<_, LocationsResult>(&self.bridge, METHOD_DEFINITION, &wire, wait, NAME).await?;
         lang::locations_answer(
             "definition",

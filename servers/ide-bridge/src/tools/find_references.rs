@@ -7,45 +7,24 @@ use mcp_shared::{
     Tool, ToolContext, ToolResult,
     reexports::rmcp::model::{JsonObject, ToolAnnotations},
 };
-use schemars::JsonSchema;
-use serde::Deserialize;
 
-use super::lang::{self, LocationsOutput, symbol_text};
+use super::lang::{self, LocationsOutput, symbol_params};
 use crate::{
     bridge::Bridge,
-    protocol::{LocationsResult, MAX_LANG_WAIT_MS, METHOD_REFERENCES, ReferencesParams},
+    protocol::{LocationsResult, METHOD_REFERENCES, ReferencesParams},
 };
 
 /// The tool's name.
 pub const NAME: &str = "find_references";
 
-/// The input of `find_references`.
-#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
-#[serde(deny_unknown_fields)]
-pub struct FindReferencesParams {
-    /// The file, relative to the workspace root (`folder-name/path` in a multi-root workspace).
-    #[garde(length(min = 1))]
-    pub path: String,
-    /// The line the symbol is on, from 1.
-    #[garde(range(min = 1))]
-    pub line: u32,
-    /// The symbol exactly as written on that line (e.g. `parseConfig`). The tool finds its column.
-    #[garde(custom(symbol_text))]
-    pub symbol: String,
-    /// Only when the symbol occurs more than once on the line: a column (from 1) within, or
-    /// before, the occurrence wanted. Default: the first occurrence.
-    #[garde(inner(range(min = 1)))]
-    #[serde(default)]
-    pub column: Option<u32>,
-    /// Count the declaration itself among the references (default true).
-    #[garde(skip)]
-    #[serde(default = "yes")]
-    pub include_declaration: bool,
-    /// How long to wait for a language server that is still starting, in milliseconds (default
-    /// 10000, at most 20000).
-    #[garde(inner(range(max = MAX_LANG_WAIT_MS)))]
-    #[serde(default)]
-    pub wait_ms: Option<u64>,
+symbol_params! {
+    /// The input of `find_references`.
+    pub struct FindReferencesParams {
+        /// Count the declaration itself among the references (default true).
+        #[garde(skip)]
+        #[serde(default = "yes")]
+        pub include_declaration: bool,
+    }
 }
 
 fn yes() -> bool {
@@ -99,9 +78,9 @@ impl Tool for FindReferences {
     }
 
     async fn run(&self, params: FindReferencesParams, _ctx: ToolContext) -> ToolResult {
-        let wait = lang::wait_ms(&self.bridge, params.wait_ms);
+        let (at, wait) = params.at(&self.bridge).await;
         let wire = ReferencesParams {
-            at: lang::symbol_at(&self.bridge, &params.path, params.line, &params.symbol, params.column, wait).await,
+            at,
             include_declaration: params.include_declaration,
         };
         let result = lang::ask::<_, LocationsResult>(&self.bridge, METHOD_REFERENCES, &wire, wait, NAME).await?;

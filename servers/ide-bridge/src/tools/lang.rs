@@ -6,14 +6,13 @@ use std::time::Duration;
 
 use mcp_shared::{ErrorCode, ToolError, ToolOutput, ToolResult};
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::json;
 
 use crate::{
     bridge::{Bridge, error::Op},
     protocol::{
-        DEFAULT_LANG_WAIT_MS, Location, LocationsResult, MAX_LANG_WAIT_MS, MAX_SYMBOL_CHARS, Resolved, SymbolAt,
-        Untrusted,
+        DEFAULT_LANG_WAIT_MS, Location, LocationsResult, MAX_LANG_WAIT_MS, MAX_SYMBOL_CHARS, Resolved, Untrusted,
     },
 };
 
@@ -68,57 +67,64 @@ pub fn locations_answer(
     Ok(ToolOutput::text_and_json(text, json!(output)))
 }
 
-/// A symbol at a position: the input of `find_definition` and `describe_symbol`.
-#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
-#[serde(deny_unknown_fields)]
-pub struct SymbolParams {
-    /// The file, relative to the workspace root (`folder-name/path` in a multi-root workspace).
-    #[garde(length(min = 1))]
-    pub path: String,
-    /// The line the symbol is on, from 1.
-    #[garde(range(min = 1))]
-    pub line: u32,
-    /// The symbol exactly as written on that line (e.g. `parseConfig`; for `cfg.port`, `port`).
-    /// The tool finds its column.
-    #[garde(custom(symbol_text))]
-    pub symbol: String,
-    /// Only when the symbol occurs more than once on the line: a column (from 1) within, or
-    /// before, the occurrence wanted. Default: the first occurrence.
-    #[garde(inner(range(min = 1)))]
-    #[serde(default)]
-    pub column: Option<u32>,
-    /// How long to wait for a language server that is still starting, in milliseconds (default
-    /// 10000, at most 20000).
-    #[garde(inner(range(max = MAX_LANG_WAIT_MS)))]
-    #[serde(default)]
-    pub wait_ms: Option<u64>,
+/// Declares a tool's input that names a symbol at a position: `path`, `line`, `symbol`,
+/// `column?`, then the tool's own fields, then `wait_ms?`, with the methods that turn it into the
+/// wire's [`SymbolAt`]. The position's fields, their documentation and their checks are written
+/// here once; a tool that needs nothing more uses [`SymbolParams`].
+///
+/// serde's `flatten` would let one struct be embedded instead, but it cannot be combined with
+/// `deny_unknown_fields` (every bridge tool refuses unknown fields, and its schema says so).
+macro_rules! symbol_params {
+    ($(#[$meta:meta])* pub struct $name:ident { $($(#[$field_meta:meta])* pub $field:ident: $ty:ty,)* }) => {
+        $(#[$meta])*
+        #[derive(Debug, serde::Deserialize, schemars::JsonSchema, garde::Validate)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            /// The file, relative to the workspace root (`folder-name/path` in a multi-root workspace).
+            #[garde(length(min = 1))]
+            pub path: String,
+            /// The line the symbol is on, from 1.
+            #[garde(range(min = 1))]
+            pub line: u32,
+            /// The symbol exactly as written on that line (e.g. `parseConfig`; for `cfg.port`, `port`).
+            /// The tool finds its column.
+            #[garde(custom($crate::tools::lang::symbol_text))]
+            pub symbol: String,
+            /// Only when the symbol occurs more than once on the line: a column (from 1) within, or
+            /// before, the occurrence wanted. Default: the first occurrence.
+            #[garde(inner(range(min = 1)))]
+            #[serde(default)]
+            pub column: Option<u32>,
+            $($(#[$field_meta])* pub $field: $ty,)*
+            /// How long to wait for a language server that is still starting, in milliseconds (default
+            /// 10000, at most 20000).
+            #[garde(inner(range(max = $crate::protocol::MAX_LANG_WAIT_MS)))]
+            #[serde(default)]
+            pub wait_ms: Option<u64>,
+        }
+
+        impl $name {
+            /// The wire's symbol (the path made the host's) and how long to wait for it.
+            pub async fn at(&self, bridge: &$crate::bridge::Bridge) -> ($crate::protocol::SymbolAt, u64) {
+                let wait = $crate::tools::lang::wait_ms(bridge, self.wait_ms);
+                let at = $crate::protocol::SymbolAt {
+                    path: $crate::tools::host_path(bridge, &self.path).await,
+                    line: self.line,
+                    symbol: self.symbol.clone(),
+                    column: self.column,
+                    wait_ms: Some(wait),
+                };
+                (at, wait)
+            }
+        }
+    };
 }
 
-impl SymbolParams {
-    /// The wire params, the path made the host's.
-    pub async fn to_wire(&self, bridge: &Bridge) -> SymbolAt {
-        symbol_at(bridge, &self.path, self.line, &self.symbol, self.column, wait_ms(bridge, self.wait_ms)).await
-    }
-}
+pub(crate) use symbol_params;
 
-/// A symbol at a position as the host takes it, for the tools whose inputs repeat
-/// [`SymbolParams`]' fields and add their own (`find_references`, `rename_symbol`: serde's
-/// `deny_unknown_fields` does not work with a flattened struct, so the fields are written out).
-pub async fn symbol_at(
-    bridge: &Bridge,
-    path: &str,
-    line: u32,
-    symbol: &str,
-    column: Option<u32>,
-    wait_ms: u64,
-) -> SymbolAt {
-    SymbolAt {
-        path: super::host_path(bridge, path).await,
-        line,
-        symbol: symbol.to_owned(),
-        column,
-        wait_ms: Some(wait_ms),
-    }
+symbol_params! {
+    /// A symbol at a position: the input of `find_definition` and `describe_symbol`.
+    pub struct SymbolParams {}
 }
 
 /// A `symbol` (or `new_name`): one line of text without surrounding spaces, at most 256
@@ -213,6 +219,27 @@ pub fn resolved_note(path: &str, symbol: &str, resolved: &Resolved, column_given
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_symbol_tool_takes_the_position_alike() {
+        use super::super::{find_references::FindReferencesParams, rename_symbol::RenameSymbolParams};
+        let properties = |schema: schemars::Schema| schema.as_value()["properties"].clone();
+        let plain = properties(schemars::schema_for!(SymbolParams));
+        for other in [
+            properties(schemars::schema_for!(FindReferencesParams)),
+            properties(schemars::schema_for!(RenameSymbolParams)),
+        ] {
+            for field in ["path", "line", "symbol", "column", "wait_ms"] {
+                assert_eq!(other[field], plain[field], "{field}");
+            }
+        }
+        let refused: Result<SymbolParams, _> =
+            serde_json::from_value(json!({"path": "a.ts", "line": 1, "symbol": "x", "new_name": "y"}));
+        assert!(refused.is_err(), "unknown fields are refused");
+        let taken: RenameSymbolParams =
+            serde_json::from_value(json!({"path": "a.ts", "line": 1, "symbol": "x", "new_name": "y"})).unwrap();
+        assert_eq!((taken.line, taken.new_name.as_str(), taken.apply), (1, "y", false));
+    }
 
     #[test]
     fn symbols_are_one_trimmed_line() {

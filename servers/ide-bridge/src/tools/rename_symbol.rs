@@ -1,4 +1,4 @@
-//! `rename_symbol {path, line, symbol, new_name, column?, apply?, wait_ms?}`: rename a symbol
+//! `rename_symbol {path, line, symbol, column?, new_name, apply?, wait_ms?}`: rename a symbol
 //! everywhere, through the IDE's language server: previewed as diffs, or applied as one edit.
 
 use std::borrow::Cow;
@@ -8,13 +8,13 @@ use mcp_shared::{
     reexports::rmcp::model::{JsonObject, ToolAnnotations},
 };
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::json;
 
-use super::lang::{self, symbol_text};
+use super::lang::{self, symbol_params, symbol_text};
 use crate::{
     bridge::Bridge,
-    protocol::{MAX_LANG_WAIT_MS, METHOD_RENAME, RenameParams, RenameResult, Resolved},
+    protocol::{METHOD_RENAME, RenameParams, RenameResult, Resolved},
 };
 
 /// The tool's name.
@@ -23,37 +23,18 @@ pub const NAME: &str = "rename_symbol";
 /// The largest diff shown per file.
 pub const MAX_FILE_DIFF_BYTES: usize = 8 * 1024;
 
-/// The input of `rename_symbol`.
-#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
-#[serde(deny_unknown_fields)]
-pub struct RenameSymbolParams {
-    /// The file, relative to the workspace root (`folder-name/path` in a multi-root workspace).
-    #[garde(length(min = 1))]
-    pub path: String,
-    /// The line the symbol is on, from 1.
-    #[garde(range(min = 1))]
-    pub line: u32,
-    /// The symbol exactly as written on that line (e.g. `parseConfig`). The tool finds its column.
-    #[garde(custom(symbol_text))]
-    pub symbol: String,
-    /// The new name.
-    #[garde(custom(symbol_text))]
-    pub new_name: String,
-    /// Only when the symbol occurs more than once on the line: a column (from 1) within, or
-    /// before, the occurrence wanted. Default: the first occurrence.
-    #[garde(inner(range(min = 1)))]
-    #[serde(default)]
-    pub column: Option<u32>,
-    /// `true`: make the change (one edit in the IDE, undone with one undo; the files saved).
-    /// Default `false`: only show what would change, changing nothing.
-    #[garde(skip)]
-    #[serde(default)]
-    pub apply: bool,
-    /// How long to wait for a language server that is still starting, in milliseconds (default
-    /// 10000, at most 20000).
-    #[garde(inner(range(max = MAX_LANG_WAIT_MS)))]
-    #[serde(default)]
-    pub wait_ms: Option<u64>,
+symbol_params! {
+    /// The input of `rename_symbol`.
+    pub struct RenameSymbolParams {
+        /// The new name.
+        #[garde(custom(symbol_text))]
+        pub new_name: String,
+        /// `true`: make the change (one edit in the IDE, undone with one undo; the files saved).
+        /// Default `false`: only show what would change, changing nothing.
+        #[garde(skip)]
+        #[serde(default)]
+        pub apply: bool,
+    }
 }
 
 /// One file of the rename.
@@ -133,9 +114,9 @@ impl Tool for RenameSymbol {
     }
 
     async fn run(&self, params: RenameSymbolParams, _ctx: ToolContext) -> ToolResult {
-        let wait = lang::wait_ms(&self.bridge, params.wait_ms);
+        let (at, wait) = params.at(&self.bridge).await;
         let wire = RenameParams {
-            at: lang::symbol_at(&self.bridge, &params.path, params.line, &params.symbol, params.column, wait).await,
+            at,
             new_name: params.new_name.clone(),
             apply: params.apply,
         };
