@@ -11,6 +11,7 @@
 //! - [`workspace`]: the default workspace when a server's directory flag is absent.
 //! - [`client_roots`]: the client's MCP roots, per session or per 2026-07-28 call.
 //! - [`diff`]: bounded unified diffs of a change made on someone's behalf.
+//! - [`view`]: MCP Apps views of tool results (`ui://` resources, their data in `_meta`).
 //!
 //! Private, what they give re-exported here: `server` (the rmcp `ServerHandler`, [`McpServer`]),
 //! `output` ([`ToolOutput`], [`ToolError`] and their one mapping to MCP), `error`
@@ -34,6 +35,7 @@ mod server;
 mod subscriptions;
 pub mod transport;
 mod uri;
+pub mod view;
 pub mod workspace;
 
 pub use error::ErrorCode;

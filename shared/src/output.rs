@@ -94,6 +94,12 @@ pub enum ContentItem {
         /// The message and code.
         error: ToolError,
     },
+    /// What the tool's view shows ([`crate::view`]): the result's `_meta`, which the model
+    /// does not read.
+    View {
+        /// The data.
+        view: Value,
+    },
 }
 
 impl ToolOutput {
@@ -127,6 +133,19 @@ impl ToolOutput {
         ToolOutput { content: vec![ContentItem::Text { text: text.into() }, ContentItem::Json { json }] }
     }
 
+    /// The result with `data` for the tool's view ([`crate::view`]); the content the model
+    /// reads is unchanged.
+    pub fn with_view(mut self, data: Value) -> Self {
+        self.content.push(ContentItem::View { view: data });
+        self
+    }
+
+    /// The result without its view's data (`--no-views`).
+    pub fn without_view(mut self) -> Self {
+        self.content.retain(|item| !matches!(item, ContentItem::View { .. }));
+        self
+    }
+
     /// A failed result with `code` and `message`.
     pub fn error(code: ErrorCode, message: impl Into<String>) -> Self {
         ToolError::new(code, message).into_output()
@@ -153,6 +172,7 @@ impl ToolOutput {
         let mut blocks = Vec::with_capacity(self.content.len());
         let mut structured: Option<serde_json::Map<String, Value>> = None;
         let mut error: Option<ToolError> = None;
+        let mut view: Option<Value> = None;
         for item in self.content {
             match item {
                 ContentItem::Text { text } => blocks.push(ContentBlock::text(text)),
@@ -180,9 +200,10 @@ impl ToolOutput {
                         error = Some(e);
                     }
                 }
+                ContentItem::View { view: data } => view = Some(data),
             }
         }
-        match error {
+        let mut result = match error {
             Some(e) => {
                 let mut result = CallToolResult::error(blocks);
                 result.structured_content = Some(json!({"error": {"code": e.code, "message": e.message}}));
@@ -193,7 +214,13 @@ impl ToolOutput {
                 result.structured_content = structured.map(Value::Object);
                 result
             }
+        };
+        if let Some(data) = view {
+            let mut meta = rmcp::model::MetaObject::new();
+            meta.0.insert(crate::view::DATA_KEY.to_owned(), data);
+            result.meta = Some(meta);
         }
+        result
     }
 }
 
@@ -206,6 +233,18 @@ impl From<ToolOutput> for CallToolResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_views_data_goes_in_meta_and_the_model_reads_the_same() {
+        let plain = ToolOutput::text("Edited.");
+        let viewed = ToolOutput::text("Edited.").with_view(json!({"path": "a.txt"}));
+        let (plain, viewed) = (wire(plain.into_call_tool_result()), wire(viewed.clone().into_call_tool_result()));
+        assert_eq!(plain["content"], viewed["content"]);
+        assert_eq!(viewed["_meta"][crate::view::DATA_KEY], json!({"path": "a.txt"}));
+        assert!(plain.get("_meta").is_none());
+        let stripped = ToolOutput::text("Edited.").with_view(json!({})).without_view();
+        assert_eq!(wire(stripped.into_call_tool_result()), plain);
+    }
 
     fn wire(result: CallToolResult) -> Value {
         serde_json::to_value(result).unwrap()

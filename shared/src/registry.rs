@@ -95,6 +95,13 @@ pub trait Tool: Send + Sync + 'static {
         None
     }
 
+    /// The tool's MCP Apps view, if it has one ([`crate::view`]): the tool is listed with its
+    /// `ui://` URI and the server serves its HTML. The data it shows goes in the results with
+    /// [`ToolOutput::with_view`].
+    fn view(&self) -> Option<&'static crate::view::View> {
+        None
+    }
+
     /// Runs the tool. A failure is an `Err` (an `isError` result with its code); a panic is
     /// still caught by the server and becomes `INTERNAL_ERROR`.
     fn run(&self, params: Self::Params, ctx: ToolContext) -> impl Future<Output = ToolResult> + Send;
@@ -255,6 +262,7 @@ trait DynTool: Send + Sync {
     fn call_writes(&self, arguments: Option<&JsonObject>) -> bool;
     fn instructions(&self) -> Option<Cow<'static, str>>;
     fn guide(&self) -> Option<Cow<'static, str>>;
+    fn view(&self) -> Option<&'static crate::view::View>;
 }
 
 struct Typed<T>(T);
@@ -272,6 +280,10 @@ impl<T: Tool> DynTool for Typed<T> {
         self.0.guide()
     }
 
+    fn view(&self) -> Option<&'static crate::view::View> {
+        self.0.view()
+    }
+
     fn descriptor(&self) -> rmcp::model::Tool {
         let tool = &self.0;
         // Every schema goes through the shared rules here, whoever wrote it: a tool cannot list
@@ -282,6 +294,9 @@ impl<T: Tool> DynTool for Typed<T> {
         let mut descriptor =
             rmcp::model::Tool::new(tool.name(), tool.description(), Arc::new(input)).with_annotations(annotations);
         descriptor.title = title;
+        if let Some(view) = tool.view() {
+            crate::view::tool_meta(descriptor.meta.get_or_insert_default(), view);
+        }
         if let Some(output) = tool.output_schema() {
             let output = schema::with_error_branch(Arc::unwrap_or_clone(output));
             descriptor = descriptor.with_raw_output_schema(Arc::new(output));
@@ -329,6 +344,11 @@ impl RegisteredTool {
     /// Whether the tool is annotated read-only: it is offered by a `--read-only` server.
     pub fn read_only(&self) -> bool {
         self.descriptor().annotations.as_ref().and_then(|a| a.read_only_hint) == Some(true)
+    }
+
+    /// Its view ([`Tool::view`]).
+    pub fn view(&self) -> Option<&'static crate::view::View> {
+        self.tool.view()
     }
 
     /// What the server's instructions say of it ([`Tool::instructions`]).

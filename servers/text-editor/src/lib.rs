@@ -23,6 +23,7 @@ use mcp_shared::{
 
 // Only `document` (the encoding round trip, fuzzed) and the items re-exported below are used
 // outside the crate; the rest is private.
+mod change_view;
 mod editor;
 mod error;
 mod fuzzy;
@@ -111,6 +112,10 @@ pub fn registry(config: &Config, workspace: Arc<EditorRoots>) -> Result<ToolRegi
         locks: Arc::new(locks::FileLocks::new()),
         tool_name: config.tool_name.clone(),
         read_only: config.read_only,
+        undo_tool: (config.tools.iter().any(|t| t == "text_editor")
+            && !config.read_only
+            && config.limits.undo_depth > 0)
+            .then(|| config.tool_name.clone()),
     };
     let mut registry = tools::all(&shared, |name| config.tools.iter().any(|t| t == name))?;
     if config.read_only {

@@ -154,6 +154,7 @@ impl McpServer {
         match self.call(&request.name, request.arguments, ctx).await {
             Some(output) => {
                 let outcome = output.error_item().map_or("OK", |e| e.code.as_str());
+                let output = if self.settings.views { output } else { output.without_view() };
                 let mut result = output.into_call_tool_result();
                 self.stamp(&mut result.meta, &context);
                 (Ok(CallToolResponse::from(result)), outcome)

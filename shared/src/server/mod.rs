@@ -65,6 +65,8 @@ pub struct ServerSettings {
     pub tool_timeout: Duration,
     /// The call log (flag `--audit-log`), if any.
     pub call_log: Option<Arc<CallLog>>,
+    /// Whether tools show their MCP Apps views (false with `--no-views`).
+    pub views: bool,
 }
 
 /// The default `--tool-timeout`.
@@ -72,7 +74,7 @@ pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(30);
 
 impl Default for ServerSettings {
     fn default() -> Self {
-        ServerSettings { tool_timeout: DEFAULT_TOOL_TIMEOUT, call_log: None }
+        ServerSettings { tool_timeout: DEFAULT_TOOL_TIMEOUT, call_log: None, views: true }
     }
 }
 
@@ -142,6 +144,19 @@ impl McpServer {
             offers: crate::logging::Offers { tools: &tools, prompts: &prompts },
             example_args,
         });
+    }
+
+    /// The views of the tools offered, each once (none with `--no-views`).
+    fn views(&self) -> Vec<&'static crate::view::View> {
+        let mut views: Vec<&'static crate::view::View> = Vec::new();
+        if self.settings.views {
+            for view in self.registry.tools().filter_map(crate::registry::RegisteredTool::view) {
+                if !views.iter().any(|known| known.uri == view.uri) {
+                    views.push(view);
+                }
+            }
+        }
+        views
     }
 
     /// The listed descriptor of the tool called `name`, if the registry has it.
@@ -220,11 +235,16 @@ impl ServerHandler for McpServer {
         if !self.extension.prompts().is_empty() {
             capabilities.prompts = Some(PromptsCapability::default());
         }
-        if self.extension.has_resources() {
+        if self.extension.has_resources() || !self.views().is_empty() {
             let mut resources = ResourcesCapability::default();
             resources.list_changed = lists_change;
             resources.subscribe = self.extension.has_subscriptions().then_some(true);
             capabilities.resources = Some(resources);
+        }
+        if !self.views().is_empty() {
+            let mut extensions = rmcp::model::ExtensionCapabilities::new();
+            extensions.insert(crate::view::EXTENSION.to_owned(), JsonObject::new());
+            capabilities.extensions = Some(extensions);
         }
         let mut implementation = Implementation::new(self.identity.name.clone(), self.identity.version.clone());
         implementation.title = self.identity.title.clone();
@@ -253,7 +273,18 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let mut result = ListToolsResult::with_all_items(self.extension.list_tools(self.registry.list()).await);
+        let mut tools = self.registry.list();
+        if !self.settings.views {
+            for tool in &mut tools {
+                if let Some(meta) = tool.meta.as_mut() {
+                    crate::view::strip_tool_meta(meta);
+                    if meta.0.is_empty() {
+                        tool.meta = None;
+                    }
+                }
+            }
+        }
+        let mut result = ListToolsResult::with_all_items(self.extension.list_tools(tools).await);
         if is_stateless(&context) && !self.extension.lists_change() {
             // The same for every client while the process runs.
             result.ttl_ms = Some(STATIC_TTL_MS);
@@ -305,7 +336,15 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         let cursor = request.and_then(|r| r.cursor);
-        let mut result = self.extension.list_resources(cursor).await?;
+        let first_page = cursor.is_none();
+        let mut result = if self.extension.has_resources() {
+            self.extension.list_resources(cursor).await?
+        } else {
+            ListResourcesResult::default()
+        };
+        if first_page {
+            result.resources.extend(self.views().into_iter().map(crate::view::View::resource));
+        }
         self.stamp(&mut result.meta, &context);
         Ok(result)
     }
@@ -386,7 +425,11 @@ impl ServerHandler for McpServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        let mut result = self.extension.read_resource(request.uri).await?;
+        let view = self.views().into_iter().find(|view| view.uri == request.uri);
+        let mut result = match view {
+            Some(view) => view.read(),
+            None => self.extension.read_resource(request.uri).await?,
+        };
         self.stamp(&mut result.meta, &context);
         Ok(result.into())
     }
@@ -522,7 +565,11 @@ mod tests {
             website_url: None,
             instructions: "i".into(),
         };
-        McpServer::new(identity, registry).with_settings(ServerSettings { tool_timeout: timeout, call_log: None })
+        McpServer::new(identity, registry).with_settings(ServerSettings {
+            tool_timeout: timeout,
+            call_log: None,
+            views: true,
+        })
     }
 
     fn args(mode: &str) -> Option<JsonObject> {

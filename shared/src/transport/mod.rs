@@ -29,6 +29,11 @@ pub struct TransportArgs {
     #[arg(long, value_name = "SECS", default_value_t = crate::server::DEFAULT_TOOL_TIMEOUT.as_secs_f64(), value_parser = parse_seconds)]
     pub tool_timeout: f64,
 
+    /// Leave out the MCP Apps views: no `_meta.ui` on tools, no `ui://` resources, no view data
+    /// in results (hosts that render views show the text instead).
+    #[arg(long)]
+    pub no_views: bool,
+
     /// The largest JSON-RPC message accepted, in bytes; larger ones are refused with an error.
     #[arg(long, value_name = "BYTES", default_value_t = 64 * 1024 * 1024)]
     pub max_message_bytes: usize,
@@ -163,7 +168,7 @@ impl TransportArgs {
                 })?))
             }
         };
-        Ok(ServerSettings { tool_timeout: Duration::from_secs_f64(self.tool_timeout), call_log })
+        Ok(ServerSettings { tool_timeout: Duration::from_secs_f64(self.tool_timeout), call_log, views: !self.no_views })
     }
 
     /// The HTTP options these flags ask for.

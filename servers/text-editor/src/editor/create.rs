@@ -13,6 +13,8 @@ use crate::{
 impl Editor {
     pub(crate) fn create(&self, t: &Target<'_>, file_text: Option<String>) -> Result<Reply, ToolError> {
         self.validate(t)?;
+        // There is no file yet: any expected content is a conflict.
+        crate::editor::check_sha256(t.if_sha256, None, t.shown)?;
         let text = file_text.ok_or_else(|| error::required("file_text", t.command))?;
         if text.len() as u64 > self.limits.max_file_size {
             return Err(ToolError::new(
@@ -28,6 +30,7 @@ impl Editor {
         t.still_wanted()?;
         t.sandbox.write_atomic(t.path, text.as_bytes(), &options).map_err(|e| t.sandbox_error(e))?;
         self.history().push(&history_key(t.path), Record::new(Change::Created, text.as_bytes()));
+        *t.seen.borrow_mut() = Some(crate::editor::Seen::new(None, Some(text.as_bytes())));
         Ok(Reply::text(format!("File created successfully at: {}", t.shown)))
     }
 }

@@ -18,7 +18,7 @@ use memchr::memmem;
 
 use crate::{
     Command, document,
-    editor::{Editor, Reply, Target},
+    editor::{Editor, Reply, Seen, Target},
     error::{self, ToolError},
     lines::{self, Normalized, normalize_input},
 };
@@ -49,9 +49,10 @@ impl Editor {
         path: &SandboxPath,
         edits: &[Edit],
         dry_run: bool,
+        if_sha256: Option<&str>,
         abandoned: Option<&AtomicBool>,
     ) -> Result<Reply, ToolError> {
-        let t = Target::new(sandbox, path, Command::StrReplace, abandoned);
+        let t = Target { if_sha256, ..Target::new(sandbox, path, Command::StrReplace, abandoned) };
         if edits.is_empty() {
             return Err(error::invalid("`edits` is empty: give at least one {old_str, new_str}."));
         }
@@ -108,7 +109,14 @@ impl Editor {
             )
         };
         let counts = format!("+{} -{} lines", diff.added, diff.removed);
+        let seen;
         let mut reply = if dry_run {
+            // The view's Apply: the same edits, if the file still has this content.
+            let before = super::old_bytes(&doc)?.into_owned();
+            let after = crate::document::encode_text(doc.format, &text).ok();
+            let mut preview = Seen::new(Some(before.clone()), after.as_deref());
+            preview.sha256 = Some(mcp_shared::view::sha256_hex(&before));
+            seen = Some(preview);
             format!(
                 "Dry run: nothing was written. The {} edits would change {} ({counts}):\n{}",
                 edits.len(),
@@ -117,6 +125,7 @@ impl Editor {
             )
         } else {
             self.apply_text(&t, doc, text)?;
+            seen = t.seen.take();
             format!(
                 "The file {} has been edited: {} edits in one write ({counts}; one `undo_edit` reverts them all):\n{}",
                 t.shown,
@@ -136,7 +145,7 @@ impl Editor {
             reply
                 .push_str(&format!("\n({left_out} more notes on edits matched without trailing whitespace not shown)"));
         }
-        Ok(Reply::text(reply))
+        Ok(Reply::text(reply).with_seen(seen))
     }
 
     /// The most bytes of diff a result shows: [`MAX_DIFF_BYTES`], or less under a smaller
@@ -227,7 +236,7 @@ mod tests {
         let sandbox = Sandbox::new([dir]).unwrap();
         let editor = Editor::new(crate::Limits { fsync: false, ..Default::default() });
         let target = sandbox.resolve(path.to_str().unwrap()).unwrap();
-        let result = editor.edit_file(&sandbox, &target, edits, dry, None);
+        let result = editor.edit_file(&sandbox, &target, edits, dry, None, None);
         (result, std::fs::read(&path).unwrap(), editor)
     }
 

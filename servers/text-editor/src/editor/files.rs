@@ -15,7 +15,7 @@ use mcp_shared::{
 };
 
 use crate::{
-    editor::{Editor, Reply, Target, history_key},
+    editor::{Editor, Reply, Seen, Target, check_sha256, history_key},
     error::ToolError,
     history::{self, Change, Record},
 };
@@ -87,9 +87,15 @@ impl Editor {
     /// `delete_file`: removes the regular file `path`, keeping it for `undo_edit`. When the
     /// undo history has no room for its bytes, nothing is deleted (a reply never promises an
     /// undo the history could drop); with `--undo-depth 0`, the reply says it cannot be undone.
-    pub fn delete_file(&self, sandbox: &Sandbox, path: &SandboxPath) -> Result<Reply, ToolError> {
+    pub fn delete_file(
+        &self,
+        sandbox: &Sandbox,
+        path: &SandboxPath,
+        if_sha256: Option<&str>,
+    ) -> Result<Reply, ToolError> {
         if !self.history().keeps_anything() {
             let (bytes, _) = read_regular(self, sandbox, path, "The path")?;
+            check_sha256(if_sha256, Some(&bytes), path.display())?;
             sandbox.remove_file(path).map_err(ToolError::from)?;
             return Ok(Reply::text(format!(
                 "Deleted {} ({} bytes). This cannot be undone: this server keeps no undo history (--undo-depth 0).",
@@ -101,6 +107,7 @@ impl Editor {
         let md = sandbox.metadata(path).map_err(ToolError::from)?;
         self.room_for_undo(usize::try_from(md.len).unwrap_or(usize::MAX), path, "deleted")?;
         let (bytes, mode) = read_regular(self, sandbox, path, "The path")?;
+        check_sha256(if_sha256, Some(&bytes), path.display())?;
         let len = bytes.len();
         if !self.history().reserve_pinned(len) {
             return Err(self.no_room_for_undo(len, path, "deleted"));
@@ -141,6 +148,7 @@ impl Editor {
         from: &SandboxPath,
         to: &SandboxPath,
         overwrite: bool,
+        if_sha256: Option<&str>,
     ) -> Result<Reply, ToolError> {
         if from.absolute() == to.absolute() {
             return Err(ToolError::new(
@@ -149,6 +157,8 @@ impl Editor {
             ));
         }
         let (bytes, mode) = read_regular(self, sandbox, from, "The source")?;
+        check_sha256(if_sha256, Some(&bytes), from.display())?;
+        let seen = Seen { before: None, after: None, kept: false, sha256: Some(mcp_shared::view::sha256_hex(&bytes)) };
         let keeps = self.history().keeps_anything();
         let created_dirs = missing_parents(sandbox, to);
         // With `overwrite`, a destination that appears between the look and the write (another
@@ -206,7 +216,8 @@ impl Editor {
             from.display(),
             to.display(),
             to.display()
-        )))
+        ))
+        .with_seen(Some(seen)))
     }
 
     /// What is at the destination of a move: nothing (`None`), or the file `overwrite` lets it
@@ -264,10 +275,12 @@ impl Editor {
                 if t.sandbox.exists(t.path).map_err(|e| t.sandbox_error(e))? {
                     return Err(conflict(format!("{} was created again since it was deleted", t.shown)));
                 }
+                crate::editor::check_sha256(t.if_sha256, None, t.shown)?;
                 t.still_wanted()?;
                 t.sandbox
                     .write_atomic(t.path, bytes, &self.file_write_options(*mode, true))
                     .map_err(|e| t.sandbox_error(e))?;
+                *t.seen.borrow_mut() = Some(crate::editor::Seen::new(None, Some(bytes)));
                 Ok(Reply::text(format!(
                     "Last edit to {0} undone successfully. {0} had been deleted by that edit, so it has been restored ({1} bytes).",
                     t.shown,
@@ -280,6 +293,7 @@ impl Editor {
                 if !record.matches(&current) {
                     return Err(conflict(format!("{} was changed since it was moved there", t.shown)));
                 }
+                crate::editor::check_sha256(t.if_sha256, Some(&current), t.shown)?;
                 if t.sandbox.exists(&source).map_err(ToolError::from)? {
                     return Err(conflict(format!("{from} exists again since the file was moved from there")));
                 }

@@ -103,6 +103,8 @@ pub struct Request {
     pub insert_line: Option<Value>,
     /// `replace_all` (str_replace): replace every occurrence of `old_str`, not exactly one.
     pub replace_all: bool,
+    /// `if_sha256`: write only if the file's content hashes to this (see [`check_sha256`]).
+    pub if_sha256: Option<String>,
 }
 
 /// A successful result: the text the model reads, and an optional note after it.
@@ -112,12 +114,90 @@ pub struct Reply {
     pub text: String,
     /// Something the reference would not say (e.g. that a whitespace-tolerant match was used).
     pub note: Option<String>,
+    /// What a write did to the file, for the change view.
+    pub seen: Option<Seen>,
 }
 
 impl Reply {
     /// A reply of `text` alone.
     pub fn text(text: String) -> Reply {
-        Reply { text, note: None }
+        Reply { text, note: None, seen: None }
+    }
+
+    /// The reply with what the write did.
+    pub fn with_seen(mut self, seen: Option<Seen>) -> Reply {
+        self.seen = seen;
+        self
+    }
+}
+
+/// The largest file whose content before and after a write is kept for the change view.
+pub const MAX_SEEN_BYTES: usize = 4 * 1024 * 1024;
+
+/// What a write did to a file: its bytes before and after (`None`: it did not exist, or does
+/// not any more), kept when both are at most [`MAX_SEEN_BYTES`], and the SHA-256 it has now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Seen {
+    /// The content before, when kept.
+    pub before: Option<Vec<u8>>,
+    /// The content after, when kept.
+    pub after: Option<Vec<u8>>,
+    /// Whether the contents were kept (false: too large to show).
+    pub kept: bool,
+    /// The SHA-256 (hex) of the file now; `None` when it no longer exists.
+    pub sha256: Option<String>,
+}
+
+impl Seen {
+    /// The change from `before` to `after` (`None`: no file).
+    pub fn new(before: Option<Vec<u8>>, after: Option<&[u8]>) -> Seen {
+        let sha256 = after.map(mcp_shared::view::sha256_hex);
+        let small = |bytes: Option<usize>| bytes.is_none_or(|len| len <= MAX_SEEN_BYTES);
+        if small(before.as_ref().map(Vec::len)) && small(after.map(<[u8]>::len)) {
+            Seen { before, after: after.map(<[u8]>::to_vec), kept: true, sha256 }
+        } else {
+            Seen { before: None, after: None, kept: false, sha256 }
+        }
+    }
+}
+
+/// `if_sha256`: `Ok` when no hash was given or `current` (the file's content; `None`: there is
+/// no file) hashes to it; otherwise a `CONFLICT` that says what to do. A malformed hash is
+/// `INVALID_ARGS`. Checked before anything is written.
+pub fn check_sha256(expected: Option<&str>, current: Option<&[u8]>, shown: &str) -> Result<(), ToolError> {
+    let Some(expected) = expected else {
+        return Ok(());
+    };
+    if expected.len() != 64 || !expected.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(ToolError::new(
+            ErrorCode::InvalidArgs,
+            format!(
+                "`if_sha256` must be a SHA-256 in hex (64 characters 0-9, a-f), not `{}`; nothing was changed.",
+                mcp_shared::view::shown_briefly(expected)
+            ),
+        ));
+    }
+    match current {
+        None => Err(ToolError::new(
+            ErrorCode::Conflict,
+            format!(
+                "No change was made: {shown} does not exist, so it cannot have the SHA-256 given in `if_sha256`. View the directory, then decide again."
+            ),
+        )),
+        Some(bytes) => {
+            let actual = mcp_shared::view::sha256_hex(bytes);
+            if actual.eq_ignore_ascii_case(expected) {
+                Ok(())
+            } else {
+                Err(ToolError::new(
+                    ErrorCode::Conflict,
+                    format!(
+                        "No change was made: {shown} changed since it was read (its SHA-256 is now {actual}, not the {} given in `if_sha256`). View it again, then redo the change on what it holds now.",
+                        expected.to_ascii_lowercase()
+                    ),
+                ))
+            }
+        }
     }
 }
 
@@ -150,7 +230,8 @@ impl Editor {
         path: &SandboxPath,
         request: Request,
     ) -> Result<Reply, ToolError> {
-        let target = Target::new(sandbox, path, command, None);
+        let if_sha256 = request.if_sha256.clone();
+        let target = Target { if_sha256: if_sha256.as_deref(), ..Target::new(sandbox, path, command, None) };
         self.dispatch(&target, request)
     }
 
@@ -165,18 +246,25 @@ impl Editor {
         request: Request,
         abandoned: &AtomicBool,
     ) -> Result<Reply, ToolError> {
-        let target = Target::new(sandbox, path, command, Some(abandoned));
+        let if_sha256 = request.if_sha256.clone();
+        let target = Target { if_sha256: if_sha256.as_deref(), ..Target::new(sandbox, path, command, Some(abandoned)) };
         self.dispatch(&target, request)
     }
 
     fn dispatch(&self, target: &Target<'_>, request: Request) -> Result<Reply, ToolError> {
-        match target.command {
-            Command::View => self.view(target, request.view_range.as_ref()),
+        let reply = match target.command {
+            Command::View => {
+                if target.if_sha256.is_some() {
+                    self.check_current(target)?;
+                }
+                self.view(target, request.view_range.as_ref())
+            }
             Command::Create => self.create(target, request.file_text),
             Command::StrReplace => self.str_replace(target, request.old_str, request.new_str, request.replace_all),
             Command::Insert => self.insert(target, request.insert_line.as_ref(), request.new_str),
             Command::UndoEdit => self.undo_edit(target),
-        }
+        }?;
+        Ok(reply.with_seen(target.seen.take()))
     }
 
     /// Resolves `raw` (normalised like Python's `pathlib`) in `sandbox` and runs `command`: the
@@ -216,6 +304,23 @@ impl Editor {
                 Err(error::invalid(render::is_a_directory(t.shown)))
             }
             (Some(_), _) => Ok(metadata),
+        }
+    }
+
+    /// `view` with `if_sha256`: refused unless the file has that content (a check that it has not
+    /// changed since it was read, e.g. by the change view before it offers its Undo).
+    fn check_current(&self, t: &Target<'_>) -> Result<(), ToolError> {
+        match t.sandbox.metadata(t.path) {
+            Err(mcp_shared::sandbox::SandboxError::NotFound { .. }) => check_sha256(t.if_sha256, None, t.shown),
+            Err(e) => Err(t.sandbox_error(e)),
+            Ok(md) if md.is_dir => {
+                Err(error::invalid(format!("{} is a directory; `if_sha256` applies to files.", t.shown)))
+            }
+            Ok(md) if md.len > self.limits.max_file_size => Err(self.too_large(t, md.len)),
+            Ok(_) => {
+                let bytes = t.sandbox.read(t.path).map_err(|e| t.sandbox_error(e))?;
+                check_sha256(t.if_sha256, Some(&bytes), t.shown)
+            }
         }
     }
 
@@ -302,6 +407,7 @@ impl Editor {
         if bytes.len() as u64 > self.limits.max_file_size {
             return Err(self.too_large(t, bytes.len() as u64));
         }
+        check_sha256(t.if_sha256, Some(&bytes), t.shown)?;
         document::decode(bytes).map_err(|e| not_text(t.shown, &e))
     }
 
@@ -392,6 +498,14 @@ impl Editor {
         t.sandbox
             .write_atomic_unless_changed(t.path, new_bytes, &self.write_options(), &unchanged)
             .map_err(|e| t.sandbox_error(e))?;
+        let before = match &change {
+            Change::Splice { offset, removed, inserted_len } if new_bytes.len() <= MAX_SEEN_BYTES => {
+                let end = offset + inserted_len;
+                new_bytes.get(..*offset).zip(new_bytes.get(end..)).map(|(head, tail)| [head, removed, tail].concat())
+            }
+            _ => None,
+        };
+        *t.seen.borrow_mut() = Some(Seen::new(before, Some(new_bytes)));
         let record = Record::new(change, new_bytes);
         self.history().push(&history_key(t.path), record);
         Ok(())
@@ -412,6 +526,10 @@ pub(crate) struct Target<'a> {
     pub abandoned: Option<&'a AtomicBool>,
     /// The file as [`Editor::load`] read it.
     pub loaded: std::cell::Cell<Option<Stamp>>,
+    /// `if_sha256`: the content the caller expects the file to have.
+    pub if_sha256: Option<&'a str>,
+    /// What the write did, set by [`Editor::write`].
+    pub seen: std::cell::RefCell<Option<Seen>>,
 }
 
 /// Which file, of what size and modification time: what an edit read, checked again before
@@ -430,7 +548,16 @@ impl<'a> Target<'a> {
         command: Command,
         abandoned: Option<&'a AtomicBool>,
     ) -> Target<'a> {
-        Target { sandbox, path, shown: path.display(), command, abandoned, loaded: std::cell::Cell::new(None) }
+        Target {
+            sandbox,
+            path,
+            shown: path.display(),
+            command,
+            abandoned,
+            loaded: std::cell::Cell::new(None),
+            if_sha256: None,
+            seen: std::cell::RefCell::new(None),
+        }
     }
 }
 
@@ -488,7 +615,7 @@ fn unencodable(t: &Target<'_>, e: &document::Unencodable) -> ToolError {
 }
 
 /// The file's bytes as they are now, from its decoded document (borrowed for plain UTF-8).
-fn old_bytes(doc: &Document) -> Result<std::borrow::Cow<'_, [u8]>, ToolError> {
+pub(crate) fn old_bytes(doc: &Document) -> Result<std::borrow::Cow<'_, [u8]>, ToolError> {
     if doc.format == document::Format::UTF8 {
         return Ok(doc.text.as_bytes().into());
     }

@@ -94,7 +94,7 @@ impl Editor {
             t.shown,
             render::cat_n(&shown, &descriptor, first + 1, self.limits.max_output_chars)
         );
-        Ok(Reply { text, note })
+        Ok(Reply { text, note, seen: None })
     }
 
     /// `replace_all` with several occurrences (found by `finder`, non-overlapping, in the
@@ -132,7 +132,7 @@ impl Editor {
             render::py_list_capped(&lines, total),
             render::cat_n(&shown, &descriptor, first + 1, self.limits.max_output_chars)
         );
-        Ok((Reply { text, note: None }, orig))
+        Ok((Reply { text, note: None, seen: None }, orig))
     }
 
     /// The one match of `old` once trailing whitespace is ignored, or `NO_MATCH`.

@@ -31,6 +31,7 @@ impl Editor {
             let file = self.open_locked(t)?;
             let current = read_all(t, &file)?;
             let lock = Self::keep_lock(file);
+            crate::editor::check_sha256(t.if_sha256, Some(&current), t.shown)?;
             if !record.matches(&current) {
                 return Err(ToolError::new(
                     ErrorCode::Conflict,
@@ -45,6 +46,7 @@ impl Editor {
                     drop(lock);
                     t.still_wanted()?;
                     t.sandbox.remove_file(t.path).map_err(|e| t.sandbox_error(e))?;
+                    *t.seen.borrow_mut() = Some(crate::editor::Seen::new(Some(current), None));
                     Ok(Reply::text(format!(
                         "Last edit to {0} undone successfully. {0} had been created by that edit, so it has been deleted.",
                         t.shown
@@ -64,6 +66,7 @@ impl Editor {
                     t.still_wanted()?;
                     t.sandbox.write_atomic(t.path, &before, &self.write_options()).map_err(|e| t.sandbox_error(e))?;
                     drop(lock);
+                    *t.seen.borrow_mut() = Some(crate::editor::Seen::new(Some(current), Some(&before)));
                     let text = match document::decode(before) {
                         Ok(doc) => doc.text,
                         Err(_) => String::new(),

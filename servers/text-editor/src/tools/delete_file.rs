@@ -8,6 +8,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::{
+    change_view::{self, Shown},
     editor::{Editor, history_key},
     locks::FileLocks,
     workspace::EditorRoots,
@@ -19,6 +20,9 @@ use crate::{
 pub struct DeleteFileInput {
     /// The file to delete (absolute, or relative to the first root). Directories and symbolic links are refused.
     pub path: String,
+    /// Optional: the SHA-256 (hex) the file's content must have; when it has another (it changed since it was read), nothing is changed and the call is refused with CONFLICT.
+    #[serde(default)]
+    pub if_sha256: Option<String>,
 }
 
 /// The tool.
@@ -26,12 +30,19 @@ pub struct DeleteFile {
     editor: Arc<Editor>,
     workspace: Arc<EditorRoots>,
     locks: Arc<FileLocks>,
+    undo_tool: Option<String>,
 }
 
 impl DeleteFile {
     /// The tool, sharing the text editor's undo history and per-file locks.
     pub fn new(editor: Arc<Editor>, workspace: Arc<EditorRoots>, locks: Arc<FileLocks>) -> DeleteFile {
-        DeleteFile { editor, workspace, locks }
+        DeleteFile { editor, workspace, locks, undo_tool: None }
+    }
+
+    /// The tool whose `undo_edit` the change view's Undo calls (none: no Undo).
+    pub fn undo_via(mut self, undo_tool: Option<String>) -> Self {
+        self.undo_tool = undo_tool;
+        self
     }
 }
 
@@ -65,6 +76,10 @@ impl Tool for DeleteFile {
         DESCRIPTION.into()
     }
 
+    fn view(&self) -> Option<&'static mcp_shared::view::View> {
+        Some(&crate::change_view::VIEW)
+    }
+
     fn annotations(&self) -> ToolAnnotations {
         ToolAnnotations::with_title("Delete file")
             .read_only(false)
@@ -78,7 +93,10 @@ impl Tool for DeleteFile {
         let path = sandbox.resolve(&input.path)?;
         let _guard = self.locks.lock(&history_key(&path)).await;
         let editor = Arc::clone(&self.editor);
-        let reply = blocking("The deletion", move || editor.delete_file(&sandbox, &path)).await??;
-        Ok(ToolOutput::text(reply.text))
+        let if_sha256 = input.if_sha256;
+        let reply = blocking("The deletion", move || editor.delete_file(&sandbox, &path, if_sha256.as_deref())).await??;
+        let shown = Shown { tool: "delete_file", action: "deleted", path: &input.path, from: None };
+        let view = change_view::data(&shown, None, self.undo_tool.as_deref(), None);
+        Ok(ToolOutput::text(reply.text).with_view(view))
     }
 }

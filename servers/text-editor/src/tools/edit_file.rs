@@ -9,10 +9,12 @@ use std::{
 use mcp_shared::{Tool, ToolContext, ToolOutput, ToolResult, blocking, reexports::rmcp::model::ToolAnnotations};
 use schemars::JsonSchema;
 use serde::Deserialize;
+use serde_json::json;
 
 use super::AbandonOnDrop;
 use crate::{
     Command,
+    change_view::{self, Shown},
     editor::{self, Edit, Editor, history_key},
     locks::FileLocks,
     workspace::EditorRoots,
@@ -43,6 +45,9 @@ pub struct EditFileInput {
     /// Show the diff the edits would make, and write nothing. Default false.
     #[serde(default)]
     pub dry_run: Option<bool>,
+    /// Optional: the SHA-256 (hex) the file's content must have; when it has another (it changed since it was read), nothing is changed and the call is refused with CONFLICT.
+    #[serde(default)]
+    pub if_sha256: Option<String>,
 }
 
 /// The tool.
@@ -50,14 +55,24 @@ pub struct EditFile {
     editor: Arc<Editor>,
     workspace: Arc<EditorRoots>,
     locks: Arc<FileLocks>,
+    undo_tool: Option<String>,
 }
 
 impl EditFile {
     /// The tool, sharing the text editor's undo history and per-file locks.
     pub fn new(editor: Arc<Editor>, workspace: Arc<EditorRoots>, locks: Arc<FileLocks>) -> EditFile {
-        EditFile { editor, workspace, locks }
+        EditFile { editor, workspace, locks, undo_tool: None }
+    }
+
+    /// The tool whose `undo_edit` the change view's Undo calls (none: no Undo).
+    pub fn undo_via(mut self, undo_tool: Option<String>) -> Self {
+        self.undo_tool = undo_tool;
+        self
     }
 }
+
+/// The tool's name.
+pub const NAME: &str = "edit_file";
 
 /// The tool's description.
 pub const DESCRIPTION: &str = "Make several edits to one text file in one call, all or nothing. Each edit is {old_str, new_str, replace_all?} and matches exactly as the text editor's str_replace does (old_str must be unique unless replace_all; line endings and the file's encoding are kept); the edits apply in order, each to the result of the previous ones. If any edit fails, none is made and the error names the edit (edits[i]) and why. One write: a single `undo_edit` reverts them all. The result is the unified diff; with `dry_run: true`, the diff and nothing written.";
@@ -66,7 +81,7 @@ impl Tool for EditFile {
     type Params = EditFileInput;
 
     fn name(&self) -> Cow<'static, str> {
-        "edit_file".into()
+        NAME.into()
     }
 
     fn instructions(&self) -> Option<Cow<'static, str>> {
@@ -75,6 +90,10 @@ impl Tool for EditFile {
 
     fn description(&self) -> Cow<'static, str> {
         DESCRIPTION.into()
+    }
+
+    fn view(&self) -> Option<&'static mcp_shared::view::View> {
+        Some(&crate::change_view::VIEW)
     }
 
     fn annotations(&self) -> ToolAnnotations {
@@ -107,11 +126,29 @@ impl Tool for EditFile {
         let editor = Arc::clone(&self.editor);
         let abandoned = AbandonOnDrop(Arc::new(AtomicBool::new(false)));
         let flag = Arc::clone(&abandoned.0);
-        let reply = blocking("The edit", move || {
+        let if_sha256 = input.if_sha256;
+        let (reply, edits) = blocking("The edit", move || {
             let _guard = guard;
-            editor.edit_file(&sandbox, &path, &edits, dry_run, Some(&flag))
+            let reply = editor.edit_file(&sandbox, &path, &edits, dry_run, if_sha256.as_deref(), Some(&flag));
+            (reply, edits)
         })
-        .await??;
-        Ok(ToolOutput::text(reply.text))
+        .await?;
+        let reply = reply?;
+        let Some(seen) = reply.seen.as_ref() else {
+            return Ok(ToolOutput::text(reply.text));
+        };
+        let (action, apply) = if dry_run {
+            let edits: Vec<serde_json::Value> = edits
+                .iter()
+                .map(|e| json!({"old_str": e.old_str, "new_str": e.new_str, "replace_all": e.replace_all}))
+                .collect();
+            let arguments = json!({"path": input.path, "edits": edits, "if_sha256": seen.sha256});
+            ("preview", Some(change_view::call(NAME, arguments)))
+        } else {
+            ("edited", None)
+        };
+        let shown = Shown { tool: NAME, action, path: &input.path, from: None };
+        let view = change_view::data(&shown, Some(seen), self.undo_tool.as_deref(), apply);
+        Ok(ToolOutput::text(reply.text).with_view(view))
     }
 }

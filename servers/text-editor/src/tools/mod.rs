@@ -21,17 +21,20 @@ pub struct Shared {
     pub tool_name: String,
     /// `--read-only`.
     pub read_only: bool,
+    /// The tool whose `undo_edit` the change view's Undo calls: the text editor's name, when it
+    /// is offered and keeps an undo history.
+    pub undo_tool: Option<String>,
 }
 
 mcp_shared::tools! {
     /// The server's tools that `offer` accepts, in `tools/list` order.
     pub fn all(s: &Shared) {
-        text_editor => text_editor::TextEditor::with_locks(s.tool_name.clone(), Arc::clone(&s.editor), Arc::clone(&s.workspace), Arc::clone(&s.locks)).read_only(s.read_only),
+        text_editor => text_editor::TextEditor::with_locks(s.tool_name.clone(), Arc::clone(&s.editor), Arc::clone(&s.workspace), Arc::clone(&s.locks)).read_only(s.read_only).undo_via(s.undo_tool.clone()),
         search_text => search_text::SearchText::new(Arc::clone(&s.workspace), search_text::SearchLimits::of(s.editor.limits())),
         find_files => find_files::FindFiles::new(Arc::clone(&s.workspace)),
-        move_file => move_file::MoveFile::new(Arc::clone(&s.editor), Arc::clone(&s.workspace), Arc::clone(&s.locks)),
-        delete_file => delete_file::DeleteFile::new(Arc::clone(&s.editor), Arc::clone(&s.workspace), Arc::clone(&s.locks)),
-        edit_file => edit_file::EditFile::new(Arc::clone(&s.editor), Arc::clone(&s.workspace), Arc::clone(&s.locks)),
+        move_file => move_file::MoveFile::new(Arc::clone(&s.editor), Arc::clone(&s.workspace), Arc::clone(&s.locks)).undo_via(s.undo_tool.clone()),
+        delete_file => delete_file::DeleteFile::new(Arc::clone(&s.editor), Arc::clone(&s.workspace), Arc::clone(&s.locks)).undo_via(s.undo_tool.clone()),
+        edit_file => edit_file::EditFile::new(Arc::clone(&s.editor), Arc::clone(&s.workspace), Arc::clone(&s.locks)).undo_via(s.undo_tool.clone()),
         read_files => read_files::ReadFiles::new(Arc::clone(&s.editor), Arc::clone(&s.workspace)),
         list_tree => list_tree::ListTree::new(Arc::clone(&s.workspace)),
     }

@@ -9,6 +9,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::{
+    change_view::{self, Shown},
     editor::{Editor, history_key},
     locks::FileLocks,
     workspace::EditorRoots,
@@ -25,6 +26,9 @@ pub struct MoveFileInput {
     /// Replace a file already at `destination` (undo_edit brings it back). Default false: an existing destination is refused.
     #[serde(default)]
     pub overwrite: Option<bool>,
+    /// Optional: the SHA-256 (hex) the source file's content must have; when it has another (it changed since it was read), nothing is changed and the call is refused with CONFLICT.
+    #[serde(default)]
+    pub if_sha256: Option<String>,
 }
 
 /// The tool.
@@ -32,12 +36,19 @@ pub struct MoveFile {
     editor: Arc<Editor>,
     workspace: Arc<EditorRoots>,
     locks: Arc<FileLocks>,
+    undo_tool: Option<String>,
 }
 
 impl MoveFile {
     /// The tool, sharing the text editor's undo history and per-file locks.
     pub fn new(editor: Arc<Editor>, workspace: Arc<EditorRoots>, locks: Arc<FileLocks>) -> MoveFile {
-        MoveFile { editor, workspace, locks }
+        MoveFile { editor, workspace, locks, undo_tool: None }
+    }
+
+    /// The tool whose `undo_edit` the change view's Undo calls (none: no Undo).
+    pub fn undo_via(mut self, undo_tool: Option<String>) -> Self {
+        self.undo_tool = undo_tool;
+        self
     }
 }
 
@@ -78,6 +89,10 @@ impl Tool for MoveFile {
         DESCRIPTION.into()
     }
 
+    fn view(&self) -> Option<&'static mcp_shared::view::View> {
+        Some(&crate::change_view::VIEW)
+    }
+
     fn annotations(&self) -> ToolAnnotations {
         ToolAnnotations::with_title("Move file").read_only(false).destructive(true).idempotent(false).open_world(false)
     }
@@ -93,7 +108,12 @@ impl Tool for MoveFile {
         let _second = if first != second { Some(self.locks.lock(&second).await) } else { None };
         let editor = Arc::clone(&self.editor);
         let overwrite = input.overwrite.unwrap_or(false);
-        let reply = blocking("The move", move || editor.move_file(&sandbox, &from, &to, overwrite)).await??;
-        Ok(ToolOutput::text(reply.text))
+        let if_sha256 = input.if_sha256;
+        let reply =
+            blocking("The move", move || editor.move_file(&sandbox, &from, &to, overwrite, if_sha256.as_deref())).await??;
+        let shown = Shown { tool: "move_file", action: "moved", path: &input.destination, from: Some(&input.source) };
+        let undo = reply.seen.is_some().then_some(self.undo_tool.as_deref()).flatten();
+        let view = change_view::data(&shown, reply.seen.as_ref(), undo, None);
+        Ok(ToolOutput::text(reply.text).with_view(view))
     }
 }

@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use super::AbandonOnDrop;
 use crate::{
+    change_view::{self, Shown},
     editor::{self, Command, Editor, Request},
     error::ToolError,
     locks::FileLocks,
@@ -52,6 +53,10 @@ pub struct TextEditorInput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
     pub old_str: Option<String>,
+    /// Optional, for every command: the SHA-256 (hex) the file's content must have; when it has another (it changed since it was read), the call is refused with CONFLICT and nothing is written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub if_sha256: Option<String>,
     /// Optional parameter of `view` command when `path` points to a file. If none is given, the full file is shown. If provided, the file will be shown in the indicated line number range, e.g. [11, 12] will show lines 11 and 12. Indexing at 1 to start. Setting `[start_line, -1]` shows all lines from `start_line` to the end of the file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "[i64; 2]")]
@@ -94,6 +99,7 @@ pub struct TextEditor {
     workspace: Arc<EditorRoots>,
     locks: Arc<FileLocks>,
     read_only: bool,
+    undo_tool: Option<String>,
 }
 
 impl TextEditor {
@@ -105,12 +111,19 @@ impl TextEditor {
         workspace: Arc<EditorRoots>,
         locks: Arc<FileLocks>,
     ) -> TextEditor {
-        TextEditor { name: name.into(), editor, workspace, locks, read_only: false }
+        TextEditor { name: name.into(), editor, workspace, locks, read_only: false, undo_tool: None }
     }
 
     /// With `read_only`, every command but `view` is refused (`--read-only`).
     pub fn read_only(mut self, read_only: bool) -> TextEditor {
         self.read_only = read_only;
+        self
+    }
+
+    /// The tool whose `undo_edit` the change view's Undo calls: this one, when it keeps an undo
+    /// history (none: no Undo).
+    pub fn undo_via(mut self, undo_tool: Option<String>) -> Self {
+        self.undo_tool = undo_tool;
         self
     }
 
@@ -147,6 +160,7 @@ impl TextEditor {
                 _ => input.new_str,
             },
             insert_line: input.insert_line,
+            if_sha256: input.if_sha256,
             replace_all: match input.replace_all {
                 None | Some(Value::Null) | Some(Value::Bool(false)) => false,
                 Some(Value::Bool(true)) => true,
@@ -211,6 +225,11 @@ impl Tool for TextEditor {
         DESCRIPTION.into()
     }
 
+    fn view(&self) -> Option<&'static mcp_shared::view::View> {
+        // A read-only editor changes nothing: there is no change to show.
+        (!self.read_only).then_some(&crate::change_view::VIEW)
+    }
+
     fn annotations(&self) -> ToolAnnotations {
         ToolAnnotations::with_title("Text editor")
             .read_only(self.read_only)
@@ -225,12 +244,28 @@ impl Tool for TextEditor {
     }
 
     async fn run(&self, input: TextEditorInput, ctx: ToolContext) -> ToolResult {
+        let (command, path) = (input.command.clone(), input.path.clone());
         let reply = self.call(input, &ctx).await?;
+        let action = match command.as_str() {
+            "create" => "created",
+            "str_replace" => "edited",
+            "insert" => "inserted",
+            "undo_edit" => "undone",
+            _ => "",
+        };
+        let view = reply.seen.as_ref().filter(|_| !action.is_empty()).map(|seen| {
+            let shown = Shown { tool: &self.name, action, path: &path, from: None };
+            change_view::data(&shown, Some(seen), self.undo_tool.as_deref(), None)
+        });
         // One text block: clients that read only the first block still see the note (it follows
         // the reference's text, which stays a byte-exact prefix).
-        Ok(ToolOutput::text(match reply.note {
+        let output = ToolOutput::text(match reply.note {
             Some(note) => format!("{}\n{note}", reply.text),
             None => reply.text,
-        }))
+        });
+        Ok(match view {
+            Some(view) => output.with_view(view),
+            None => output,
+        })
     }
 }

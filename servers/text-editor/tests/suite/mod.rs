@@ -25,6 +25,7 @@ mod search;
 mod session;
 mod tour;
 mod undo;
+mod views;
 
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_mcp-server-text-editor");

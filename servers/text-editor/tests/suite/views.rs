@@ -1,0 +1,156 @@
+//! The MCP Apps change view through the real binary: the writing tools name it, `resources/read`
+//! serves it, results carry its data in `_meta` while the text the model reads is the same for a
+//! client that declares the extension and one that does not; `--no-views` leaves it all out; and
+//! `if_sha256` refuses a write to a file changed since it was read, writing nothing.
+
+use mcp_tests::StdioClient;
+use serde_json::{Value, json};
+
+use super::{BIN, Server, TOOL, first_text};
+
+const VIEW: &str = "ui://text-editor/change";
+const DATA: &str = "mcp-suite/view";
+
+fn sha256(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[test]
+fn the_writing_tools_name_the_change_view_and_it_is_served() {
+    let mut s = Server::start();
+    let tools = s.client.list_tools().unwrap();
+    for tool in &tools {
+        let name = tool["name"].as_str().unwrap();
+        let named = tool["_meta"]["ui"]["resourceUri"].as_str();
+        let writes = ["text_editor", "edit_file", "move_file", "delete_file"].contains(&name);
+        assert_eq!(named, writes.then_some(VIEW), "{name}");
+    }
+    let listed = s.client.request("resources/list", json!({})).unwrap();
+    let resources = listed["result"]["resources"].as_array().unwrap();
+    assert!(resources.iter().any(|r| r["uri"] == VIEW && r["mimeType"] == "text/html;profile=mcp-app"), "{listed}");
+    let read = s.client.request("resources/read", json!({"uri": VIEW})).unwrap();
+    let content = &read["result"]["contents"][0];
+    assert_eq!(content["mimeType"], "text/html;profile=mcp-app");
+    let html = content["text"].as_str().unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>") && html.len() <= 150 * 1024, "{} bytes", html.len());
+    assert!(!html.contains("http://") && !html.contains("https://"), "no outside origin");
+}
+
+#[test]
+fn the_model_reads_the_same_text_with_or_without_the_extension() {
+    let mut plain = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let mut apps = StdioClient::spawn(BIN, &["--root", root.to_str().unwrap()]).unwrap();
+    let mut params = StdioClient::default_initialize_params();
+    params["capabilities"] =
+        json!({"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}});
+    let info = apps.initialize_with(params).unwrap();
+    assert!(info["capabilities"]["extensions"]["io.modelcontextprotocol/ui"].is_object(), "{info}");
+    let steps = |root: &str| {
+        vec![
+            (TOOL, json!({"command": "create", "path": format!("{root}/a.txt"), "file_text": "one\r\ntwo\r\n"})),
+            (
+                TOOL,
+                json!({"command": "str_replace", "path": format!("{root}/a.txt"), "old_str": "two", "new_str": "2"}),
+            ),
+            (TOOL, json!({"command": "insert", "path": format!("{root}/a.txt"), "insert_line": 0, "new_str": "zero"})),
+            (TOOL, json!({"command": "undo_edit", "path": format!("{root}/a.txt")})),
+            (
+                "edit_file",
+                json!({"path": format!("{root}/a.txt"), "edits": [{"old_str": "one", "new_str": "1"}], "dry_run": true}),
+            ),
+            ("edit_file", json!({"path": format!("{root}/a.txt"), "edits": [{"old_str": "one", "new_str": "1"}]})),
+            ("move_file", json!({"source": format!("{root}/a.txt"), "destination": format!("{root}/b.txt")})),
+            ("delete_file", json!({"path": format!("{root}/b.txt")})),
+        ]
+    };
+    let (plain_root, apps_root) = (plain.path(""), root.display().to_string());
+    for ((tool, a), (_, b)) in steps(&plain_root).into_iter().zip(steps(&apps_root)) {
+        let (x, y) = (plain.client.call_tool(tool, a).unwrap(), apps.call_tool(tool, b).unwrap());
+        let text = |r: &Value, root: &str| first_text(r).replace(root, "ROOT");
+        assert_eq!(text(&x, &plain_root), text(&y, &apps_root), "{tool}");
+        assert_eq!(x["content"].as_array().unwrap().len(), y["content"].as_array().unwrap().len(), "{tool}");
+        assert!(y["_meta"][DATA]["action"].is_string(), "{tool}: {y}");
+    }
+}
+
+#[test]
+fn a_change_carries_its_diff_hash_and_undo_and_the_reference_text_is_unchanged() {
+    let mut s = Server::start();
+    s.write("n.txt", "alpha\r\nbeta\r\n");
+    let path = s.path("n.txt");
+    let result = s.call(json!({"command": "str_replace", "path": path, "old_str": "beta", "new_str": "BETA"}));
+    assert!(
+        first_text(&result)
+            .starts_with(&format!("The file {path} has been edited. Here's the result of running `cat -n`"))
+    );
+    let data = &result["_meta"][DATA];
+    assert_eq!(data["action"], "edited");
+    assert_eq!(data["lineEndings"], "CRLF");
+    assert_eq!(data["sha256"], sha256(b"alpha\r\nBETA\r\n").as_str());
+    assert!(data["diff"].as_str().unwrap().contains("-beta\r\n+BETA\r\n"), "{data}");
+    assert_eq!(data["undo"]["arguments"]["command"], "undo_edit");
+    // The Undo the view sends reverts exactly this change.
+    let undo = data["undo"].clone();
+    let undone = s.client.call_tool(undo["name"].as_str().unwrap(), undo["arguments"].clone()).unwrap();
+    assert!(!mcp_tests::is_error(&undone), "{undone}");
+    assert_eq!(s.read_string("n.txt"), "alpha\r\nbeta\r\n");
+}
+
+#[test]
+fn if_sha256_refuses_a_write_to_a_changed_file_and_writes_nothing() {
+    let mut s = Server::start();
+    s.write("f.txt", "one\ntwo\n");
+    let path = s.path("f.txt");
+    let stale = sha256(b"something else\n");
+    let fresh = sha256(b"one\ntwo\n");
+    for (tool, args) in [
+        (TOOL, json!({"command": "str_replace", "path": path, "old_str": "one", "new_str": "1", "if_sha256": stale})),
+        (TOOL, json!({"command": "insert", "path": path, "insert_line": 0, "new_str": "zero", "if_sha256": stale})),
+        ("edit_file", json!({"path": path, "edits": [{"old_str": "one", "new_str": "1"}], "if_sha256": stale})),
+        ("move_file", json!({"source": path, "destination": s.path("g.txt"), "if_sha256": stale})),
+        ("delete_file", json!({"path": path, "if_sha256": stale})),
+        (TOOL, json!({"command": "view", "path": path, "if_sha256": stale})),
+        (TOOL, json!({"command": "create", "path": s.path("new.txt"), "file_text": "x", "if_sha256": fresh})),
+    ] {
+        let result = s.client.call_tool(tool, args.clone()).unwrap();
+        assert_eq!(mcp_tests::error_code(&result).as_deref(), Some("CONFLICT"), "{args}: {result}");
+        assert!(first_text(&result).starts_with("No change was made: "), "{result}");
+        assert_eq!(s.read_string("f.txt"), "one\ntwo\n", "{args}");
+    }
+    assert!(!s.root.join("g.txt").exists() && !s.root.join("new.txt").exists());
+    let bad = s.client.call_tool(TOOL, json!({"command": "view", "path": path, "if_sha256": "xyz"})).unwrap();
+    assert_eq!(mcp_tests::error_code(&bad).as_deref(), Some("INVALID_ARGS"), "{bad}");
+    // The right hash (any case) lets the write through.
+    s.ok(json!({"command": "str_replace", "path": path, "old_str": "one", "new_str": "1", "if_sha256": fresh.to_uppercase()}));
+    assert_eq!(s.read_string("f.txt"), "1\ntwo\n");
+    // A dry run's hash is the file's as previewed: its edits apply while the file is unchanged.
+    let preview = s
+        .client
+        .call_tool("edit_file", json!({"path": path, "edits": [{"old_str": "two", "new_str": "2"}], "dry_run": true}))
+        .unwrap();
+    let apply = preview["_meta"][DATA]["apply"].clone();
+    assert_eq!(apply["arguments"]["if_sha256"], sha256(b"1\ntwo\n").as_str());
+    let applied = s.client.call_tool(apply["name"].as_str().unwrap(), apply["arguments"].clone()).unwrap();
+    assert!(!mcp_tests::is_error(&applied), "{applied}");
+    assert_eq!(s.read_string("f.txt"), "1\n2\n");
+}
+
+#[test]
+fn no_views_leaves_the_extension_out() {
+    let mut s = Server::with_args(&["--no-views"]);
+    let tools = s.client.list_tools().unwrap();
+    assert!(
+        tools.iter().all(|t| t.get("_meta").is_none_or(|m| m.get("ui").is_none() && m.get("ui/resourceUri").is_none())),
+        "{tools:?}"
+    );
+    let listed = s.client.request("resources/list", json!({})).unwrap();
+    assert!(listed.get("error").is_some() || listed["result"]["resources"].as_array().unwrap().is_empty(), "{listed}");
+    let read = s.client.request("resources/read", json!({"uri": VIEW})).unwrap();
+    assert!(read.get("error").is_some(), "{read}");
+    let path = s.path("c.txt");
+    let result = s.call(json!({"command": "create", "path": path, "file_text": "x\n"}));
+    assert!(result.get("_meta").is_none_or(|m| m.get(DATA).is_none()), "{result}");
+}

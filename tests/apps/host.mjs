@@ -1,0 +1,250 @@
+// The MCP Apps views of the servers, rendered as a host renders them and driven as a person
+// would: each view's HTML read with resources/read from the real binary, served from another
+// origin under the spec's default CSP, shown in headless Chromium through ext-apps's AppBridge,
+// its buttons clicked; then the disk, the messages to the model, the absence of any CSP
+// violation and of any script from a file's content are checked, and a screenshot is kept.
+//
+//   node host.mjs            (run.sh installs the dependencies and bundles the bridge first)
+//
+// MCP_BIN_DIR: the directory of the binaries (default: target/debug). APPS_OUT: where the
+// screenshots go (default: target/apps).
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, "../..");
+const BIN = process.env.MCP_BIN_DIR || path.join(ROOT, "target/debug");
+const OUT = process.env.APPS_OUT || path.join(ROOT, "target/apps");
+const EXT = ".exe".repeat(process.platform === "win32" ? 1 : 0);
+const DEFAULT_CSP =
+  "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; media-src 'self' data:; connect-src 'none'; frame-src 'none'; object-src 'none'; base-uri 'self'";
+fs.mkdirSync(OUT, { recursive: true });
+
+let failures = 0;
+function check(ok, what) {
+  console.log(`${ok ? "ok  " : "FAIL"} ${what}`);
+  if (!ok) failures += 1;
+}
+
+// A stdio MCP client: JSON-RPC lines to and from the real binary.
+class Server {
+  constructor(binary, args, { extension = true } = {}) {
+    this.child = spawn(path.join(BIN, binary + EXT), args, { stdio: ["pipe", "pipe", "inherit"] });
+    this.extension = extension;
+    this.next = 1;
+    this.waiting = new Map();
+    let buffer = "";
+    this.child.stdout.on("data", (chunk) => {
+      buffer += chunk;
+      let nl;
+      while ((nl = buffer.indexOf("\n")) >= 0) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        if (!line.trim()) continue;
+        const message = JSON.parse(line);
+        const waiting = this.waiting.get(message.id);
+        if (waiting && message.method === undefined) {
+          this.waiting.delete(message.id);
+          message.error ? waiting.reject(new Error(JSON.stringify(message.error))) : waiting.resolve(message.result);
+        } else if (message.method === "roots/list" && message.id !== undefined) {
+          this.send({ jsonrpc: "2.0", id: message.id, result: { roots: [] } });
+        }
+      }
+    });
+  }
+  send(message) {
+    this.child.stdin.write(JSON.stringify(message) + "\n");
+  }
+  request(method, params) {
+    const id = this.next++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${method}: no answer in 30 s`)), 30000);
+      this.waiting.set(id, {
+        resolve: (v) => { clearTimeout(timer); resolve(v); },
+        reject: (e) => { clearTimeout(timer); reject(e); },
+      });
+      this.send({ jsonrpc: "2.0", id, method, params });
+    });
+  }
+  async start() {
+    const capabilities = this.extension
+      ? { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } }
+      : {};
+    this.info = await this.request("initialize", {
+      protocolVersion: "2025-11-25",
+      capabilities,
+      clientInfo: { name: "apps-test-host", version: "1.0.0" },
+    });
+    this.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    this.tools = (await this.request("tools/list", {})).tools;
+    return this;
+  }
+  call(name, args) {
+    return this.request("tools/call", { name, arguments: args });
+  }
+  stop() {
+    this.child.kill();
+  }
+}
+
+// The two origins: the host page, and the views' (another origin, the spec's default CSP).
+const views = new Map();
+const bridgeJs = fs.readFileSync(path.join(HERE, "bridge.js"));
+const hostHtml = fs.readFileSync(path.join(HERE, "host.html"));
+function listen(handler) {
+  return new Promise((resolve) => {
+    const server = http.createServer(handler);
+    server.listen(0, "127.0.0.1", () => resolve(server));
+  });
+}
+const hostServer = await listen((req, res) => {
+  if (req.url === "/bridge.js") res.writeHead(200, { "content-type": "text/javascript" }).end(bridgeJs);
+  else res.writeHead(200, { "content-type": "text/html" }).end(hostHtml);
+});
+const viewServer = await listen((req, res) => {
+  const html = views.get(req.url);
+  if (!html) return res.writeHead(404).end();
+  res.writeHead(200, { "content-type": "text/html; charset=utf-8", "content-security-policy": DEFAULT_CSP }).end(html);
+});
+const HOST = `http://127.0.0.1:${hostServer.address().port}`;
+const VIEWS = `http://localhost:${viewServer.address().port}`;
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  args: ["--no-sandbox", "--disable-gpu"],
+});
+const page = await browser.newPage({ viewport: { width: 800, height: 900 } });
+const violations = [];
+page.on("console", (message) => {
+  const text = message.text();
+  if (/Content Security Policy|Refused to/i.test(text)) violations.push(text);
+});
+page.on("pageerror", (error) => violations.push(`page error: ${error.message}`));
+let current = null;
+await page.exposeFunction("mcpCall", async (params) => {
+  const { name, arguments: args } = JSON.parse(params);
+  return JSON.stringify(await current.call(name, args));
+});
+await page.goto(HOST);
+await page.waitForFunction(() => window.ready === true);
+
+let count = 0;
+// Renders `tool`'s view of a call already made (`result`), as a host does; returns its frame.
+async function render(server, tool, args, result, shot) {
+  current = server;
+  const listed = server.tools.find((t) => t.name === tool);
+  const uri = listed && listed._meta && listed._meta.ui && listed._meta.ui.resourceUri;
+  check(Boolean(uri), `${tool} names its view (${uri})`);
+  const read = await server.request("resources/read", { uri });
+  const content = read.contents[0];
+  check(content.mimeType === "text/html;profile=mcp-app", `${uri} is text/html;profile=mcp-app`);
+  check(content.text.length <= 150 * 1024, `${uri} weighs ${content.text.length} bytes (at most 150 KB)`);
+  check(!/https?:\/\//.test(content.text), `${uri} names no outside origin`);
+  const id = `view${++count}`;
+  views.set(`/${id}`, content.text);
+  await page.evaluate((r) => window.render(r), { id, url: `${VIEWS}/${id}`, input: args, result });
+  const frame = page.frameLocator(`#${id}`);
+  await frame.locator("main h1").first().waitFor({ timeout: 15000 });
+  // Let the view's own checks (Undo offered or not) and its size report land.
+  await page.waitForTimeout(500);
+  if (shot) await page.locator(`#${id}`).screenshot({ path: path.join(OUT, shot) });
+  return { frame, id };
+}
+
+async function pwned(id) {
+  const frame = page.frame({ url: new RegExp(`/${id}$`) });
+  return frame.evaluate(() => window.__pwned === undefined ? null : window.__pwned);
+}
+
+// ---- text-editor: the change view --------------------------------------------------------
+{
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "apps-te-"));
+  const editor = await new Server("mcp-server-text-editor", ["--root", root]).start();
+  const ext = editor.info.capabilities.extensions || {};
+  check("io.modelcontextprotocol/ui" in ext, "text-editor declares the MCP Apps extension");
+
+  // A file whose text is markup: shown as text, run never.
+  const hostile = '<script>window.__pwned = "script"</script>\n<img src=x onerror="window.__pwned = \'onerror\'">\n';
+  let args = { command: "create", path: `${root}/hostile.html`, file_text: hostile };
+  let result = await editor.call("text_editor", args);
+  let view = await render(editor, "text_editor", args, result, "text-editor-create.png");
+  const shown = await view.frame.locator(".diff").innerText();
+  check(shown.includes("<script>window.__pwned") && shown.includes("onerror="), "a file's markup is shown as text");
+  check((await pwned(view.id)) === null, "no script from a file's content ran");
+
+  // str_replace on a CRLF file; its Undo reverts it on disk and tells the model.
+  fs.writeFileSync(path.join(root, "notes.txt"), "first line\r\nsecond line\r\nthird line\r\n");
+  args = { command: "str_replace", path: `${root}/notes.txt`, old_str: "second line", new_str: "2nd line" };
+  result = await editor.call("text_editor", args);
+  view = await render(editor, "text_editor", args, result, "text-editor-change.png");
+  check((await view.frame.locator(".diff .cr").count()) === 4, "CRLF line endings are shown as the file has them");
+  const undo = view.frame.getByRole("button", { name: "Undo" });
+  await undo.waitFor();
+  check(await undo.isEnabled(), "Undo is offered while the change is the file's latest");
+  await undo.click();
+  await view.frame.getByRole("button", { name: "Undone" }).waitFor({ timeout: 10000 });
+  check(
+    fs.readFileSync(path.join(root, "notes.txt"), "utf8") === "first line\r\nsecond line\r\nthird line\r\n",
+    "Undo reverted the file on disk",
+  );
+  const told = await page.evaluate(() => window.modelContext.map((c) => c.params.content[0].text));
+  check(told.some((t) => t.includes("clicked Undo") && t.includes("notes.txt")), "the model is told the user undid the change");
+
+  // A change that is no longer the latest: Undo is not offered, and says why.
+  const first = { command: "str_replace", path: `${root}/notes.txt`, old_str: "first line", new_str: "1st line" };
+  const firstResult = await editor.call("text_editor", first);
+  await editor.call("text_editor", { command: "str_replace", path: `${root}/notes.txt`, old_str: "third line", new_str: "3rd line" });
+  view = await render(editor, "text_editor", first, firstResult, null);
+  const stale = view.frame.getByRole("button", { name: "Undo" });
+  check(await stale.isDisabled(), "Undo is disabled once a later change was made");
+  check((await view.frame.locator("[role=status]").innerText()).includes("no longer the file's latest change"), "and the view says why");
+
+  // edit_file's dry run: Apply writes exactly the previewed edits.
+  fs.writeFileSync(path.join(root, "app.py"), "def main():\n    print('hi')\n\nmain()\n");
+  args = { path: `${root}/app.py`, edits: [{ old_str: "print('hi')", new_str: "print('hello')" }, { old_str: "main()\n", new_str: "if __name__ == '__main__':\n    main()\n", replace_all: false }], dry_run: true };
+  result = await editor.call("edit_file", args);
+  check(fs.readFileSync(path.join(root, "app.py"), "utf8").includes("print('hi')"), "the dry run wrote nothing");
+  view = await render(editor, "edit_file", args, result, "text-editor-preview.png");
+  await view.frame.getByRole("button", { name: "Apply" }).click();
+  await view.frame.getByRole("button", { name: "Applied" }).waitFor({ timeout: 10000 });
+  check(
+    fs.readFileSync(path.join(root, "app.py"), "utf8") === "def main():\n    print('hello')\n\nif __name__ == '__main__':\n    main()\n",
+    "Apply wrote exactly the previewed edits",
+  );
+
+  // Apply after the file changed on disk: refused by if_sha256, nothing written.
+  fs.writeFileSync(path.join(root, "b.txt"), "alpha\nbeta\n");
+  args = { path: `${root}/b.txt`, edits: [{ old_str: "alpha", new_str: "ALPHA" }], dry_run: true };
+  result = await editor.call("edit_file", args);
+  view = await render(editor, "edit_file", args, result, null);
+  fs.writeFileSync(path.join(root, "b.txt"), "alpha\nbeta\ngamma\n");
+  await view.frame.getByRole("button", { name: "Apply" }).click();
+  await view.frame.getByText("Not applied").waitFor({ timeout: 10000 });
+  check(fs.readFileSync(path.join(root, "b.txt"), "utf8") === "alpha\nbeta\ngamma\n", "a stale preview's Apply wrote nothing (if_sha256)");
+
+  // move_file and delete_file say what they did; delete's Undo brings the file back.
+  fs.writeFileSync(path.join(root, "old.txt"), "moving\n");
+  args = { source: `${root}/old.txt`, destination: `${root}/sub/new.txt` };
+  result = await editor.call("move_file", args);
+  view = await render(editor, "move_file", args, result, "text-editor-move.png");
+  check((await view.frame.locator("h1").innerText()).startsWith("Moved"), "a move is said plainly");
+  args = { path: `${root}/sub/new.txt` };
+  result = await editor.call("delete_file", args);
+  view = await render(editor, "delete_file", args, result, "text-editor-delete.png");
+  await view.frame.getByRole("button", { name: "Undo" }).click();
+  await view.frame.getByRole("button", { name: "Undone" }).waitFor({ timeout: 10000 });
+  check(fs.readFileSync(path.join(root, "sub/new.txt"), "utf8") === "moving\n", "delete's Undo restored the file");
+  editor.stop();
+}
+
+check(violations.length === 0, `no CSP violation and no page error (${violations.join(" | ")})`);
+await browser.close();
+hostServer.close();
+viewServer.close();
+console.log(failures ? `${failures} check(s) failed` : "all MCP Apps view checks passed");
+process.exit(failures ? 1 : 0);
