@@ -152,6 +152,7 @@ async function render(server, tool, args, result, shot) {
   await frame.locator("main h1").first().waitFor({ timeout: 15000 });
   // Let the view's own checks (Undo offered or not) and its size report land.
   await page.waitForTimeout(500);
+  if (process.env.APPS_DEBUG) console.log(id, await page.evaluate((i) => document.getElementById(i).style.height, id));
   if (shot) await page.locator(`#${id}`).screenshot({ path: path.join(OUT, shot) });
   return { frame, id };
 }
@@ -240,6 +241,52 @@ async function pwned(id) {
   await view.frame.getByRole("button", { name: "Undone" }).waitFor({ timeout: 10000 });
   check(fs.readFileSync(path.join(root, "sub/new.txt"), "utf8") === "moving\n", "delete's Undo restored the file");
   editor.stop();
+}
+
+// ---- draft-post: the article preview and the list -----------------------------------------
+{
+  const repo = fs.mkdtempSync(path.join(os.tmpdir(), "apps-dp-repo-"));
+  const drafts = fs.mkdtempSync(path.join(os.tmpdir(), "apps-dp-src-"));
+  fs.mkdirSync(path.join(drafts, "img"));
+  // A 2x2 red PNG.
+  const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDK+mmyAAAAABJRU5ErkJggg==", "base64");
+  fs.writeFileSync(path.join(drafts, "img/fig.png"), png);
+  fs.writeFileSync(
+    path.join(drafts, "hello.md"),
+    "---\ntitle: Hello, views\ndate: 2026-11-29\ntags: [mcp, rust]\nstatus: draft\n---\n\n## A heading\n\nSome *text* and a figure:\n\n![a red square](img/fig.png)\n\n<script>window.__pwned = 'manuscript'</script>\n<img src=x onerror=\"window.__pwned = 'onerror'\">\n\n| a | b |\n|---|---|\n| 1 | 2 |\n",
+  );
+  const blog = await new Server("mcp-server-draft-post", ["--repo", repo, "--source-root", drafts]).start();
+  let args = { source: path.join(drafts, "hello.md"), project: "2026-11", dry_run: true };
+  let result = await blog.call("draft_post", args);
+  check(!fs.existsSync(path.join(repo, "projects")), "the dry run wrote nothing");
+  let view = await render(blog, "draft_post", args, result, "draft-post-preview.png");
+  check((await view.frame.locator("article h2", { hasText: "A heading" }).count()) === 1, "the preview renders the manuscript's headings");
+  check((await view.frame.locator("article table td").count()) === 2, "and its tables");
+  const image = view.frame.locator("article img[alt='a red square']");
+  check((await image.getAttribute("src") || "").startsWith("data:image/png;base64,"), "the image beside the article is inlined");
+  check((await image.evaluate((img) => img.naturalWidth)) === 2, "and shown");
+  check((await pwned(view.id)) === null, "no script from the manuscript ran");
+  check((await view.frame.locator(".meta").innerText()).includes("2026-11-29"), "the front matter is the header");
+  await view.frame.getByRole("button", { name: "Save draft" }).click();
+  await view.frame.getByRole("button", { name: "Saved" }).waitFor({ timeout: 10000 });
+  const article = path.join(repo, "projects/2026-11/01-hello-views/article.md");
+  check(fs.existsSync(article) && fs.existsSync(path.join(repo, "projects/2026-11/01-hello-views/img/fig.png")), "Save draft filed the article and its image");
+  const told = await page.evaluate(() => window.modelContext.map((c) => c.params.content[0].text));
+  check(told.some((t) => t.includes("Save draft") && t.includes("01-hello-views")), "the model is told the user saved it");
+
+  // An update shows the diff against the previous version.
+  fs.appendFileSync(path.join(drafts, "hello.md"), "\nA new closing line.\n");
+  args = { source: path.join(drafts, "hello.md") };
+  result = await blog.call("draft_post", args);
+  view = await render(blog, "draft_post", args, result, "draft-post-update.png");
+  check((await view.frame.locator(".diff").innerText()).includes("A new closing line."), "an update shows its diff");
+
+  args = {};
+  result = await blog.call("list_posts", args);
+  view = await render(blog, "list_posts", args, result, "draft-post-list.png");
+  check((await view.frame.locator("table.list tbody tr").count()) === 1, "list_posts shows a table of the articles");
+  check((await view.frame.locator("table.list").innerText()).includes("Hello, views"), "with their titles");
+  blog.stop();
 }
 
 check(violations.length === 0, `no CSP violation and no page error (${violations.join(" | ")})`);

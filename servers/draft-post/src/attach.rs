@@ -205,6 +205,17 @@ fn img_sources(html: &str) -> Vec<String> {
     found
 }
 
+/// Where an image link points beside the article (`img/a.png`), as the attachments are named;
+/// `None` for a URL or a path that cannot sit beside it.
+pub fn link_path(raw: &str) -> Option<String> {
+    let cut = raw.find(['?', '#']).map_or(raw, |at| &raw[..at]);
+    let link = percent_decode(cut.trim());
+    if link.is_empty() || has_scheme(&link) || link.starts_with("//") {
+        return None;
+    }
+    article_path(&link).ok()
+}
+
 /// `%XX` sequences decoded (invalid ones kept as they are); the result read as UTF-8 (lossy).
 fn percent_decode(text: &str) -> String {
     percent_encoding::percent_decode_str(text).decode_utf8_lossy().into_owned()

@@ -24,6 +24,7 @@ use mcp_shared::{McpServer, RegistryError, ServerExtension, ServerIdentity, Tool
 pub mod attach;
 pub mod frontmatter;
 mod index;
+mod preview;
 pub mod projects;
 pub mod repo;
 mod slug;

@@ -55,17 +55,18 @@ const ui = (() => {
     }
   }
 
+  let lastSize = "";
+  function measure() {
+    const width = Math.ceil(document.documentElement.scrollWidth);
+    const height = Math.ceil(document.body.getBoundingClientRect().height + 2);
+    const size = width + "x" + height;
+    if (size === lastSize) return;
+    lastSize = size;
+    notify("ui/notifications/size-changed", { width, height });
+  }
+
   function reportSize() {
-    let last = "";
-    const observer = new ResizeObserver(() => {
-      const width = Math.ceil(document.documentElement.scrollWidth);
-      const height = Math.ceil(document.documentElement.scrollHeight);
-      const size = width + "x" + height;
-      if (size === last) return;
-      last = size;
-      notify("ui/notifications/size-changed", { width, height });
-    });
-    observer.observe(document.documentElement);
+    new ResizeObserver(measure).observe(document.body);
   }
 
   // Starts the view: `render(result, data, input)` runs for each tool result the host sends
@@ -79,6 +80,7 @@ const ui = (() => {
       } catch (error) {
         show(el("p", { class: "error" }, "This view could not show the result: " + error.message));
       }
+      requestAnimationFrame(measure);
     };
     handlers["ui/notifications/host-context-changed"] = applyContext;
     reportSize();
@@ -91,6 +93,8 @@ const ui = (() => {
       applyContext((answer && answer.hostContext) || {});
     } finally {
       notify("ui/notifications/initialized", {});
+      lastSize = "";
+      measure();
     }
   }
 
@@ -167,10 +171,15 @@ const ui = (() => {
     return el("div", { class: "diff", tabindex: 0, role: "region", "aria-label": "changes" }, el("table", {}, rows));
   }
 
+  // Asks the host to open a link in the user's browser (a view may not navigate itself).
+  function openLink(url) {
+    return request("ui/open-link", { url }).catch(() => undefined);
+  }
+
   // The text blocks of a result, joined.
   function text(result) {
     return ((result && result.content) || []).filter((b) => b.type === "text").map((b) => b.text).join("\n");
   }
 
-  return { start, el, show, call, tell, diff, text, visible };
+  return { start, el, show, call, tell, diff, text, visible, openLink };
 })();

@@ -29,6 +29,7 @@ pub use edit::{compose_article, yaml_scalar};
 pub use locate::{Block, Located, Parts, locate, split};
 pub use read::{
     MAX_FRONTMATTER_BYTES, MAX_FRONTMATTER_KEYS, Meta, check_limits, parse_meta, quick_meta, read_meta, source_id_hint,
+    values,
 };
 
 /// The key that carries the manuscript's identity.

@@ -50,6 +50,16 @@ fn scalar_text(value: &Value) -> Option<String> {
     }
 }
 
+/// Every top-level key of a frontmatter and its value, as JSON (for the article preview); `None`
+/// when it is not a mapping within the limits.
+pub fn values(yaml: &str) -> Option<serde_json::Map<String, Value>> {
+    check_limits(yaml, 1).ok()?;
+    match serde_saphyr::from_str_with_options(yaml, parse_options()).ok()? {
+        Value::Object(map) => Some(map),
+        _ => None,
+    }
+}
+
 /// Parses `yaml` (a frontmatter starting on file line `first_line`) with serde-saphyr.
 ///
 /// It must be empty or a mapping; anything else, and any YAML error, is a

@@ -20,6 +20,7 @@ use serde::Deserialize;
 
 use crate::{
     attach::{self, AttachmentInput},
+    frontmatter, preview,
     repo::{Action, DraftRequest, Outcome, Submission, source_failure},
     slug::slugify,
     source,
@@ -165,6 +166,10 @@ impl Tool for DraftPost {
         Some(mcp_shared::schema::output::<Outcome>())
     }
 
+    fn view(&self) -> Option<&'static mcp_shared::view::View> {
+        Some(&preview::ARTICLE)
+    }
+
     async fn run(&self, input: DraftPostInput, ctx: ToolContext) -> ToolResult {
         // `project` and `slug` were checked by their rules before the call ran.
         let requested_project = input.project.clone();
@@ -217,10 +222,20 @@ impl Tool for DraftPost {
                     Submission { manuscript, attachments, warnings }
                 }
             };
-            repo.draft_post(&request, &submission, &|| token.is_cancelled())
+            let outcome = repo.draft_post(&request, &submission, &|| token.is_cancelled())?;
+            // The article as filed (or as it would be), for the preview.
+            let view = frontmatter::compose_article(&submission.manuscript.text, &outcome.source_id)
+                .ok()
+                .map(|(text, _)| preview::article(&outcome, &text, &submission.attachments));
+            Ok::<_, ToolError>((outcome, view))
         })
         .await??;
-        Ok(render(&outcome, requested_project.as_deref(), requested_slug.as_deref()))
+        let (outcome, view) = outcome;
+        let output = render(&outcome, requested_project.as_deref(), requested_slug.as_deref());
+        Ok(match view {
+            Some(view) => output.with_view(view),
+            None => output,
+        })
     }
 }
 

@@ -73,6 +73,10 @@ impl Tool for ListPosts {
         Some(mcp_shared::schema::output::<ListPostsOutput>())
     }
 
+    fn view(&self) -> Option<&'static mcp_shared::view::View> {
+        Some(&crate::preview::POSTS)
+    }
+
     async fn run(&self, input: ListPostsInput, ctx: ToolContext) -> ToolResult {
         let repo = self.workspace.target(&ctx).await?.repo;
         let project = input.project.clone();
