@@ -289,6 +289,16 @@ async function pwned(id) {
   blog.stop();
 }
 
+// ---- sample-tool: hoge ----------------------------------------------------------------------
+{
+  const sample = await new Server("mcp-server-sample-tool", []).start();
+  const args = { action: "calc", args: { x: 1, y: 2 } };
+  const result = await sample.call("hoge", args);
+  const view = await render(sample, "hoge", args, result, "sample-tool-hoge.png");
+  check((await view.frame.locator(".sum").innerText()) === "1 + 2 = 3", "hoge's view shows 1 + 2 = 3");
+  sample.stop();
+}
+
 check(violations.length === 0, `no CSP violation and no page error (${violations.join(" | ")})`);
 await browser.close();
 hostServer.close();

@@ -14,6 +14,7 @@ use mcp_shared::{
     reexports::rmcp::model::{JsonObject, ToolAnnotations},
     registry::parse_params,
     schema,
+    view::View,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -83,6 +84,9 @@ fn finite_sum(args: &CalcArgs, _ctx: &()) -> garde::Result {
 /// The template's sample tool.
 pub struct Hoge;
 
+/// Its MCP Apps view: `x + y = value`, in a chat window that renders views.
+static VIEW: View = View { uri: "ui://sample-tool/hoge", title: "Hoge result", body: include_str!("../../views/hoge.html") };
+
 /// `x + y`, keeping integers integral; `None` when the sum is not a finite number.
 pub fn add(x: &Number, y: &Number) -> Option<Number> {
     let as_int = |n: &Number| n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from));
@@ -137,6 +141,10 @@ impl Tool for Hoge {
 
     fn output_schema(&self) -> Option<Arc<JsonObject>> {
         Some(schema::output::<HogeOutput>())
+    }
+
+    fn view(&self) -> Option<&'static View> {
+        Some(&VIEW)
     }
 
     /// The shared typed parsing, after the two checks the contract classifies apart: no object at

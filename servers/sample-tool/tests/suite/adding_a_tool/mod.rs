@@ -71,3 +71,15 @@ async fn the_documented_tool_answers_through_a_server() {
     let direct = greet::Greet.run(greet::GreetInput { name: "Bo".into() }, ToolContext::detached()).await.unwrap();
     assert!(!direct.is_error());
 }
+
+#[test]
+fn the_documented_view_lines_are_hoges() {
+    let doc = include_str!("../../../../../docs/adding-a-tool.md");
+    let section = doc.split("## Giving a tool a view").nth(1).unwrap();
+    let hoge = include_str!("../../../src/tools/hoge.rs");
+    let blocks: Vec<&str> = section.split("```rust\n").skip(1).map(|rest| rest.split("```").next().unwrap()).collect();
+    assert_eq!(blocks.len(), 2, "the static and the fn");
+    for block in blocks {
+        assert!(hoge.contains(block), "docs/adding-a-tool.md shows lines tools/hoge.rs does not hold:\n{block}");
+    }
+}
