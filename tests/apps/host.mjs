@@ -10,20 +10,17 @@
 // screenshots go (default: target/apps).
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+import { appsHost } from "./apps-host.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, "../..");
 const BIN = process.env.MCP_BIN_DIR || path.join(ROOT, "target/debug");
 const OUT = process.env.APPS_OUT || path.join(ROOT, "target/apps");
 const EXT = ".exe".repeat(process.platform === "win32" ? 1 : 0);
-const DEFAULT_CSP =
-  "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; media-src 'self' data:; connect-src 'none'; frame-src 'none'; object-src 'none'; base-uri 'self'";
-fs.mkdirSync(OUT, { recursive: true });
 
 let failures = 0;
 function check(ok, what) {
@@ -92,75 +89,14 @@ class Server {
   }
 }
 
-// The two origins: the host page, and the views' (another origin, the spec's default CSP).
-const views = new Map();
-const bridgeJs = fs.readFileSync(path.join(HERE, "bridge.js"));
-const hostHtml = fs.readFileSync(path.join(HERE, "host.html"));
-function listen(handler) {
-  return new Promise((resolve) => {
-    const server = http.createServer(handler);
-    server.listen(0, "127.0.0.1", () => resolve(server));
-  });
-}
-const hostServer = await listen((req, res) => {
-  if (req.url === "/bridge.js") res.writeHead(200, { "content-type": "text/javascript" }).end(bridgeJs);
-  else res.writeHead(200, { "content-type": "text/html" }).end(hostHtml);
-});
-const viewServer = await listen((req, res) => {
-  const html = views.get(req.url);
-  if (!html) return res.writeHead(404).end();
-  res.writeHead(200, { "content-type": "text/html; charset=utf-8", "content-security-policy": DEFAULT_CSP }).end(html);
-});
-const HOST = `http://127.0.0.1:${hostServer.address().port}`;
-const VIEWS = `http://localhost:${viewServer.address().port}`;
-
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
   args: ["--no-sandbox", "--disable-gpu"],
 });
-const page = await browser.newPage({ viewport: { width: 800, height: 900 } });
-const violations = [];
-page.on("console", (message) => {
-  const text = message.text();
-  if (/Content Security Policy|Refused to/i.test(text)) violations.push(text);
-});
-page.on("pageerror", (error) => violations.push(`page error: ${error.message}`));
-let current = null;
-await page.exposeFunction("mcpCall", async (params) => {
-  const { name, arguments: args } = JSON.parse(params);
-  return JSON.stringify(await current.call(name, args));
-});
-await page.goto(HOST);
-await page.waitForFunction(() => window.ready === true);
-
-let count = 0;
-// Renders `tool`'s view of a call already made (`result`), as a host does; returns its frame.
-async function render(server, tool, args, result, shot) {
-  current = server;
-  const listed = server.tools.find((t) => t.name === tool);
-  const uri = listed && listed._meta && listed._meta.ui && listed._meta.ui.resourceUri;
-  check(Boolean(uri), `${tool} names its view (${uri})`);
-  const read = await server.request("resources/read", { uri });
-  const content = read.contents[0];
-  check(content.mimeType === "text/html;profile=mcp-app", `${uri} is text/html;profile=mcp-app`);
-  check(content.text.length <= 150 * 1024, `${uri} weighs ${content.text.length} bytes (at most 150 KB)`);
-  check(!/https?:\/\//.test(content.text), `${uri} names no outside origin`);
-  const id = `view${++count}`;
-  views.set(`/${id}`, content.text);
-  await page.evaluate((r) => window.render(r), { id, url: `${VIEWS}/${id}`, input: args, result });
-  const frame = page.frameLocator(`#${id}`);
-  await frame.locator("main h1").first().waitFor({ timeout: 15000 });
-  // Let the view's own checks (Undo offered or not) and its size report land.
-  await page.waitForTimeout(500);
-  if (process.env.APPS_DEBUG) console.log(id, await page.evaluate((i) => document.getElementById(i).style.height, id));
-  if (shot) await page.locator(`#${id}`).screenshot({ path: path.join(OUT, shot) });
-  return { frame, id };
-}
-
-async function pwned(id) {
-  const frame = page.frame({ url: new RegExp(`/${id}$`) });
-  return frame.evaluate(() => window.__pwned === undefined ? null : window.__pwned);
-}
+const host = await appsHost(browser, { out: OUT, check });
+const { page, violations } = host;
+const render = (...a) => host.render(...a);
+const pwned = (id) => host.pwned(id);
 
 // ---- text-editor: the change view --------------------------------------------------------
 {
@@ -300,8 +236,7 @@ async function pwned(id) {
 }
 
 check(violations.length === 0, `no CSP violation and no page error (${violations.join(" | ")})`);
+await host.close();
 await browser.close();
-hostServer.close();
-viewServer.close();
 console.log(failures ? `${failures} check(s) failed` : "all MCP Apps view checks passed");
 process.exit(failures ? 1 : 0);

@@ -24,6 +24,7 @@ mod paths;
 pub mod protocol;
 mod resources;
 mod tools;
+mod views;
 pub mod ws;
 
 use bridge::Bridge;

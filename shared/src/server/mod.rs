@@ -336,15 +336,14 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         let cursor = request.and_then(|r| r.cursor);
-        let first_page = cursor.is_none();
+        // The views are found through their tools (`_meta.ui.resourceUri`) and read by URI; the
+        // MCP Apps spec lets a server leave them out of the list, where a host would offer them
+        // to the user as things to attach.
         let mut result = if self.extension.has_resources() {
             self.extension.list_resources(cursor).await?
         } else {
             ListResourcesResult::default()
         };
-        if first_page {
-            result.resources.extend(self.views().into_iter().map(crate::view::View::resource));
-        }
         self.stamp(&mut result.meta, &context);
         Ok(result)
     }

@@ -10,7 +10,7 @@
 //! JSON-RPC (`ui/initialize`, the tool's input and result, `tools/call` through the host,
 //! `ui/update-model-context`, size changes). No outside origin, no build step.
 
-use rmcp::model::{MetaObject, ReadResourceResult, Resource, ResourceContents};
+use rmcp::model::{MetaObject, ReadResourceResult, ResourceContents};
 use serde_json::{Value, json};
 
 /// The extension's identifier, as clients and servers declare it.
@@ -36,7 +36,7 @@ const SCRIPT: &str = include_str!("view.js");
 pub struct View {
     /// `ui://<server>/<view>`.
     pub uri: &'static str,
-    /// What it shows, in a few words (the resource's name and title).
+    /// What it shows, in a few words (the document's title).
     pub title: &'static str,
     /// The view's own `<style>`, markup and `<script>` (which calls `ui.start(render)`).
     pub body: &'static str,
@@ -50,14 +50,6 @@ impl View {
             title = self.title,
             body = self.body,
         )
-    }
-
-    /// The resource as `resources/list` lists it.
-    pub fn resource(&self) -> Resource {
-        Resource::new(self.uri, self.title)
-            .with_title(self.title)
-            .with_description(format!("An MCP Apps view of tool results: {}.", self.title))
-            .with_mime_type(MIME_TYPE)
     }
 
     /// `resources/read` of the view: the document, asking the host for a border.

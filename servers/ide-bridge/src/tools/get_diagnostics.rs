@@ -91,6 +91,10 @@ impl Tool for GetDiagnostics {
             .open_world(false)
     }
 
+    fn view(&self) -> Option<&'static mcp_shared::view::View> {
+        Some(&crate::views::DIAGNOSTICS)
+    }
+
     fn output_schema(&self) -> Option<std::sync::Arc<JsonObject>> {
         Some(mcp_shared::schema::output::<GetDiagnosticsOutput>())
     }

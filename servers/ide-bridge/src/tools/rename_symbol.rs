@@ -109,6 +109,10 @@ impl Tool for RenameSymbol {
             .open_world(false)
     }
 
+    fn view(&self) -> Option<&'static mcp_shared::view::View> {
+        Some(&crate::views::RENAME)
+    }
+
     fn output_schema(&self) -> Option<std::sync::Arc<JsonObject>> {
         Some(mcp_shared::schema::output::<RenameSymbolOutput>())
     }

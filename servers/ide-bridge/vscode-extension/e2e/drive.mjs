@@ -141,6 +141,10 @@ const text = (result) => result.content?.map((c) => c.text ?? '').join('') ?? ''
 const code = (result) => result.structuredContent?.error?.code;
 
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox'] });
+// The bridge's MCP Apps views (tests/apps/apps-host.mjs: a host built on ext-apps's AppBridge),
+// rendered from the real results below: get_diagnostics' problems, rename_symbol's preview and Apply.
+const { appsHost } = await import(args.apps);
+const apps = await appsHost(browser, { out: args.shots, check });
 let bridge;
 try {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -197,6 +201,14 @@ try {
   const ts2322 = (diagnostics.structuredContent?.diagnostics ?? []).find((d) => d.code === '2322');
   check(ts2322 !== undefined && ts2322.line === 1 && ts2322.severity === 'error' && ts2322.path === 'src/typed.ts', `get_diagnostics on an unopened file: TS2322 at line 1 (after ${diagnosticsSeconds.toFixed(1)} s)`, JSON.stringify(diagnostics));
   console.log(`     (get_diagnostics on an unopened TypeScript file answered in ${diagnosticsSeconds.toFixed(1)} s, the TypeScript server started by the find_references above)`);
+  const viewed = {
+    tools: (await bridge.request('tools/list', {})).result.tools,
+    request: async (method, params) => (await bridge.request(method, params)).result,
+    call: async (name, argumentsObject) => (viewed.last = await bridge.tool(name, argumentsObject)),
+  };
+  const problems = await apps.render(viewed, 'get_diagnostics', { path: 'src/typed.ts', wait_ms: 30000 }, diagnostics, 'view-diagnostics.png');
+  const problemsText = await problems.frame.locator('main').innerText();
+  check(/1 error/.test(problemsText) && problemsText.includes('src/typed.ts') && problemsText.includes('1:'), 'the problems view groups the error under its file, with counts', problemsText);
   const again = Date.now();
   await bridge.tool('get_diagnostics', { path: 'src/typed.ts' });
   console.log(`     (asked again: ${((Date.now() - again) / 1000).toFixed(2)} s)`);
@@ -297,20 +309,26 @@ try {
   check(preview.structuredContent?.applied === false && (preview.structuredContent?.files ?? []).map((f) => f.path).join() === 'src/app.ts,src/greet.ts' && /\+export function welcome/.test(text(preview)), 'rename_symbol previews both files as diffs', JSON.stringify(preview));
   check((await fs.readFile(path.join(args.workspace, 'src/greet.ts'), 'utf8')).includes('function greet('), 'the preview changed nothing on disk');
   await stillDirty('after the preview');
-  // Applied: with confirmWrites on, the user allows each file (the Allow of the modal dialog).
+  // Applied from the preview's view: its Apply sends the same call with apply: true through the
+  // host; with confirmWrites on, the user allows each file (the Allow of VS Code's modal dialog).
+  const renameView = await apps.render(viewed, 'rename_symbol', { path: 'src/greet.ts', line: 2, symbol: 'greet', new_name: 'welcome' }, preview, 'view-rename.png');
+  check((await renameView.frame.locator('.diff').count()) === 2, 'the rename view shows both files\' diffs');
   const allowRename = page.getByRole('button', { name: 'Allow' });
   const renameStarted = Date.now();
-  const renameCall = bridge.tool('rename_symbol', { path: 'src/greet.ts', line: 2, symbol: 'greet', new_name: 'welcome', apply: true });
+  await renameView.frame.getByRole('button', { name: 'Apply' }).click();
+  const settledButton = renameView.frame.getByRole('button', { name: /^(Applied|Apply)$/ });
   let renameDone = false;
-  renameCall.finally(() => (renameDone = true));
   while (!renameDone && Date.now() - renameStarted < WAIT_MS) {
     if (await allowRename.first().isVisible().catch(() => false)) {
       await allowRename.first().click().catch(() => undefined);
       await sleep(300);
     }
+    renameDone = (await settledButton.count().catch(() => 0)) > 0;
     await sleep(100);
   }
-  const renamed = await renameCall;
+  const renamed = viewed.last ?? {};
+  const toldRename = await apps.told();
+  check(toldRename.some((t) => t.includes('clicked Apply') && t.includes('welcome')), 'the rename view told the model the user applied it', JSON.stringify(toldRename));
   await stillDirty('after the rename');
   const greetNow = await fs.readFile(path.join(args.workspace, 'src/greet.ts'), 'utf8');
   const appNow = await fs.readFile(path.join(args.workspace, 'src/app.ts'), 'utf8');
@@ -435,11 +453,13 @@ try {
   );
   check(afterGone === afterAllow, 'with the window closed, nothing is written');
   console.log(`     (the refusal: ${text(gone).slice(0, 90)}...)`);
+  check(apps.violations.length === 0, 'the views ran without a CSP violation or a page error', apps.violations.join(' | '));
 } catch (error) {
   failures += 1;
   console.error(`FAIL ${error.stack ?? error}`);
 } finally {
   bridge?.close();
+  await apps.close().catch(() => undefined);
   await browser.close();
 }
 process.exit(failures === 0 ? 0 : 1);

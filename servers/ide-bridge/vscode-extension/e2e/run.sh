@@ -102,11 +102,14 @@ setsid env PATH="$NODE24:$PATH" XDG_RUNTIME_DIR="$WORK/xdg" "${CS[@]}" --auth no
   --disable-telemetry --disable-update-check --disable-workspace-trust "$WORK/ws" >"$WORK/code-server.log" 2>&1 &
 PIDS+=("$!")
 
+say "the MCP Apps test host (tests/apps: ext-apps's AppBridge, bundled)"
+APPS_BUNDLE_ONLY=1 bash "$ROOT/tests/apps/run.sh"
+
 say "drive: chromium + the MCP bridge"
 if ! PATH="$NODE24:$PATH" NODE_PATH="$CACHE/cs/node_modules" node "$HERE/drive.mjs" \
   --url "http://127.0.0.1:$PORT/?folder=$WORK/ws" --workspace "$WORK/ws" --xdg "$WORK/xdg" --token "$TOKEN" \
   --bridge "$BRIDGE" \
-  --shots "$EXT/docs" --playwright "$CACHE/cs/node_modules/playwright-core"; then
+  --shots "$EXT/docs" --playwright "$CACHE/cs/node_modules/playwright-core" --apps "$ROOT/tests/apps/apps-host.mjs"; then
   echo "---- code-server log (tail)" >&2
   tail -40 "$WORK/code-server.log" >&2
   exit 1

@@ -26,9 +26,10 @@ fn the_writing_tools_name_the_change_view_and_it_is_served() {
         let writes = ["text_editor", "edit_file", "move_file", "delete_file"].contains(&name);
         assert_eq!(named, writes.then_some(VIEW), "{name}");
     }
+    // Found through the tools and read by URI; not offered in resources/list (a host would show
+    // it to the user as something to attach).
     let listed = s.client.request("resources/list", json!({})).unwrap();
-    let resources = listed["result"]["resources"].as_array().unwrap();
-    assert!(resources.iter().any(|r| r["uri"] == VIEW && r["mimeType"] == "text/html;profile=mcp-app"), "{listed}");
+    assert_eq!(listed["result"]["resources"], json!([]), "{listed}");
     let read = s.client.request("resources/read", json!({"uri": VIEW})).unwrap();
     let content = &read["result"]["contents"][0];
     assert_eq!(content["mimeType"], "text/html;profile=mcp-app");
