@@ -221,7 +221,8 @@ const pwned = (id) => host.pwned(id);
   result = await blog.call("list_posts", args);
   view = await render(blog, "list_posts", args, result, "draft-post-list.png");
   check((await view.frame.locator("table.list tbody tr").count()) === 1, "list_posts shows a table of the articles");
-  check((await view.frame.locator("table.list").innerText()).includes("Hello, views"), "with their titles");
+  const table = await view.frame.locator("table.list").innerText();
+  check(table.includes("Hello, views") && table.includes("draft") && table.includes("2026-11-29"), "with their titles, statuses and dates");
   blog.stop();
 }
 

@@ -57,6 +57,8 @@ pub enum ArticleState {
         source_id: Option<String>,
         /// Its `title`.
         title: Option<String>,
+        /// Its `date` and `status` (for `list_posts`).
+        listed: Listed,
     },
     /// The directory has no `article.md`.
     Missing,
@@ -124,9 +126,9 @@ impl Index {
     }
 }
 
-/// The first bytes of [`INDEX_FILE`]: a name and the format version (2: postcard; 1 was a
-/// text format, ignored now).
-const MAGIC: &[u8] = b"draft-post-index\0\x02";
+/// The first bytes of [`INDEX_FILE`]: a name and the format version (3: postcard with each
+/// article's `date` and `status`; 2 had neither, 1 was a text format: both ignored now).
+const MAGIC: &[u8] = b"draft-post-index\0\x03";
 
 /// A stamp as saved: `is_dir` is known from where it is, `is_symlink` is never saved.
 #[derive(Serialize, Deserialize)]
@@ -137,11 +139,38 @@ struct DiskSeen {
     at: i128,
 }
 
+/// What `list_posts` shows of an article beyond its title: its frontmatter's `date` and `status`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Listed {
+    /// `date`, as written.
+    pub date: Option<String>,
+    /// `status`, as written.
+    pub status: Option<String>,
+}
+
+impl Listed {
+    /// The `date` and `status` of `meta`.
+    pub fn of(meta: &crate::frontmatter::Meta) -> Listed {
+        Listed { date: meta.date.clone(), status: meta.status.clone() }
+    }
+}
+
 /// A saved numbered entry: an article read, or a symlink (other states are read again).
 #[derive(Serialize, Deserialize)]
 enum DiskEntry<'a> {
-    Article { dir: &'a str, number: u32, seen: DiskSeen, source_id: Option<&'a str>, title: Option<&'a str> },
-    Link { dir: &'a str, number: u32 },
+    Article {
+        dir: &'a str,
+        number: u32,
+        seen: DiskSeen,
+        source_id: Option<&'a str>,
+        title: Option<&'a str>,
+        date: Option<&'a str>,
+        status: Option<&'a str>,
+    },
+    Link {
+        dir: &'a str,
+        number: u32,
+    },
 }
 
 #[derive(Serialize, Deserialize)]
@@ -193,12 +222,14 @@ pub fn to_disk(index: &Index, projects_ino: u64) -> Vec<u8> {
                 .entries
                 .iter()
                 .filter_map(|(dir, entry)| match &entry.state {
-                    ArticleState::Ok { seen, source_id, title } => Some(DiskEntry::Article {
+                    ArticleState::Ok { seen, source_id, title, listed } => Some(DiskEntry::Article {
                         dir,
                         number: entry.number,
                         seen: disk_seen(seen),
                         source_id: source_id.as_deref(),
                         title: title.as_deref(),
+                        date: listed.date.as_deref(),
+                        status: listed.status.as_deref(),
                     }),
                     ArticleState::Link => Some(DiskEntry::Link { dir, number: entry.number }),
                     _ => None,
@@ -229,11 +260,12 @@ pub fn from_disk(bytes: &[u8], projects_ino: u64) -> Option<Index> {
                 .entries
                 .into_iter()
                 .map(|entry| match entry {
-                    DiskEntry::Article { dir, number, seen, source_id, title } => {
+                    DiskEntry::Article { dir, number, seen, source_id, title, date, status } => {
                         let state = ArticleState::Ok {
                             seen: seen_from_disk(&seen, false),
                             source_id: source_id.map(str::to_owned),
                             title: title.map(str::to_owned),
+                            listed: Listed { date: date.map(str::to_owned), status: status.map(str::to_owned) },
                         };
                         (dir.to_owned(), Entry { number, state })
                     }
@@ -279,6 +311,7 @@ mod tests {
                     seen: Seen { stamp: stamp(7, false), at: 9 },
                     source_id: Some("0123456789abcdef".into()),
                     title: Some("Tïtle \"q\"\n\ttab \\ back".into()),
+                    listed: Listed { date: Some("2026-01-02".into()), status: Some("draft".into()) },
                 },
             },
         );
@@ -287,7 +320,12 @@ mod tests {
             "03-\tweird\\name".into(),
             Entry {
                 number: 3,
-                state: ArticleState::Ok { seen: Seen { stamp: stamp(8, false), at: 9 }, source_id: None, title: None },
+                state: ArticleState::Ok {
+                    seen: Seen { stamp: stamp(8, false), at: 9 },
+                    source_id: None,
+                    title: None,
+                    listed: Listed::default(),
+                },
             },
         );
         index.projects.insert("2026-01".into(), project);

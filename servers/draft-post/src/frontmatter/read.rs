@@ -1,4 +1,5 @@
-//! The keys the server reads from a frontmatter (`title`, `slug`, `source_id`): with
+//! The keys the server reads from a frontmatter (`title`, `slug`, `source_id`, and `date` and
+//! `status` for `list_posts`): with
 //! serde-saphyr, which also validates, or with the quick reader for the common shape.
 
 use serde_json::Value;
@@ -16,6 +17,10 @@ pub struct Meta {
     pub slug: Option<String>,
     /// `source_id`, when it is a scalar.
     pub source_id: Option<String>,
+    /// `date`, when it is a scalar.
+    pub date: Option<String>,
+    /// `status`, when it is a scalar.
+    pub status: Option<String>,
 }
 
 impl Meta {
@@ -24,6 +29,8 @@ impl Meta {
             "title" => self.title = value,
             "slug" => self.slug = value,
             SOURCE_ID_KEY => self.source_id = value,
+            "date" => self.date = value,
+            "status" => self.status = value,
             _ => {}
         }
     }
@@ -38,6 +45,10 @@ struct AsWritten {
     slug: Option<String>,
     #[serde(default)]
     source_id: Option<String>,
+    #[serde(default)]
+    date: Option<String>,
+    #[serde(default)]
+    status: Option<String>,
 }
 
 /// A scalar's text: strings as they are, numbers and booleans as YAML reads them back.
@@ -82,14 +93,20 @@ pub fn parse_meta(yaml: &str, first_line: usize) -> Result<Meta, FrontmatterErro
             for (key, value) in &map {
                 meta.keys.push(key.clone());
                 meta.set(key, scalar_text(value));
-                typed |= matches!(key.as_str(), "title" | "slug" | SOURCE_ID_KEY)
+                typed |= matches!(key.as_str(), "title" | "slug" | SOURCE_ID_KEY | "date" | "status")
                     && matches!(value, Value::Number(_) | Value::Bool(_));
             }
             if typed {
                 // `title: No` is the title "No", not `false`; `title: 0x1F` is "0x1F", not 31:
                 // the keys the server reads are text, taken as written.
                 if let Ok(text) = serde_saphyr::from_str_with_options::<AsWritten>(yaml, parse_options()) {
-                    for (key, value) in [("title", text.title), ("slug", text.slug), (SOURCE_ID_KEY, text.source_id)] {
+                    for (key, value) in [
+                        ("title", text.title),
+                        ("slug", text.slug),
+                        (SOURCE_ID_KEY, text.source_id),
+                        ("date", text.date),
+                        ("status", text.status),
+                    ] {
                         if value.is_some() {
                             meta.set(key, value);
                         }
@@ -296,7 +313,7 @@ pub fn quick_meta(yaml: &str) -> Option<Meta> {
                 return None;
             }
             // The keys the server reads must be strings for sure; the others only need to parse.
-            let interesting = matches!(key, "title" | "slug" | SOURCE_ID_KEY);
+            let interesting = matches!(key, "title" | "slug" | SOURCE_ID_KEY | "date" | "status");
             if interesting && !plain_is_surely_string(text) {
                 return None;
             }

@@ -56,12 +56,14 @@ impl Repo {
             let mut entries: Vec<(&String, &Entry)> = p.entries.iter().collect();
             entries.sort_by(|a, b| (a.1.number, a.0).cmp(&(b.1.number, b.0)));
             for (dir, entry) in entries {
-                if let ArticleState::Ok { source_id, title, .. } = &entry.state {
+                if let ArticleState::Ok { source_id, title, listed, .. } = &entry.state {
                     posts.push(Post {
                         project: name.clone(),
                         number: entry.number,
                         slug: parse_dir_name(dir).map_or(String::new(), |(_, s)| s.to_owned()),
                         title: title.clone(),
+                        date: listed.date.clone(),
+                        status: listed.status.clone(),
                         source_id: source_id.clone(),
                         path: format!("{}/{name}/{dir}/{ARTICLE}", projects::PROJECTS),
                     });

@@ -215,6 +215,12 @@ pub struct Post {
     /// Its frontmatter `title` (absent when it has none).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// Its frontmatter `date`, as written (absent when it has none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    /// Its frontmatter `status`, as written (absent when it has none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
     /// Its frontmatter `source_id` (absent when it has none).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source_id: Option<String>,

@@ -15,7 +15,7 @@ use super::{
 };
 use crate::{
     frontmatter::{self, Located},
-    index::{self, ArticleState, Entry, INDEX_FILE, Index, Seen, racy},
+    index::{self, ArticleState, Entry, INDEX_FILE, Index, Listed, Seen, racy},
     projects::{self, Kind, Stamp, now_ns},
 };
 
@@ -47,7 +47,12 @@ pub(super) fn classify(head: &projects::Head, seen_at: i128) -> ArticleState {
 fn classify_bytes(bytes: &[u8], complete: bool, stamp: Stamp, seen_at: i128) -> ArticleState {
     let bytes = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(bytes);
     match frontmatter::locate(bytes) {
-        Located::None => ArticleState::Ok { seen: Seen { stamp, at: seen_at }, source_id: None, title: None },
+        Located::None => ArticleState::Ok {
+            seen: Seen { stamp, at: seen_at },
+            source_id: None,
+            title: None,
+            listed: Listed::default(),
+        },
         Located::Unclosed => ArticleState::Bad {
             stamp: Some(stamp),
             problem: if complete {
@@ -65,9 +70,12 @@ fn classify_bytes(bytes: &[u8], complete: bool, stamp: Stamp, seen_at: i128) -> 
                 ArticleState::Bad { stamp: Some(stamp), problem: "its frontmatter is not UTF-8".to_owned(), hint: None }
             }
             Ok(yaml) => match frontmatter::read_meta(yaml, 2) {
-                Ok(meta) => {
-                    ArticleState::Ok { seen: Seen { stamp, at: seen_at }, source_id: meta.source_id, title: meta.title }
-                }
+                Ok(meta) => ArticleState::Ok {
+                    seen: Seen { stamp, at: seen_at },
+                    listed: Listed::of(&meta),
+                    source_id: meta.source_id,
+                    title: meta.title,
+                },
                 Err(e) => ArticleState::Bad {
                     stamp: Some(stamp),
                     problem: format!("malformed frontmatter at {e}"),
@@ -411,7 +419,7 @@ mod tests {
         let grouped = load_all(&projects, &jobs);
         assert_eq!(grouped.len(), jobs.len());
         let strip = |state: ArticleState| match state {
-            ArticleState::Ok { seen, source_id, title } => (Some(seen.stamp), source_id, title, String::new()),
+            ArticleState::Ok { seen, source_id, title, .. } => (Some(seen.stamp), source_id, title, String::new()),
             ArticleState::Bad { stamp, problem, hint } => (stamp, hint, None, problem),
             other => (None, None, None, format!("{other:?}")),
         };

@@ -16,7 +16,7 @@ use super::{
 use crate::{
     attach::Attachment,
     frontmatter,
-    index::{ArticleState, Entry, Index, ProjectIndex, Seen},
+    index::{ArticleState, Entry, Index, Listed, ProjectIndex, Seen},
     projects::{self, Kind, now_ns},
     slug,
 };
@@ -41,6 +41,7 @@ struct Filing<'a> {
     id: &'a str,
     text: &'a str,
     title: Option<String>,
+    listed: Listed,
     new_slug: &'a str,
     /// The attachments to write beside the article: checked on disk before it is written.
     attachments: &'a [Attachment],
@@ -53,6 +54,7 @@ struct Written<'a> {
     number: u32,
     id: &'a str,
     title: Option<String>,
+    listed: Listed,
 }
 
 impl Repo {
@@ -136,6 +138,7 @@ impl Repo {
             id: &id,
             text: &text,
             title: meta.title.clone(),
+            listed: Listed::of(&meta),
             new_slug: &new_slug,
             attachments: &submission.attachments,
         };
@@ -373,7 +376,14 @@ impl Repo {
                         return Err(cancelled_failure());
                     }
                     self.write_article(&path, text)?;
-                    let written = Written { project: &project, dir: &dir, number, id, title: title.clone() };
+                    let written = Written {
+                        project: &project,
+                        dir: &dir,
+                        number,
+                        id,
+                        title: title.clone(),
+                        listed: filing.listed.clone(),
+                    };
                     self.record(index, projects.as_ref(), written);
                     let old = String::from_utf8_lossy(current.as_deref().unwrap_or_default());
                     let diff =
@@ -451,7 +461,8 @@ impl Repo {
             }
             let project_index = index.projects.entry(project.to_owned()).or_default();
             project_index.entries.insert(name.clone(), Entry { number, state: ArticleState::Unread });
-            let written = Written { project, dir: &name, number, id, title: title.clone() };
+            let written =
+                Written { project, dir: &name, number, id, title: title.clone(), listed: filing.listed.clone() };
             self.record(index, Some(&projects_dir), written);
             return Ok(Outcome {
                 action: Action::Created,
@@ -577,12 +588,12 @@ impl Repo {
 
     /// Records in the index what was just written.
     fn record(&self, index: &mut Index, projects: Option<&Dir>, written: Written<'_>) {
-        let Written { project, dir, number, id, title } = written;
+        let Written { project, dir, number, id, title, listed } = written;
         let seen_at = now_ns();
         let stamp = projects.and_then(|d| projects::stat(d, format!("{project}/{dir}/{ARTICLE}")));
         let state = match stamp {
             Some(stamp) => {
-                ArticleState::Ok { seen: Seen { stamp, at: seen_at }, source_id: Some(id.to_owned()), title }
+                ArticleState::Ok { seen: Seen { stamp, at: seen_at }, source_id: Some(id.to_owned()), title, listed }
             }
             _ => ArticleState::Unread,
         };

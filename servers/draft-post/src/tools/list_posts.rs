@@ -55,8 +55,8 @@ impl Tool for ListPosts {
 
     fn description(&self) -> Cow<'static, str> {
         "List the articles under projects/ (or of one project), in project and number order: \
-         {posts: [{project, number, slug, title?, source_id?, path}]} (title and source_id absent when \
-         the article's frontmatter has none). Articles that cannot be read \
+         {posts: [{project, number, slug, title?, date?, status?, source_id?, path}]} (title, date, \
+         status and source_id as the article's frontmatter writes them, absent when it has none). Articles that cannot be read \
          (malformed frontmatter) are skipped and named in `warnings`."
             .into()
     }
