@@ -105,6 +105,7 @@ async function main() {
         writeFileSync(planFile, JSON.stringify(buildPlan(binDir, dirs), null, 2));
         ok = runDriver('TypeScript SDK 1.x (@modelcontextprotocol/sdk)', process.execPath, [join(here, 'ts_client.mjs'), 'sdk1', planFile]) && ok;
         ok = runDriver('TypeScript SDK 2.x (@modelcontextprotocol/client)', process.execPath, [join(here, 'ts_client.mjs'), 'sdk2', planFile]) && ok;
+        ok = runDriver('TypeScript SDK 2.x, with and without the MCP Apps extension (the same text for the model)', process.execPath, [join(here, 'ts_client.mjs'), 'apps', planFile]) && ok;
         ok = runDriver('Python SDK (mcp)', python, [join(here, 'py_client.py'), planFile]) && ok;
         ok = runDriver('Python SDK (mcp) at 2026-07-28, stdio and HTTP', python, [join(here, 'py_client.py'), '--revision', '2026-07-28', planFile]) && ok;
     } finally {

@@ -1,4 +1,7 @@
-// One TypeScript SDK client over the plan: `node ts_client.mjs sdk1|sdk2 plan.json`.
+// One TypeScript SDK client over the plan: `node ts_client.mjs sdk1|sdk2|apps plan.json`.
+// `apps`: two SDK 2.x clients per server, one declaring the MCP Apps extension
+// (`io.modelcontextprotocol/ui`) and one not; each call goes to both, and the text the model
+// reads (and isError) must be the same, the view's data coming only in the result's `_meta`.
 // Prints one line per check on stdout and exits 1 if any failed. Nothing of ours is written on
 // stderr: whatever appears there came from the SDK (e.g. ajv's schema warnings) and fails the run.
 import { readFileSync } from 'node:fs';
@@ -15,14 +18,14 @@ const sdk =
               Client: (await import('@modelcontextprotocol/sdk/client/index.js')).Client,
               StdioClientTransport: (await import('@modelcontextprotocol/sdk/client/stdio.js')).StdioClientTransport,
           }
-        : flavour === 'sdk2'
+        : flavour === 'sdk2' || flavour === 'apps'
           ? {
                 Client: (await import('@modelcontextprotocol/client')).Client,
                 StdioClientTransport: (await import('@modelcontextprotocol/client/stdio')).StdioClientTransport,
             }
           : null;
 if (!sdk || !planFile) {
-    console.log('usage: node ts_client.mjs sdk1|sdk2 plan.json');
+    console.log('usage: node ts_client.mjs sdk1|sdk2|apps plan.json');
     process.exit(2);
 }
 
@@ -69,9 +72,27 @@ for (const server of plan) {
     transport.stderr?.on('data', (chunk) => {
         serverLog += chunk;
     });
-    const client = new sdk.Client({ name: `interop-${flavour}`, version: '1.0.0' });
+    const appsCapabilities = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
+    const client = new sdk.Client(
+        { name: `interop-${flavour}`, version: '1.0.0' },
+        flavour === 'apps' ? { capabilities: appsCapabilities } : undefined,
+    );
+    // `apps`: the same server again, through a client that does not declare the extension.
+    let plain = null;
     try {
         await client.connect(transport);
+        if (flavour === 'apps') {
+            plain = new sdk.Client({ name: 'interop-plain', version: '1.0.0' });
+            await plain.connect(
+                new sdk.StdioClientTransport({
+                    command: server.command,
+                    args: server.args,
+                    cwd: server.cwd,
+                    env: server.env ? { ...process.env, ...server.env } : undefined,
+                    stderr: 'ignore',
+                }),
+            );
+        }
         const listed = await client.listTools();
         const names = listed.tools.map((t) => t.name).sort();
         report(
@@ -101,11 +122,21 @@ for (const server of plan) {
             }
             const problems = expectations(call, normalise(result));
             report(problems.length === 0, what, problems.join('; '));
+            if (plain) {
+                const other = normalise(await plain.callTool({ name: call.tool, arguments: call.args }));
+                const mine = normalise(result);
+                report(
+                    other.text === mine.text && other.isError === mine.isError,
+                    `${what}: the model reads the same text with and without the extension`,
+                    `with: ${JSON.stringify(mine.text)}; without: ${JSON.stringify(other.text)}`,
+                );
+            }
         }
     } catch (error) {
         report(false, `${server.name}: session`, `${error.message}\nserver stderr:\n${serverLog}`);
     } finally {
         await client.close().catch(() => {});
+        await plain?.close().catch(() => {});
     }
 }
 console.log(`[${flavour}] ${failures === 0 ? 'all checks passed' : `${failures} check(s) failed`}`);
