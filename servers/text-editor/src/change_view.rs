@@ -6,7 +6,7 @@
 //! change only while it is the file's latest) and, for a dry run, **Apply** (the same edits, with
 //! the SHA-256 the preview was made on). The text the model reads is not touched.
 
-use mcp_shared::view::View;
+use mcp_shared::{ToolOutput, ToolResult, view::View};
 use serde_json::{Value, json};
 
 use crate::{document, editor::Seen};
@@ -19,15 +19,26 @@ pub static VIEW: View =
 const MAX_VIEW_DIFF_BYTES: usize = 64 * 1024;
 
 /// What a call did, for the view.
-pub struct Shown<'a> {
+pub struct Shown {
     /// The tool called (its listed name).
-    pub tool: &'a str,
+    pub tool: String,
     /// `created`, `edited`, `inserted`, `undone`, `moved`, `deleted` or `preview`.
     pub action: &'static str,
     /// The file, as the caller named it.
-    pub path: &'a str,
+    pub path: String,
     /// Where a moved file was.
-    pub from: Option<&'a str>,
+    pub from: Option<String>,
+    /// The tool whose `undo_edit` reverts the change (none: no Undo, and the view says why).
+    pub undo_tool: Option<String>,
+}
+
+impl Shown {
+    /// The result `output` with the view's data, made on the blocking pool (a diff of a large
+    /// file takes time the runtime's threads must not spend).
+    pub async fn attach(self, output: ToolOutput, seen: Option<Seen>, apply: Option<Value>) -> ToolResult {
+        let view = mcp_shared::blocking("Showing the change", move || data(&self, seen.as_ref(), apply)).await?;
+        Ok(output.with_view(view))
+    }
 }
 
 /// A call the view makes through the host: `{name, arguments}`.
@@ -35,27 +46,26 @@ pub fn call(name: &str, arguments: Value) -> Value {
     json!({"name": name, "arguments": arguments})
 }
 
-/// The view's data for a call that did `shown`, whose write is `seen`; `undo_tool`: the tool
-/// whose `undo_edit` reverts it (none: no Undo, and the view says why).
-pub fn data(shown: &Shown<'_>, seen: Option<&Seen>, undo_tool: Option<&str>, apply: Option<Value>) -> Value {
+/// The view's data for a call that did `shown`, whose write is `seen`.
+pub fn data(shown: &Shown, seen: Option<&Seen>, apply: Option<Value>) -> Value {
     let mut data = json!({
         "tool": shown.tool,
         "action": shown.action,
         "path": shown.path,
     });
-    if let Some(from) = shown.from {
+    if let Some(from) = &shown.from {
         data["from"] = json!(from);
     }
     if let Some(seen) = seen {
         data["sha256"] = json!(seen.sha256);
         if seen.kept && (seen.before.is_some() || seen.after.is_some()) {
-            describe(&mut data, shown.path, seen);
+            describe(&mut data, &shown.path, seen);
         } else if !seen.kept {
             data["note"] = json!("The file is too large to show its change here.");
         }
     }
-    let undo_path = shown.path;
-    match (undo_tool, shown.action) {
+    let undo_path = &shown.path;
+    match (shown.undo_tool.as_deref(), shown.action) {
         (_, "preview" | "undone") => {}
         (None, _) => {
             data["undoUnavailable"] = json!(
@@ -125,9 +135,15 @@ mod tests {
 
     #[test]
     fn an_edit_shows_its_diff_with_the_files_own_line_endings_and_an_undo_tied_to_its_hash() {
-        let shown = Shown { tool: "edit_file", action: "edited", path: "src/a.txt", from: None };
+        let shown = Shown {
+            tool: "edit_file".into(),
+            action: "edited",
+            path: "src/a.txt".into(),
+            from: None,
+            undo_tool: Some("str_replace_based_edit_tool".into()),
+        };
         let seen = seen(Some("one\r\ntwo\r\n"), Some("one\r\n2\r\n"));
-        let data = data(&shown, Some(&seen), Some("str_replace_based_edit_tool"), None);
+        let data = data(&shown, Some(&seen), None);
         assert_eq!(data["diff"], "--- a/src/a.txt\n+++ b/src/a.txt\n@@ -1,2 +1,2 @@\n one\r\n-two\r\n+2\r\n");
         assert_eq!((data["added"].as_u64(), data["removed"].as_u64()), (Some(1), Some(1)));
         assert_eq!(data["lineEndings"], "CRLF");
@@ -143,11 +159,13 @@ mod tests {
 
     #[test]
     fn without_the_text_editor_there_is_no_undo_and_the_view_says_why() {
-        let shown = Shown { tool: "delete_file", action: "deleted", path: "a.txt", from: None };
-        let data = data(&shown, None, None, None);
+        let mut shown =
+            Shown { tool: "delete_file".into(), action: "deleted", path: "a.txt".into(), from: None, undo_tool: None };
+        let data = data(&shown, None, None);
         assert!(data.get("undo").is_none());
         assert!(data["undoUnavailable"].as_str().unwrap().contains("--undo-depth 0"));
-        let with = super::data(&shown, None, Some("text_editor"), None);
+        shown.undo_tool = Some("text_editor".into());
+        let with = super::data(&shown, None, None);
         assert_eq!(with["check"]["expect"], "absent");
         assert!(with["undo"]["arguments"].get("if_sha256").is_none());
     }

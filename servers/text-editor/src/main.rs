@@ -75,6 +75,7 @@ fn run() -> anyhow::Result<()> {
             max_file_size: cli.max_file_size,
             undo_depth: cli.undo_depth,
             fsync: !cli.no_fsync,
+            views: !cli.transport.no_views,
         },
     };
     let server = match mcp_server_text_editor::server(&config) {

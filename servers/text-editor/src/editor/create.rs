@@ -30,7 +30,9 @@ impl Editor {
         t.still_wanted()?;
         t.sandbox.write_atomic(t.path, text.as_bytes(), &options).map_err(|e| t.sandbox_error(e))?;
         self.history().push(&history_key(t.path), Record::new(Change::Created, text.as_bytes()));
-        *t.seen.borrow_mut() = Some(crate::editor::Seen::new(None, Some(text.as_bytes())));
+        if self.limits.views {
+            *t.seen.borrow_mut() = Some(crate::editor::Seen::new(None, Some(text.as_bytes())));
+        }
         Ok(Reply::text(format!("File created successfully at: {}", t.shown)))
     }
 }

@@ -112,11 +112,15 @@ impl Editor {
         let seen;
         let mut reply = if dry_run {
             // The view's Apply: the same edits, if the file still has this content.
-            let before = super::old_bytes(&doc)?.into_owned();
-            let after = crate::document::encode_text(doc.format, &text).ok();
-            let mut preview = Seen::new(Some(before.clone()), after.as_deref());
-            preview.sha256 = Some(mcp_shared::view::sha256_hex(&before));
-            seen = Some(preview);
+            seen = if self.limits.views {
+                let before = super::old_bytes(&doc)?.into_owned();
+                let after = crate::document::encode_text(doc.format, &text).ok();
+                let mut preview = Seen::new(Some(before.clone()), after.as_deref());
+                preview.sha256 = Some(mcp_shared::view::sha256_hex(&before));
+                Some(preview)
+            } else {
+                None
+            };
             format!(
                 "Dry run: nothing was written. The {} edits would change {} ({counts}):\n{}",
                 edits.len(),

@@ -158,7 +158,12 @@ impl Editor {
         }
         let (bytes, mode) = read_regular(self, sandbox, from, "The source")?;
         check_sha256(if_sha256, Some(&bytes), from.display())?;
-        let seen = Seen { before: None, after: None, kept: false, sha256: Some(mcp_shared::view::sha256_hex(&bytes)) };
+        let seen = self.limits.views.then(|| Seen {
+            before: None,
+            after: None,
+            kept: false,
+            sha256: Some(mcp_shared::view::sha256_hex(&bytes)),
+        });
         let keeps = self.history().keeps_anything();
         let created_dirs = missing_parents(sandbox, to);
         // With `overwrite`, a destination that appears between the look and the write (another
@@ -217,7 +222,7 @@ impl Editor {
             to.display(),
             to.display()
         ))
-        .with_seen(Some(seen)))
+        .with_seen(seen))
     }
 
     /// What is at the destination of a move: nothing (`None`), or the file `overwrite` lets it
@@ -280,7 +285,9 @@ impl Editor {
                 t.sandbox
                     .write_atomic(t.path, bytes, &self.file_write_options(*mode, true))
                     .map_err(|e| t.sandbox_error(e))?;
-                *t.seen.borrow_mut() = Some(crate::editor::Seen::new(None, Some(bytes)));
+                if self.limits.views {
+                    *t.seen.borrow_mut() = Some(crate::editor::Seen::new(None, Some(bytes)));
+                }
                 Ok(Reply::text(format!(
                     "Last edit to {0} undone successfully. {0} had been deleted by that edit, so it has been restored ({1} bytes).",
                     t.shown,

@@ -80,11 +80,13 @@ pub struct Limits {
     pub undo_depth: usize,
     /// fsync every write (file and directory).
     pub fsync: bool,
+    /// Keep what each write did for the change view (off with `--no-views`: no hash, no copy).
+    pub views: bool,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_output_chars: 16_000, max_file_size: 64 * 1024 * 1024, undo_depth: 32, fsync: true }
+        Limits { max_output_chars: 16_000, max_file_size: 64 * 1024 * 1024, undo_depth: 32, fsync: true, views: true }
     }
 }
 
@@ -498,14 +500,19 @@ impl Editor {
         t.sandbox
             .write_atomic_unless_changed(t.path, new_bytes, &self.write_options(), &unchanged)
             .map_err(|e| t.sandbox_error(e))?;
-        let before = match &change {
-            Change::Splice { offset, removed, inserted_len } if new_bytes.len() <= MAX_SEEN_BYTES => {
-                let end = offset + inserted_len;
-                new_bytes.get(..*offset).zip(new_bytes.get(end..)).map(|(head, tail)| [head, removed, tail].concat())
-            }
-            _ => None,
-        };
-        *t.seen.borrow_mut() = Some(Seen::new(before, Some(new_bytes)));
+        if self.limits.views {
+            let before = match &change {
+                Change::Splice { offset, removed, inserted_len } if new_bytes.len() <= MAX_SEEN_BYTES => {
+                    let end = offset + inserted_len;
+                    new_bytes
+                        .get(..*offset)
+                        .zip(new_bytes.get(end..))
+                        .map(|(head, tail)| [head, removed, tail].concat())
+                }
+                _ => None,
+            };
+            *t.seen.borrow_mut() = Some(Seen::new(before, Some(new_bytes)));
+        }
         let record = Record::new(change, new_bytes);
         self.history().push(&history_key(t.path), record);
         Ok(())

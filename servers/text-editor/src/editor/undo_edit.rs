@@ -46,7 +46,9 @@ impl Editor {
                     drop(lock);
                     t.still_wanted()?;
                     t.sandbox.remove_file(t.path).map_err(|e| t.sandbox_error(e))?;
-                    *t.seen.borrow_mut() = Some(crate::editor::Seen::new(Some(current), None));
+                    if self.limits.views {
+                        *t.seen.borrow_mut() = Some(crate::editor::Seen::new(Some(current), None));
+                    }
                     Ok(Reply::text(format!(
                         "Last edit to {0} undone successfully. {0} had been created by that edit, so it has been deleted.",
                         t.shown
@@ -66,7 +68,9 @@ impl Editor {
                     t.still_wanted()?;
                     t.sandbox.write_atomic(t.path, &before, &self.write_options()).map_err(|e| t.sandbox_error(e))?;
                     drop(lock);
-                    *t.seen.borrow_mut() = Some(crate::editor::Seen::new(Some(current), Some(&before)));
+                    if self.limits.views {
+                        *t.seen.borrow_mut() = Some(crate::editor::Seen::new(Some(current), Some(&before)));
+                    }
                     let text = match document::decode(before) {
                         Ok(doc) => doc.text,
                         Err(_) => String::new(),

@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::{
-    change_view::{self, Shown},
+    change_view::Shown,
     editor::{Editor, history_key},
     locks::FileLocks,
     workspace::EditorRoots,
@@ -95,8 +95,8 @@ impl Tool for DeleteFile {
         let editor = Arc::clone(&self.editor);
         let if_sha256 = input.if_sha256;
         let reply = blocking("The deletion", move || editor.delete_file(&sandbox, &path, if_sha256.as_deref())).await??;
-        let shown = Shown { tool: "delete_file", action: "deleted", path: &input.path, from: None };
-        let view = change_view::data(&shown, None, self.undo_tool.as_deref(), None);
-        Ok(ToolOutput::text(reply.text).with_view(view))
+        let shown =
+            Shown { tool: "delete_file".into(), action: "deleted", path: input.path, from: None, undo_tool: self.undo_tool.clone() };
+        shown.attach(ToolOutput::text(reply.text), None, None).await
     }
 }

@@ -134,7 +134,7 @@ impl Tool for EditFile {
         })
         .await?;
         let reply = reply?;
-        let Some(seen) = reply.seen.as_ref() else {
+        let Some(seen) = reply.seen else {
             return Ok(ToolOutput::text(reply.text));
         };
         let (action, apply) = if dry_run {
@@ -147,8 +147,7 @@ impl Tool for EditFile {
         } else {
             ("edited", None)
         };
-        let shown = Shown { tool: NAME, action, path: &input.path, from: None };
-        let view = change_view::data(&shown, Some(seen), self.undo_tool.as_deref(), apply);
-        Ok(ToolOutput::text(reply.text).with_view(view))
+        let shown = Shown { tool: NAME.into(), action, path: input.path, from: None, undo_tool: self.undo_tool.clone() };
+        shown.attach(ToolOutput::text(reply.text), Some(seen), apply).await
     }
 }

@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::{
-    change_view::{self, Shown},
+    change_view::Shown,
     editor::{Editor, history_key},
     locks::FileLocks,
     workspace::EditorRoots,
@@ -111,9 +111,16 @@ impl Tool for MoveFile {
         let if_sha256 = input.if_sha256;
         let reply =
             blocking("The move", move || editor.move_file(&sandbox, &from, &to, overwrite, if_sha256.as_deref())).await??;
-        let shown = Shown { tool: "move_file", action: "moved", path: &input.destination, from: Some(&input.source) };
-        let undo = reply.seen.is_some().then_some(self.undo_tool.as_deref()).flatten();
-        let view = change_view::data(&shown, reply.seen.as_ref(), undo, None);
-        Ok(ToolOutput::text(reply.text).with_view(view))
+        let Some(seen) = reply.seen else {
+            return Ok(ToolOutput::text(reply.text));
+        };
+        let shown = Shown {
+            tool: "move_file".into(),
+            action: "moved",
+            path: input.destination,
+            from: Some(input.source),
+            undo_tool: self.undo_tool.clone(),
+        };
+        shown.attach(ToolOutput::text(reply.text), Some(seen), None).await
     }
 }

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::AbandonOnDrop;
 use crate::{
-    change_view::{self, Shown},
+    change_view::Shown,
     editor::{self, Command, Editor, Request},
     error::ToolError,
     locks::FileLocks,
@@ -253,19 +253,18 @@ impl Tool for TextEditor {
             "undo_edit" => "undone",
             _ => "",
         };
-        let view = reply.seen.as_ref().filter(|_| !action.is_empty()).map(|seen| {
-            let shown = Shown { tool: &self.name, action, path: &path, from: None };
-            change_view::data(&shown, Some(seen), self.undo_tool.as_deref(), None)
-        });
         // One text block: clients that read only the first block still see the note (it follows
         // the reference's text, which stays a byte-exact prefix).
         let output = ToolOutput::text(match reply.note {
             Some(note) => format!("{}\n{note}", reply.text),
             None => reply.text,
         });
-        Ok(match view {
-            Some(view) => output.with_view(view),
-            None => output,
-        })
+        match reply.seen {
+            Some(seen) if !action.is_empty() => {
+                let shown = Shown { tool: self.name.clone(), action, path, from: None, undo_tool: self.undo_tool.clone() };
+                shown.attach(output, Some(seen), None).await
+            }
+            _ => Ok(output),
+        }
     }
 }
