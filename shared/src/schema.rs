@@ -28,9 +28,17 @@ use serde_json::{Map, Value, json};
 
 use crate::error::ErrorCode;
 
-/// The schema of what `T` accepts (serde's deserialize contract): a tool's input.
+/// The schema of what `T` accepts (serde's deserialize contract): a tool's input. A model reads
+/// it on every turn, so its root says only what the tool's description does not: no `title` (the
+/// Rust type's name), no `description` (the type's documentation), no `$schema` (MCP reads a schema
+/// without one as 2020-12, and these use only keywords every draft since 6 reads alike).
 pub fn input<T: JsonSchema>() -> Arc<JsonObject> {
-    generate::<T>(SchemaSettings::draft2020_12().for_deserialize())
+    let mut schema = generate::<T>(SchemaSettings::draft2020_12().for_deserialize());
+    let root = Arc::make_mut(&mut schema);
+    for keyword in ["$schema", "title", "description"] {
+        root.remove(keyword);
+    }
+    schema
 }
 
 /// The schema of what `T` writes (serde's serialize contract): a tool's structured output.

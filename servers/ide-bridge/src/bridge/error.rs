@@ -149,6 +149,12 @@ fn needs(tool: &str) -> (&'static str, &'static str) {
             ("0.3", "write the change with write_file (the user is notified of every write), or ask the user first.")
         }
         "save_file" => ("0.3", "ask the user to save the file."),
+        "find_implementations" | "call_hierarchy" | "type_hierarchy" | "signature_help" => {
+            ("0.4", "use read_file and list_files to find the code instead, or ask the user.")
+        }
+        "code_actions" | "apply_code_action" | "format" => {
+            ("0.4", "make the change with write_file instead, or ask the user.")
+        }
         _ => ("0.2", "use list_files/read_file instead, or ask the user."),
     }
 }

@@ -280,9 +280,16 @@ async fn dispatch(
         | protocol::METHOD_REFERENCES
         | protocol::METHOD_HOVER
         | protocol::METHOD_SYMBOLS
-        | protocol::METHOD_RENAME => Err(WireError::rpc(
+        | protocol::METHOD_RENAME
+        | protocol::METHOD_IMPLEMENTATIONS
+        | protocol::METHOD_CALL_HIERARCHY
+        | protocol::METHOD_TYPE_HIERARCHY
+        | protocol::METHOD_CODE_ACTIONS
+        | protocol::METHOD_APPLY_CODE_ACTION
+        | protocol::METHOD_FORMAT
+        | protocol::METHOD_SIGNATURE_HELP => Err(WireError::rpc(
             METHOD_NOT_FOUND,
-            "ide-bridge-host is headless: no language server runs in it, so it cannot look up or rename symbols",
+            "ide-bridge-host is headless: no language server runs in it, so it cannot look up, rename, fix or format code",
         )),
         protocol::METHOD_OPEN_DIFF | protocol::METHOD_CLOSE_DIFFS => Err(WireError::rpc(
             METHOD_NOT_FOUND,

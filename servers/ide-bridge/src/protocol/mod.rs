@@ -9,13 +9,17 @@
 //! - [`ide`]: the IDE's live state (version 2): diagnostics, open editors, selection, open file;
 //! - [`lang`]: the language servers and the user's approval (version 3): definition, references,
 //!   hover, symbols, rename, diffs, saving;
+//! - [`code`]: the rest of the language server (version 4): implementations, call and type
+//!   hierarchies, code actions, formatting, signature help;
 //! - [`untrusted`]: what the bridge takes from a host, held to those limits on its own side.
 
+mod code;
 mod ide;
 mod lang;
 mod limits;
 mod untrusted;
 
+pub use code::*;
 pub use ide::*;
 pub use lang::*;
 pub use limits::*;
@@ -27,8 +31,10 @@ use serde_json::{Value, json};
 
 /// The protocol version a host reports in `host/info`: 2 adds the `ide/*` methods, the unsaved
 /// buffer in `fs/read` and `folder-name/…` paths in multi-root workspaces; 3 adds the `lang/*`
-/// methods, `ide/openDiff`, `ide/closeDiffs` and `ide/saveFile`.
-pub const PROTOCOL_VERSION: u32 = 3;
+/// methods, `ide/openDiff`, `ide/closeDiffs` and `ide/saveFile`; 4 adds `lang/implementations`,
+/// `lang/callHierarchy`, `lang/typeHierarchy`, `lang/codeActions`, `lang/applyCodeAction`,
+/// `lang/format` and `lang/signatureHelp`, and diagnostics that have seen the file's current content.
+pub const PROTOCOL_VERSION: u32 = 4;
 
 /// `host/info`: who the host is and its limits.
 pub const METHOD_INFO: &str = "host/info";

@@ -36,6 +36,11 @@ pub fn is_workspace_path(path: &str) -> bool {
         && path.split('/').all(|part| part != ".." && !part.is_empty())
 }
 
+/// `text` cut to [`MAX_TEXT_CHARS`].
+pub(super) fn cut_text(text: &mut String) {
+    cut(text, MAX_TEXT_CHARS);
+}
+
 /// `text` cut to `max` characters (an ellipsis marks the cut).
 fn cut(text: &mut String, max: usize) {
     if let Some((at, _)) = text.char_indices().nth(max) {

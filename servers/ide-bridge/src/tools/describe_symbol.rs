@@ -57,10 +57,9 @@ impl Tool for DescribeSymbol {
     }
 
     fn description(&self) -> Cow<'static, str> {
-        "What the IDE shows when hovering a symbol: its type or signature and its documentation, from \
-         the language server of the user's IDE. Name the symbol by its text on `line` of `path` \
-         (`symbol: \"parseConfig\"`); the tool finds the column. Returns {symbol, resolved, contents} \
-         (Markdown). Needs the VS Code extension."
+        "What hovering a symbol shows in the IDE: its type or signature and documentation, from the \
+         language server. Name it by its text on `line` of `path`, as find_definition. Returns {symbol, \
+         resolved, contents} (Markdown). Needs the VS Code extension."
             .into()
     }
 

@@ -43,11 +43,10 @@ impl Tool for FindDefinition {
 
     fn description(&self) -> Cow<'static, str> {
         "Go to definition, through the language server of the user's IDE (TypeScript, rust-analyzer, \
-         Pylance, …): where the symbol written on `line` of `path` is defined. Name the symbol by its \
-         text (`symbol: \"parseConfig\"`); the tool finds the column (`column` only picks among several \
-         occurrences on the line). Returns {symbol, resolved, locations: [{path, line, column, endLine, \
-         endColumn, text}]} with lines from 1; a definition outside the workspace (a library's .d.ts) \
-         is named as `external`, without its content. Needs the VS Code extension."
+         Pylance, …): where the symbol on `line` of `path` is defined. Name it by its text \
+         (`symbol: \"parseConfig\"`); the tool finds the column. Returns {symbol, resolved, locations: \
+         [{path, line, column, text}]}, lines from 1; one outside the workspace (a library's .d.ts) is \
+         named as `external`, without its content. Needs the VS Code extension."
             .into()
     }
 

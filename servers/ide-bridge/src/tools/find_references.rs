@@ -56,12 +56,11 @@ impl Tool for FindReferences {
     }
 
     fn description(&self) -> Cow<'static, str> {
-        "Find all references, through the language server of the user's IDE: every place in the \
-         workspace that uses the symbol written on `line` of `path` (name it by its text, e.g. `symbol: \
-         \"parseConfig\"`; the tool finds the column). Unlike a text search it follows the language: \
-         no same-named strangers, no comments. Returns {symbol, resolved, locations: [{path, line, \
-         column, endLine, endColumn, text}], truncated}, by file then line, at most 500. \
-         `include_declaration: false` leaves the declaration out. Needs the VS Code extension."
+        "Find all references, through the IDE's language server: every place in the workspace that uses \
+         the symbol on `line` of `path` (named by its text, as find_definition). Unlike a text search it \
+         follows the language: no same-named strangers, no comments. Returns {symbol, resolved, \
+         locations: [{path, line, column, text}], truncated}, at most 500. `include_declaration: false` \
+         leaves the declaration out. Needs the VS Code extension."
             .into()
     }
 

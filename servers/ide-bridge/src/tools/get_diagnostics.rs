@@ -22,8 +22,7 @@ pub const NAME: &str = "get_diagnostics";
 #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
 #[serde(deny_unknown_fields)]
 pub struct GetDiagnosticsParams {
-    /// One file, relative to the workspace root (`folder-name/path` in a multi-root workspace).
-    /// Omit it for every file that has diagnostics.
+    /// One file (as find_definition's `path`); omit it for every file that has diagnostics.
     #[garde(inner(length(min = 1)))]
     #[serde(default)]
     pub path: Option<String>,
@@ -31,8 +30,7 @@ pub struct GetDiagnosticsParams {
     #[garde(skip)]
     #[serde(default)]
     pub include_info: bool,
-    /// For a file the IDE has not analysed yet: how long to wait for its language server, in
-    /// milliseconds (default 5000, at most 30000).
+    /// Wait for the file's analysis, in ms (default 5000, at most 30000).
     #[garde(inner(range(max = MAX_DIAGNOSTICS_WAIT_MS)))]
     #[serde(default)]
     pub wait_ms: Option<u64>,
@@ -74,12 +72,12 @@ impl Tool for GetDiagnostics {
     }
 
     fn description(&self) -> Cow<'static, str> {
-        "Get the errors and warnings the IDE's language servers (TypeScript, ESLint, rust-analyzer, …) \
-         report, as {diagnostics: [{path, line, column, endLine, endColumn, severity, source, code, \
-         message}], truncated, settled}; lines and columns start at 1. With `path`, one file (opened in \
-         the background if needed, waiting up to `wait_ms` for its analysis); without, every file that \
-         has diagnostics. `include_info: true` adds info and hint diagnostics. Needs the VS Code \
-         extension: the headless host has no language servers."
+        "The errors and warnings of the IDE's language servers (TypeScript, ESLint, rust-analyzer, …): \
+         {diagnostics: [{path, line, column, severity, source, code, message}], truncated, settled}, \
+         lines from 1. With `path`: one file as it is now, on disk or in its unsaved buffer; the answer \
+         waits (up to `wait_ms`) until the language server has analysed that content, or says it could \
+         not (`settled: false`). Without: every file that has diagnostics. `include_info: true` adds \
+         hints. Needs the VS Code extension."
             .into()
     }
 

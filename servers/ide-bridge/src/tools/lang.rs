@@ -12,11 +12,12 @@ use serde_json::json;
 use crate::{
     bridge::{Bridge, error::Op},
     protocol::{
-        DEFAULT_LANG_WAIT_MS, Location, LocationsResult, MAX_LANG_WAIT_MS, MAX_SYMBOL_CHARS, Resolved, Untrusted,
+        DEFAULT_LANG_WAIT_MS, HierarchyItem, HierarchyResult, Location, LocationsResult, MAX_LANG_WAIT_MS,
+        MAX_SYMBOL_CHARS, RenameFile, Resolved, Untrusted,
     },
 };
 
-/// The structured result of `find_definition` and `find_references`.
+/// The structured result of `find_definition`, `find_implementations` and `find_references`.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct LocationsOutput {
     /// The symbol looked up.
@@ -30,7 +31,8 @@ pub struct LocationsOutput {
     pub truncated: u64,
 }
 
-/// The answer of `find_definition` (`what` = "definition") or `find_references`.
+/// The answer of `find_definition` (`what` = "definition"), `find_implementations`
+/// ("implementations") or `find_references`.
 pub fn locations_answer(
     what: &str,
     path: &str,
@@ -48,6 +50,12 @@ pub fn locations_answer(
             "No definition found for {at}: the language server knows of none (a keyword, a literal, or a name it cannot resolve)."
         ),
         ("definition", _) => format!("The definition of {at}:"),
+        ("implementations", 0) => format!(
+            "No implementations of {at}: the language server knows of none (it is not an interface, abstract member or overridable method, or nothing implements it)."
+        ),
+        ("implementations", n) => {
+            format!("{n}{} implementation(s) of {at}:", if result.truncated > 0 { "+" } else { "" })
+        }
         (_, 0) => format!("No references to {at}."),
         (_, n) => format!("{n}{} reference(s) to {at}:", if result.truncated > 0 { "+" } else { "" }),
     };
@@ -80,24 +88,22 @@ macro_rules! symbol_params {
         #[derive(Debug, serde::Deserialize, schemars::JsonSchema, garde::Validate)]
         #[serde(deny_unknown_fields)]
         pub struct $name {
-            /// The file, relative to the workspace root (`folder-name/path` in a multi-root workspace).
+            /// The file, relative to the workspace (`folder/path` if it has several folders).
             #[garde(length(min = 1))]
             pub path: String,
             /// The line the symbol is on, from 1.
             #[garde(range(min = 1))]
             pub line: u32,
-            /// The symbol exactly as written on that line (e.g. `parseConfig`; for `cfg.port`, `port`).
-            /// The tool finds its column.
+            /// The symbol's text on that line (`parseConfig`; for `cfg.port`, `port`).
             #[garde(custom($crate::tools::lang::symbol_text))]
             pub symbol: String,
-            /// Only when the symbol occurs more than once on the line: a column (from 1) within, or
-            /// before, the occurrence wanted. Default: the first occurrence.
+            /// Only if it occurs more than once on the line: a column (from 1) in or before the one
+            /// wanted (default: the first).
             #[garde(inner(range(min = 1)))]
             #[serde(default)]
             pub column: Option<u32>,
             $($(#[$field_meta])* pub $field: $ty,)*
-            /// How long to wait for a language server that is still starting, in milliseconds (default
-            /// 10000, at most 20000).
+            /// Wait for a starting language server, in ms (default 10000, at most 20000).
             #[garde(inner(range(max = $crate::protocol::MAX_LANG_WAIT_MS)))]
             #[serde(default)]
             pub wait_ms: Option<u64>,
@@ -125,6 +131,112 @@ pub(crate) use symbol_params;
 symbol_params! {
     /// A symbol at a position: the input of `find_definition` and `describe_symbol`.
     pub struct SymbolParams {}
+}
+
+/// The structured result of `call_hierarchy` and `type_hierarchy`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct HierarchyOutput {
+    /// The symbol looked up.
+    pub symbol: String,
+    /// Where it was found on the line (and the document's language).
+    pub resolved: Resolved,
+    /// Whether the language server has a hierarchy for it.
+    pub found: bool,
+    /// The callers or callees (where each call is), or the supertypes and subtypes, level by
+    /// level: `{relation, name, kind, path, line, column, text, depth, of}`.
+    pub items: Vec<HierarchyItem>,
+    /// How many more there were beyond the first 200.
+    pub truncated: u64,
+}
+
+/// The answer of `call_hierarchy` (`what`: "calls") or `type_hierarchy` ("types").
+pub fn hierarchy_answer(
+    what: &str,
+    path: &str,
+    symbol: &str,
+    column_given: bool,
+    result: HierarchyResult,
+    wait_ms: u64,
+) -> ToolResult {
+    if result.loading {
+        return Err(still_loading(Some(&result.resolved), None, &format!("`{symbol}` in {path}"), wait_ms));
+    }
+    let at = resolved_note(path, symbol, &result.resolved, column_given);
+    let server = server_name(result.resolved.language.as_deref());
+    let mut text = match (what, result.found, result.items.len()) {
+        ("calls", false, _) => format!(
+            "{server} has no call hierarchy for {at}: it is not a function or method the language server knows (name the function where it is declared or called)."
+        ),
+        (_, false, _) => format!(
+            "{server} gives no type hierarchy for {at}: the language server offers none for this language, or it is not a class or interface. find_implementations and find_references find the implementations and uses instead."
+        ),
+        ("calls", true, 0) => format!("No calls found for {at}."),
+        (_, true, 0) => format!("No supertypes or subtypes of {at}."),
+        (_, true, n) => format!(
+            "{n}{} item(s) for {at} (path:line: who, and the line):",
+            if result.truncated > 0 { "+" } else { "" }
+        ),
+    };
+    for item in &result.items {
+        let place = match (&item.path, &item.external) {
+            (Some(path), _) => format!("{path}:{}", item.line),
+            (None, Some(name)) => format!("{name}:{} (outside the workspace)", item.line),
+            (None, None) => format!("?:{}", item.line),
+        };
+        let of = item.of.as_deref().map(|of| format!(", of {of}")).unwrap_or_default();
+        let line = item.text.as_deref().map(|t| format!(": {}", t.trim())).unwrap_or_default();
+        text.push_str(&format!(
+            "\n{}{} {place}: {} ({}{of}){line}",
+            "  ".repeat(item.depth.saturating_sub(1) as usize),
+            item.relation,
+            item.name,
+            item.kind
+        ));
+    }
+    if result.truncated > 0 {
+        text.push_str(&format!("\n… and {} more, not listed.", result.truncated));
+    }
+    let output = HierarchyOutput {
+        symbol: symbol.to_owned(),
+        resolved: result.resolved,
+        found: result.found,
+        items: result.items,
+        truncated: result.truncated,
+    };
+    Ok(ToolOutput::text_and_json(text, json!(output)))
+}
+
+/// The largest diff shown per file.
+pub const MAX_FILE_DIFF_BYTES: usize = 8 * 1024;
+
+/// One file an edit changes (a rename, a code action, formatting).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct RenamedFile {
+    /// The file.
+    pub path: String,
+    /// How many places in it change.
+    pub edits: u32,
+    /// The unified diff (at most 8 KiB; absent when the file is over the host's size limit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
+}
+
+/// The files a host says an edit changes, each with its diff.
+pub fn changed_files(files: Vec<RenameFile>) -> Vec<RenamedFile> {
+    files
+        .into_iter()
+        .map(|file| {
+            let diff = match (&file.before, &file.after) {
+                (Some(before), Some(after)) => {
+                    let name = file.path.as_str();
+                    let (old, new) = (format!("a/{name}"), format!("b/{name}"));
+                    Some(mcp_shared::diff::unified(before, after, &old, &new, MAX_FILE_DIFF_BYTES).text)
+                }
+                _ => None,
+            };
+            RenamedFile { path: file.path, edits: file.edits, diff }
+        })
+        .collect()
 }
 
 /// A `symbol` (or `new_name`): one line of text without surrounding spaces, at most 256

@@ -95,11 +95,10 @@ impl Tool for ListSymbols {
     }
 
     fn description(&self) -> Cow<'static, str> {
-        "Symbols from the language servers of the user's IDE. With `path`: the file's outline (kind, \
-         name, line range, nesting), to see a file's structure without reading it all. With `query` \
-         instead: the workspace's symbols whose names match (fuzzy), each with its path and lines, to \
-         find where something is defined. Returns {symbols: [{name, kind, detail, container, path, \
-         line, endLine, children}], truncated}. Needs the VS Code extension."
+        "Symbols from the IDE's language servers. With `path`: the file's outline (kind, name, line \
+         range, nesting). With `query`: the workspace's symbols whose names match (fuzzy), with their \
+         path and lines. Returns {symbols: [{name, kind, detail, container, path, line, endLine, \
+         children}], truncated}. Needs the VS Code extension."
             .into()
     }
 

@@ -23,6 +23,13 @@ mcp_shared::tools! {
         describe_symbol => describe_symbol::DescribeSymbol::new(bridge.clone()),
         list_symbols => list_symbols::ListSymbols::new(bridge.clone()),
         rename_symbol => rename_symbol::RenameSymbol::new(bridge.clone()),
+        find_implementations => find_implementations::FindImplementations::new(bridge.clone()),
+        call_hierarchy => call_hierarchy::CallHierarchy::new(bridge.clone()),
+        type_hierarchy => type_hierarchy::TypeHierarchy::new(bridge.clone()),
+        signature_help => signature_help::SignatureHelp::new(bridge.clone()),
+        code_actions => code_actions::CodeActions::new(bridge.clone()),
+        apply_code_action => apply_code_action::ApplyCodeAction::new(bridge.clone()),
+        format => format::Format::new(bridge.clone()),
         open_diff => open_diff::OpenDiff::new(bridge.clone()),
         close_diffs => close_diffs::CloseDiffs::new(bridge.clone()),
     }

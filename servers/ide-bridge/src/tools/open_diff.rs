@@ -90,13 +90,11 @@ impl Tool for OpenDiff {
 
     fn description(&self) -> Cow<'static, str> {
         "Propose a change to the user: the IDE shows the diff of `path` against `new_text` (the complete \
-         proposed text) and the user accepts it (possibly after editing it in the diff), or rejects it. \
-         Waits up to `wait_ms` (default 25 s) and returns {path, status, final_text, user_edited, \
-         user_edits, created, reused}: `accepted`: the file is written with final_text (read user_edits \
-         to see what the user changed); `rejected`: nothing written, ask the user what they want; \
-         `pending`: no decision yet, the diff stays open and nothing is written: call open_diff again \
-         with the same path and new_text to keep waiting (no second diff opens), or close_diffs to \
-         withdraw it. Needs the VS Code extension."
+         proposed text); the user accepts it (maybe after editing it) or rejects it. Waits up to \
+         `wait_ms` (default 25 s); returns {path, status, final_text, user_edited, user_edits, created, \
+         reused}. `accepted`: written with final_text; `rejected`: nothing written, ask the user; \
+         `pending`: nothing written yet, call again with the same path and new_text to keep waiting, or \
+         close_diffs to withdraw it. Needs the VS Code extension."
             .into()
     }
 

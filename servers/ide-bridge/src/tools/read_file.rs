@@ -45,11 +45,10 @@ impl Tool for ReadFile {
     }
 
     fn description(&self) -> Cow<'static, str> {
-        "Read a text file of the IDE workspace and return its content exactly as stored. `path` is \
-         relative to the workspace root, as list_files shows it. A file with unsaved changes in the IDE \
-         is returned as the editor shows it, followed by a second text block saying so. Files over the host's size limit \
-         (100 KB by default) fail with FILE_TOO_LARGE, binary files with BINARY_FILE, missing ones \
-         with NOT_FOUND."
+        "Read a text file of the IDE workspace, exactly as stored (`path` as list_files shows it). A \
+         file with unsaved changes in the IDE comes as the editor shows it, with a second text block \
+         saying so. FILE_TOO_LARGE over the host's size limit (100 KB by default), BINARY_FILE, \
+         NOT_FOUND."
             .into()
     }
 

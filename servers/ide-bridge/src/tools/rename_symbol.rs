@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::json;
 
-use super::lang::{self, symbol_params, symbol_text};
+use super::lang::{self, RenamedFile, symbol_params, symbol_text};
 use crate::{
     bridge::Bridge,
     protocol::{METHOD_RENAME, RenameParams, RenameResult, Resolved},
@@ -19,9 +19,6 @@ use crate::{
 
 /// The tool's name.
 pub const NAME: &str = "rename_symbol";
-
-/// The largest diff shown per file.
-pub const MAX_FILE_DIFF_BYTES: usize = 8 * 1024;
 
 symbol_params! {
     /// The input of `rename_symbol`.
@@ -35,18 +32,6 @@ symbol_params! {
         #[serde(default)]
         pub apply: bool,
     }
-}
-
-/// One file of the rename.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct RenamedFile {
-    /// The file.
-    pub path: String,
-    /// How many places in it change.
-    pub edits: u32,
-    /// The unified diff (at most 8 KiB; absent when the file is over the host's size limit).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub diff: Option<String>,
 }
 
 /// The structured result of `rename_symbol`.
@@ -91,13 +76,11 @@ impl Tool for RenameSymbol {
     }
 
     fn description(&self) -> Cow<'static, str> {
-        "Rename a symbol everywhere it is used, through the language server of the user's IDE (a real \
-         rename: imports, other files and same-named strangers handled by the language). Name it by its \
-         text on `line` of `path` (`symbol: \"parseConfig\"`, `new_name: \"loadConfig\"`). Without \
-         `apply`: a preview, the unified diff of each file, nothing changed. With `apply: true`: one \
-         edit in the IDE (one undo reverts it), the touched files saved. Returns {symbol, new_name, \
-         applied, files: [{path, edits, diff}], total_edits}. A rename that would change files outside \
-         the workspace is refused. Needs the VS Code extension."
+        "Rename a symbol everywhere, through the IDE's language server (imports and other files \
+         included). Name it by its text on `line` of `path`, as find_definition (`new_name: \"loadConfig\"`). \
+         Without `apply`: the diff of each file, nothing changed. `apply: true`: one edit in the IDE (one \
+         undo reverts it), files saved. Returns {symbol, new_name, applied, files: [{path, edits, diff}], \
+         total_edits}. Files outside the workspace are never changed. Needs the VS Code extension."
             .into()
     }
 
@@ -138,27 +121,7 @@ impl Tool for RenameSymbol {
             let what = format!("`{}` in {}", params.symbol, params.path);
             return Err(lang::still_loading(Some(&result.resolved), None, &what, wait));
         }
-        let files: Vec<RenamedFile> = result
-            .files
-            .into_iter()
-            .map(|file| {
-                let diff = match (&file.before, &file.after) {
-                    (Some(before), Some(after)) => {
-                        let name = file.path.as_str();
-                        let diff = mcp_shared::diff::unified(
-                            before,
-                            after,
-                            &format!("a/{name}"),
-                            &format!("b/{name}"),
-                            MAX_FILE_DIFF_BYTES,
-                        );
-                        Some(diff.text)
-                    }
-                    _ => None,
-                };
-                RenamedFile { path: file.path, edits: file.edits, diff }
-            })
-            .collect();
+        let files = lang::changed_files(result.files);
         let total_edits = files.iter().map(|f| f.edits).sum::<u32>();
         let at = lang::resolved_note(&params.path, &params.symbol, &result.resolved, params.column.is_some());
         let mut text = match (files.is_empty(), result.applied) {

@@ -74,11 +74,10 @@ impl WriteFile {
 
 /// The description, and what `tools/list` says instead while the host is read-only.
 pub const DESCRIPTION: &str = "Create or overwrite a text file in the IDE workspace with `content`, the \
-     complete new text. `path` is relative to the workspace root; missing directories are created. \
-     The write is atomic (the file is never left half-written) and the IDE's user is notified. \
-     Returns {path, bytes, created}; when an existing file was replaced, also what changed: \
-     lines_added, lines_removed and a unified diff (at most 8 KiB, diff_truncated when cut). Fails with READ_ONLY when the workspace host is read-only and \
-     FILE_TOO_LARGE over its size limit (100 KB by default).";
+     complete new text (`path` relative to the workspace root; missing directories are created). \
+     Atomic; the IDE's user is notified. Returns {path, bytes, created}, and for a replaced file \
+     lines_added, lines_removed and a unified diff (at most 8 KiB). READ_ONLY when the host is \
+     read-only, FILE_TOO_LARGE over its size limit (100 KB by default).";
 
 /// The note put before [`DESCRIPTION`] while the connected host is read-only.
 pub const READ_ONLY_NOTE: &str =

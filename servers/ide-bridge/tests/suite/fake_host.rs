@@ -32,6 +32,9 @@ pub(super) enum Mode {
     /// An IDE speaking protocol version 3: canned `lang/*`, `ide/openDiff`, `ide/closeDiffs` and
     /// `ide/saveFile` answers (see `lang_answer`) that depend on the params they got.
     Lang,
+    /// An IDE speaking protocol version 4: version 3's answers and canned ones for its methods
+    /// (see `code_answer`).
+    Code,
 }
 
 pub(super) struct FakeHost {
@@ -122,8 +125,11 @@ async fn serve(stream: tokio::net::TcpStream, mode: Mode, tx: Sender<Value>) {
                 let info = json!({"protocolVersion": 3, "name": "fake-ide", "version": "0.3.0", "workspaceFolders": ["/w/app"], "readOnly": false, "maxFileSize": 100000, "maxMessageSize": 1000000});
                 ws.send(reply(info)).await.unwrap();
             }
-            (method, Mode::Lang) => {
-                let answer = lang_answer(method, &request["params"]);
+            (method, Mode::Lang | Mode::Code) => {
+                let answer = match (code_answer(method, &request["params"]), mode) {
+                    (Some(answer), Mode::Code) => answer,
+                    _ => lang_answer(method, &request["params"]),
+                };
                 let message = match answer {
                     Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
                     Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
@@ -297,4 +303,39 @@ fn a_write_cut_by_a_dropped_connection_is_reported_and_never_replayed() {
     assert_eq!(text_of(&read), "R", "{read}");
     let writes = fake.drain().into_iter().filter(|m| m["method"] == "fs/write").count();
     assert_eq!(writes, 1, "the write was sent once and not replayed on the new connection");
+}
+
+/// Version 4's canned answers (`None`: not a version 4 method).
+fn code_answer(method: &str, params: &Value) -> Option<Result<Value, Value>> {
+    let resolved = json!({"line": params["line"], "column": 14, "occurrences": 1, "language": "typescript"});
+    Some(match method {
+        "lang/implementations" => Ok(json!({"resolved": resolved, "locations": [
+            {"path": "src/circle.ts", "line": 3, "column": 14, "endLine": 3, "endColumn": 20, "text": "export class Circle implements Shape {"},
+            {"path": "src/square.ts", "line": 3, "column": 14, "endLine": 3, "endColumn": 20, "text": "export class Square implements Shape {"}
+        ]})),
+        "lang/callHierarchy" => Ok(json!({"resolved": resolved, "found": true, "items": [
+            {"relation": if params["direction"] == "incoming" { "caller" } else { "callee" }, "name": "main", "kind": "function", "path": "src/app.ts", "line": 4, "column": 3, "text": "  area(shape);", "depth": 1},
+            {"relation": "caller", "name": "run", "kind": "function", "path": "/etc/secret.ts", "line": 9, "column": 1, "text": "secret", "depth": 2, "of": "main"}
+        ]})),
+        "lang/typeHierarchy" => Ok(json!({"resolved": resolved, "found": false, "items": []})),
+        "lang/signatureHelp" => Ok(json!({"resolved": resolved, "signatures": [
+            {"label": "greet(name: string, loud: boolean): string", "parameters": ["name: string", "loud: boolean"], "activeParameter": 1, "documentation": "Greets."}
+        ], "activeSignature": 0})),
+        "lang/codeActions" => Ok(json!({"language": "typescript", "actions": [
+            {"id": "a1b2c3d4", "title": "Add import from \"./greet\"", "kind": "quickfix", "preferred": true, "edit": true, "command": false, "fixes": ["Cannot find name 'greet'."]},
+            {"id": "e5f6a7b8", "title": "Organize imports", "kind": "source.organizeImports", "edit": false, "command": true}
+        ]})),
+        "lang/applyCodeAction" if params["id"] != "a1b2c3d4" => Err(
+            json!({"code": -32003, "message": format!("no code action with id `{}` for src/app.ts:1; list them again with code_actions", params["id"].as_str().unwrap_or_default()), "data": {"code": "NOT_FOUND"}}),
+        ),
+        "lang/applyCodeAction" | "lang/format" => {
+            let applied = params["apply"] == true;
+            Ok(
+                json!({"title": if method == "lang/format" { Value::Null } else { json!("Add import from \"./greet\"") },
+                "applied": applied, "saved": applied && (params["save"] == true || method == "lang/format"),
+                "files": [{"path": "src/app.ts", "edits": 1, "before": "greet('x');\n", "after": "import { greet } from './greet';\ngreet('x');\n"}]}),
+            )
+        }
+        _ => return None,
+    })
 }

@@ -29,6 +29,7 @@ mod auth;
 mod changes;
 mod concurrency;
 mod confinement;
+mod lang4;
 // Unix permission bits, signals and uids (Windows keeps discovery files in the user's %TEMP%).
 #[cfg(unix)]
 mod discovery;

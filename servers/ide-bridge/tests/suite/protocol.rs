@@ -37,6 +37,13 @@ fn initialize_and_tools_list_work_with_no_host_at_all() {
             "describe_symbol",
             "list_symbols",
             "rename_symbol",
+            "find_implementations",
+            "call_hierarchy",
+            "type_hierarchy",
+            "signature_help",
+            "code_actions",
+            "apply_code_action",
+            "format",
             "open_diff",
             "close_diffs"
         ]

@@ -1,0 +1,156 @@
+//! `apply_code_action {path, line, end_line?, diagnostic?, id, apply?, save?, wait_ms?}`: one
+//! code action of `code_actions`, previewed as a diff per file, or applied in the IDE.
+
+use std::borrow::Cow;
+
+use mcp_shared::{
+    Tool, ToolContext, ToolOutput, ToolResult,
+    reexports::rmcp::model::{JsonObject, ToolAnnotations},
+};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::json;
+
+use super::{code_actions::range_params, lang};
+use crate::{
+    bridge::{Bridge, error::Op},
+    protocol::{ApplyCodeActionParams, EditResult, METHOD_APPLY_CODE_ACTION, Untrusted},
+};
+
+/// The tool's name.
+pub const NAME: &str = "apply_code_action";
+
+range_params! {
+    /// The input of `apply_code_action`: the range (and `diagnostic`) code_actions was asked for,
+    /// and the action's id.
+    pub struct ApplyCodeActionInput {
+        /// The action's id, from code_actions.
+        #[garde(length(min = 1, max = 200))]
+        pub id: String,
+        /// `true`: apply it. Default `false`: show the diff per file, changing nothing.
+        #[garde(skip)]
+        #[serde(default)]
+        pub apply: bool,
+        /// Save the files it changes too (default: left unsaved).
+        #[garde(skip)]
+        #[serde(default)]
+        pub save: bool,
+    }
+}
+
+/// The structured result of `apply_code_action` and `format`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct EditOutput {
+    /// The code action's title.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The change was made.
+    pub applied: bool,
+    /// The files were saved.
+    pub saved: bool,
+    /// The action runs an IDE command, whose effect is not in `files`.
+    pub command: bool,
+    /// The command was run.
+    pub ran: bool,
+    /// The files, with their number of edits and diff.
+    pub files: Vec<lang::RenamedFile>,
+}
+
+/// The answer of an edit previewed or applied (`what`: "Applying `title`", "Formatting a.ts").
+pub fn edit_answer(what: &str, result: EditResult) -> ToolOutput {
+    let files = lang::changed_files(result.files);
+    let edits: u32 = files.iter().map(|f| f.edits).sum();
+    let mut text = match (files.is_empty(), result.applied) {
+        (true, _) if result.ran => format!("{what}: the IDE ran its command (no file edit to show)."),
+        (true, _) => format!("{what} changes nothing."),
+        (false, false) => format!(
+            "{what} would make {edits} edit(s) in {} file(s); nothing was changed. Call again with apply: true to make it.",
+            files.len()
+        ),
+        (false, true) => format!(
+            "{what}: done, {edits} edit(s) in {} file(s), {} (one undo in the IDE reverts it).",
+            files.len(),
+            if result.saved { "saved" } else { "left unsaved in the IDE (save_file saves them)" }
+        ),
+    };
+    if result.command && !result.ran && !files.is_empty() {
+        text.push_str(" It also runs an IDE command, applied with the edit.");
+    }
+    for file in &files {
+        text.push_str(&format!("\n{} ({} edit(s))", file.path, file.edits));
+    }
+    if !result.applied {
+        for diff in files.iter().filter_map(|f| f.diff.as_deref()) {
+            text.push('\n');
+            text.push_str(diff);
+        }
+    }
+    let output = EditOutput {
+        title: result.title,
+        applied: result.applied,
+        saved: result.saved,
+        command: result.command,
+        ran: result.ran,
+        files,
+    };
+    ToolOutput::text_and_json(text, json!(output))
+}
+
+/// `apply_code_action`.
+#[derive(Debug, Clone)]
+pub struct ApplyCodeAction {
+    bridge: Bridge,
+}
+
+impl ApplyCodeAction {
+    /// The tool over `bridge`.
+    pub fn new(bridge: Bridge) -> Self {
+        ApplyCodeAction { bridge }
+    }
+}
+
+impl Tool for ApplyCodeAction {
+    type Params = ApplyCodeActionInput;
+
+    fn name(&self) -> Cow<'static, str> {
+        NAME.into()
+    }
+
+    fn description(&self) -> Cow<'static, str> {
+        "Apply a code action that code_actions listed (same `path`, `line`, `end_line`, `diagnostic`, \
+         and its `id`). Without `apply`: its diff per file, nothing changed. `apply: true`: one edit in \
+         the IDE, files left unsaved unless `save: true`. An action that only runs a command is run on \
+         apply. Needs the VS Code extension."
+            .into()
+    }
+
+    fn annotations(&self) -> ToolAnnotations {
+        ToolAnnotations::with_title("Apply code action")
+            .read_only(false)
+            .destructive(false)
+            .idempotent(false)
+            .open_world(false)
+    }
+
+    fn call_writes(&self, arguments: Option<&JsonObject>) -> bool {
+        arguments.and_then(|a| a.get("apply")).and_then(serde_json::Value::as_bool) == Some(true)
+    }
+
+    fn output_schema(&self) -> Option<std::sync::Arc<JsonObject>> {
+        Some(mcp_shared::schema::output::<EditOutput>())
+    }
+
+    async fn run(&self, input: ApplyCodeActionInput, _ctx: ToolContext) -> ToolResult {
+        let (range, wait) = input.range(&self.bridge).await;
+        let wire = ApplyCodeActionParams { range, id: input.id.clone(), apply: input.apply, save: input.save };
+        let timeout = std::time::Duration::from_millis(wait);
+        let answer: Result<EditResult, _> = self.bridge.request_waiting(METHOD_APPLY_CODE_ACTION, &wire, timeout).await;
+        let op = if input.apply { Op::Change(NAME, "the files it edits") } else { Op::Ide(NAME) };
+        let result: EditResult = answer.map_err(|error| error.to_error(op))?.bounded();
+        if result.loading {
+            return Err(lang::still_loading(None, None, &input.shown(), wait));
+        }
+        let title = result.title.clone().unwrap_or_else(|| input.id.clone());
+        Ok(edit_answer(&format!("Applying `{title}`"), result))
+    }
+}

@@ -1,0 +1,115 @@
+//! `signature_help {path, line, symbol, column?, wait_ms?}`: the parameters of the call at a
+//! position (just after `symbol`'s text on the line), the active one marked, from the IDE's
+//! language server.
+
+use std::borrow::Cow;
+
+use mcp_shared::{
+    Tool, ToolContext, ToolOutput, ToolResult,
+    reexports::rmcp::model::{JsonObject, ToolAnnotations},
+};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::json;
+
+use super::lang::{self, SymbolParams};
+use crate::{
+    bridge::Bridge,
+    protocol::{METHOD_SIGNATURE_HELP, Resolved, Signature, SignatureHelpResult},
+};
+
+/// The tool's name.
+pub const NAME: &str = "signature_help";
+
+/// The structured result of `signature_help`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SignatureHelpOutput {
+    /// The text the position is after.
+    pub symbol: String,
+    /// Where it was found on the line.
+    pub resolved: Resolved,
+    /// The call's signatures: `{label, documentation, parameters, activeParameter}`.
+    pub signatures: Vec<Signature>,
+    /// The signature that fits the call, from 0.
+    pub active_signature: u32,
+}
+
+/// `signature_help`.
+#[derive(Debug, Clone)]
+pub struct SignatureHelp {
+    bridge: Bridge,
+}
+
+impl SignatureHelp {
+    /// The tool over `bridge`.
+    pub fn new(bridge: Bridge) -> Self {
+        SignatureHelp { bridge }
+    }
+}
+
+impl Tool for SignatureHelp {
+    type Params = SymbolParams;
+
+    fn name(&self) -> Cow<'static, str> {
+        NAME.into()
+    }
+
+    fn instructions(&self) -> Option<Cow<'static, str>> {
+        Some("signature_help gives the parameters of a call.".into())
+    }
+
+    fn description(&self) -> Cow<'static, str> {
+        "The parameters of the call at a position, through the IDE's language server, the active one \
+         marked. The position is just after `symbol`'s text on `line` of `path`: `greet(` for the first \
+         argument of `greet(…)`, `greet(a,` for the second. Needs the VS Code extension."
+            .into()
+    }
+
+    fn annotations(&self) -> ToolAnnotations {
+        ToolAnnotations::with_title("Signature help")
+            .read_only(true)
+            .destructive(false)
+            .idempotent(true)
+            .open_world(false)
+    }
+
+    fn output_schema(&self) -> Option<std::sync::Arc<JsonObject>> {
+        Some(mcp_shared::schema::output::<SignatureHelpOutput>())
+    }
+
+    async fn run(&self, params: SymbolParams, _ctx: ToolContext) -> ToolResult {
+        let (wire, wait) = params.at(&self.bridge).await;
+        let result = lang::ask::<_, SignatureHelpResult>(&self.bridge, METHOD_SIGNATURE_HELP, &wire, wait, NAME).await?;
+        if result.loading {
+            let what = format!("`{}` in {}", params.symbol, params.path);
+            return Err(lang::still_loading(Some(&result.resolved), None, &what, wait));
+        }
+        let at = format!("{}:{}, after `{}`", params.path, result.resolved.line, params.symbol);
+        let mut text = if result.signatures.is_empty() {
+            format!("No signature at {at}: the position is not inside a call's parentheses (name the text up to and including `(`).")
+        } else {
+            format!("The call at {at}:")
+        };
+        for (i, signature) in result.signatures.iter().enumerate() {
+            let mark = if i as u32 == result.active_signature { "* " } else { "  " };
+            text.push_str(&format!("\n{mark}{}", signature.label));
+            if let Some(active) = signature.active_parameter.and_then(|p| signature.parameters.get(p as usize)) {
+                text.push_str(&format!(
+                    "\n    active parameter {} of {}: `{active}`",
+                    signature.active_parameter.unwrap_or(0) + 1,
+                    signature.parameters.len()
+                ));
+            }
+            if let Some(doc) = signature.documentation.as_deref().filter(|d| !d.trim().is_empty()) {
+                text.push_str(&format!("\n    {}", doc.trim().replace('\n', "\n    ")));
+            }
+        }
+        let output = SignatureHelpOutput {
+            symbol: params.symbol,
+            resolved: result.resolved,
+            signatures: result.signatures,
+            active_signature: result.active_signature,
+        };
+        Ok(ToolOutput::text_and_json(text, json!(output)))
+    }
+}
