@@ -302,12 +302,19 @@ async fn dispatch(
         other => Err(WireError::rpc(
             METHOD_NOT_FOUND,
             format!(
-                "method `{other}` not found; this host knows {METHOD_INFO}, {METHOD_LIST}, {METHOD_READ}, {METHOD_WRITE}, {METHOD_DIAGNOSTICS}, {METHOD_OPEN_EDITORS}, {METHOD_SELECTION}, {METHOD_OPEN_FILE}, {}, {}, {}, {}, {}, {}, {}, {}",
+                "method `{other}` not found; this host knows {METHOD_INFO}, {METHOD_LIST}, {METHOD_READ}, {METHOD_WRITE}, {METHOD_DIAGNOSTICS}, {METHOD_OPEN_EDITORS}, {METHOD_SELECTION}, {METHOD_OPEN_FILE}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}",
                 protocol::METHOD_DEFINITION,
                 protocol::METHOD_REFERENCES,
                 protocol::METHOD_HOVER,
                 protocol::METHOD_SYMBOLS,
                 protocol::METHOD_RENAME,
+                protocol::METHOD_IMPLEMENTATIONS,
+                protocol::METHOD_CALL_HIERARCHY,
+                protocol::METHOD_TYPE_HIERARCHY,
+                protocol::METHOD_SIGNATURE_HELP,
+                protocol::METHOD_CODE_ACTIONS,
+                protocol::METHOD_APPLY_CODE_ACTION,
+                protocol::METHOD_FORMAT,
                 protocol::METHOD_OPEN_DIFF,
                 protocol::METHOD_CLOSE_DIFFS,
                 protocol::METHOD_SAVE_FILE

@@ -304,6 +304,82 @@ try {
   const library = await bridge.tool('find_definition', { path: 'src/app.ts', line: 4, symbol: 'log' });
   const libraryLocations = library.structuredContent?.locations ?? [];
   check(libraryLocations.length > 0 && libraryLocations.every((l) => l.external !== undefined && l.path === undefined && l.text === undefined), 'a definition in a library outside the workspace is named as external, without its content', JSON.stringify(library));
+  // 1d. Version 4: implementations, call and type hierarchies, signature help, code actions,
+  // formatting, and diagnostics that have seen the file's current content.
+  const allowButton = page.getByRole('button', { name: 'Allow' });
+  /** Waits for `call`, clicking Allow on each confirmation the IDE shows meanwhile (confirmWrites). */
+  const allowing = async (call) => {
+    let done = false;
+    const settled = call.finally(() => (done = true));
+    while (!done) {
+      if (await allowButton.first().isVisible().catch(() => false)) {
+        await allowButton.first().click().catch(() => undefined);
+        await sleep(300);
+      }
+      await sleep(100);
+    }
+    return settled;
+  };
+  const impls = await timed('find_implementations', { path: 'src/shape.ts', line: 1, symbol: 'Shape' });
+  const implAt = (impls.structuredContent?.locations ?? []).map((l) => `${l.path}:${l.line}`);
+  check(implAt.includes('src/circle.ts:3') && implAt.includes('src/square.ts:3'), 'find_implementations lists both classes', JSON.stringify(impls));
+  const callers = await timed('call_hierarchy', { path: 'src/total.ts', line: 3, symbol: 'total', direction: 'incoming' });
+  const callerAt = (callers.structuredContent?.items ?? []).map((i) => `${i.path}:${i.line}`);
+  check(callerAt.includes('src/report.ts:4') && callerAt.includes('src/summary.ts:5') && /report\.ts:4: .*total\(\[new Circle/.test(text(callers)), 'call_hierarchy incoming: both callers, each call with its line', JSON.stringify(callers));
+  const callees = await timed('call_hierarchy', { path: 'src/summary.ts', line: 4, symbol: 'summary', direction: 'outgoing' });
+  check((callees.structuredContent?.items ?? []).some((i) => i.name === 'total' && i.path === 'src/summary.ts' && i.line === 5), 'call_hierarchy outgoing: the callees', JSON.stringify(callees));
+  const types = await timed('type_hierarchy', { path: 'src/shape.ts', line: 1, symbol: 'Shape', direction: 'subtypes' });
+  const subtypes = (types.structuredContent?.items ?? []).map((i) => i.name);
+  check(
+    !types.isError && (types.structuredContent?.found === false ? /gives no type hierarchy/.test(text(types)) : subtypes.includes('Circle') && subtypes.includes('Square')),
+    `type_hierarchy answers clearly (${types.structuredContent?.found === false ? 'TypeScript offers none' : 'the subtypes'})`,
+    JSON.stringify(types),
+  );
+  const signature = await timed('signature_help', { path: 'src/report.ts', line: 4, symbol: 'total(' });
+  const active = signature.structuredContent?.signatures?.[0];
+  check(/total\(shapes: Shape\[\]\): number/.test(active?.label ?? '') && active?.activeParameter === 0 && /active parameter 1 of 1: `shapes: Shape\[\]`/.test(text(signature)), 'signature_help names the active parameter', JSON.stringify(signature));
+  const actions = await timed('code_actions', { path: 'src/imports.ts', line: 3, diagnostic: '2304' });
+  const importFix = (actions.structuredContent?.actions ?? []).find((a) => /import/i.test(a.title) && /square/i.test(a.title));
+  check(importFix !== undefined && importFix.edit === true, 'code_actions on the missing import offers the import fix', JSON.stringify(actions));
+  const importsBefore = await fs.readFile(path.join(args.workspace, 'src/imports.ts'), 'utf8');
+  const previewFix = await timed('apply_code_action', { path: 'src/imports.ts', line: 3, diagnostic: '2304', id: importFix?.id ?? 'none' });
+  check(previewFix.structuredContent?.applied === false && /\+import \{ Square \} from '\.\/square'/.test(text(previewFix)) && (await fs.readFile(path.join(args.workspace, 'src/imports.ts'), 'utf8')) === importsBefore, 'apply_code_action previews the import (nothing changed)', JSON.stringify(previewFix));
+  const fixStarted = Date.now();
+  const fixed = await allowing(bridge.tool('apply_code_action', { path: 'src/imports.ts', line: 3, diagnostic: '2304', id: importFix?.id ?? 'none', apply: true }));
+  timings.push(`apply_code_action (applied, the user's Allow included): ${Date.now() - fixStarted} ms`);
+  const savedFix = await bridge.tool('save_file', { path: 'src/imports.ts' });
+  const importsAfter = await fs.readFile(path.join(args.workspace, 'src/imports.ts'), 'utf8');
+  check(fixed.structuredContent?.applied === true && savedFix.structuredContent?.saved === true && /import \{ Square \} from '\.\/square'/.test(importsAfter), 'apply_code_action applies it; after save_file the file on disk has the import', `${JSON.stringify(fixed)}\n${importsAfter}`);
+  const uglyBefore = await fs.readFile(path.join(args.workspace, 'src/ugly.ts'), 'utf8');
+  const formatPreview = await timed('format', { path: 'src/ugly.ts' });
+  check(formatPreview.structuredContent?.applied === false && (await fs.readFile(path.join(args.workspace, 'src/ugly.ts'), 'utf8')) === uglyBefore && /\+export const ugly = \{ a: 1, b: 2 \}/.test(text(formatPreview)), 'format previews the formatter\'s output, nothing changed', JSON.stringify(formatPreview));
+  const formatStarted = Date.now();
+  const formatted = await allowing(bridge.tool('format', { path: 'src/ugly.ts', apply: true }));
+  timings.push(`format (applied and saved, the user's Allow included): ${Date.now() - formatStarted} ms`);
+  const uglyAfter = await fs.readFile(path.join(args.workspace, 'src/ugly.ts'), 'utf8');
+  check(formatted.structuredContent?.applied === true && /^export const ugly = \{ a: 1, b: 2 \}/.test(uglyAfter), 'format applies the TypeScript formatter\'s output (saved)', `${JSON.stringify(formatted)}\n${uglyAfter}`);
+  // Fresh diagnostics: a type error written on disk (outside VS Code) is there at once, and gone
+  // at once when fixed on disk; five times.
+  const freshFile = path.join(args.workspace, 'src/fresh.ts');
+  let stale = 0;
+  const freshTimes = [];
+  for (let run = 1; run <= 5; run++) {
+    await fs.writeFile(freshFile, 'export const fresh: number = "not a number";\n');
+    let at = Date.now();
+    const broken = await bridge.tool('get_diagnostics', { path: 'src/fresh.ts', wait_ms: 20000 });
+    freshTimes.push(Date.now() - at);
+    const hasError = (broken.structuredContent?.diagnostics ?? []).some((d) => d.code === '2322' && d.line === 1);
+    await fs.writeFile(freshFile, 'export const fresh: number = 1;\n');
+    at = Date.now();
+    const repaired = await bridge.tool('get_diagnostics', { path: 'src/fresh.ts', wait_ms: 20000 });
+    freshTimes.push(Date.now() - at);
+    const clean = (repaired.structuredContent?.diagnostics ?? []).every((d) => d.severity !== 'error');
+    if (!hasError || !clean || broken.structuredContent?.settled === false || repaired.structuredContent?.settled === false) {
+      stale += 1;
+      console.log(`     (fresh diagnostics run ${run}: ${JSON.stringify(broken.structuredContent)} / ${JSON.stringify(repaired.structuredContent)})`);
+    }
+  }
+  check(stale === 0, `get_diagnostics saw each edit made on disk: 5 runs, ${stale} stale answer(s) (${freshTimes.join(', ')} ms)`);
   await stillDirty('after the lookups');
   const preview = await timed('rename_symbol', { path: 'src/greet.ts', line: 2, symbol: 'greet', new_name: 'welcome' });
   check(preview.structuredContent?.applied === false && (preview.structuredContent?.files ?? []).map((f) => f.path).join() === 'src/app.ts,src/greet.ts' && /\+export function welcome/.test(text(preview)), 'rename_symbol previews both files as diffs', JSON.stringify(preview));

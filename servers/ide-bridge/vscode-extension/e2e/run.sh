@@ -77,6 +77,18 @@ printf 'const n: number = "x";\nexport { n };\n' >"$WORK/ws/src/typed.ts"
 printf '{ "compilerOptions": { "strict": true, "target": "es2020", "module": "commonjs", "noEmit": true }, "include": ["src"] }\n' >"$WORK/ws/tsconfig.json"
 printf '/** Greets someone by name. */\nexport function greet(name: string): string {\n  return `Hello, ${name}!`;\n}\n' >"$WORK/ws/src/greet.ts"
 printf "import { greet } from './greet';\n\nexport const message: string = greet('world');\nconsole.log(greet('again'));\n" >"$WORK/ws/src/app.ts"
+# Version 4's project (drive.mjs 1d): an interface and two classes implementing it, a function
+# called from two files, a file with an unused import and a missing one, a badly formatted file,
+# and the file whose type error is written and fixed on disk.
+printf 'export interface Shape {\n  area(): number;\n}\n' >"$WORK/ws/src/shape.ts"
+printf "import { Shape } from './shape';\n\nexport class Circle implements Shape {\n  constructor(private r: number) {}\n  area(): number {\n    return Math.PI * this.r * this.r;\n  }\n}\n" >"$WORK/ws/src/circle.ts"
+printf "import { Shape } from './shape';\n\nexport class Square implements Shape {\n  constructor(private side: number) {}\n  area(): number {\n    return this.side * this.side;\n  }\n}\n" >"$WORK/ws/src/square.ts"
+printf "import { Shape } from './shape';\n\nexport function total(shapes: Shape[]): number {\n  return shapes.reduce((sum, s) => sum + s.area(), 0);\n}\n" >"$WORK/ws/src/total.ts"
+printf "import { total } from './total';\nimport { Circle } from './circle';\n\nexport const report = total([new Circle(1)]);\n" >"$WORK/ws/src/report.ts"
+printf "import { total } from './total';\nimport { Square } from './square';\n\nexport function summary(): string {\n  return 'total: ' + total([new Square(2)]);\n}\n" >"$WORK/ws/src/summary.ts"
+printf "import { Circle } from './circle';\n\nexport const big = new Square(3);\n" >"$WORK/ws/src/imports.ts"
+printf 'export   const  ugly={a:1,b:2}\n' >"$WORK/ws/src/ugly.ts"
+printf 'export const fresh: number = 1;\n' >"$WORK/ws/src/fresh.ts"
 TOKEN="e2e-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
 # files.autoSave off: VS Code for the web saves a second after typing by default (the desktop's
 # default is off), and the unsaved-buffer checks need the user's typing to stay unsaved.

@@ -1,6 +1,8 @@
 /**
- * The language servers on the wire (protocol version 3, §4.11–§4.15): `lang/definition`,
- * `lang/references`, `lang/hover`, `lang/symbols`, `lang/rename`.
+ * The language servers on the wire (protocol versions 3 and 4, §4.11–§4.15, §4.18–§4.23):
+ * `lang/definition`, `lang/references`, `lang/hover`, `lang/symbols`, `lang/rename`;
+ * `lang/implementations`, `lang/callHierarchy`, `lang/typeHierarchy`, `lang/signatureHelp`,
+ * `lang/codeActions`, `lang/applyCodeAction`, `lang/format`.
  *
  * The editor is behind {@link LangState} (absolute paths, 1-based lines and columns). This module
  * confines every path through the same {@link Files} as `fs/*`, finds the symbol's column on its
@@ -10,11 +12,25 @@
  * content.
  */
 
+import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 
 import { Files } from './files';
 import {
+  ApplyCodeActionParams,
+  CodeActionInfo,
+  CodeActionsParams,
+  CodeActionsResult,
   DEFAULT_LANG_WAIT_MS,
+  EditResult,
+  FormatParams,
+  HierarchyItem,
+  HierarchyParams,
+  HierarchyResult,
+  MAX_CODE_ACTIONS,
+  MAX_HIERARCHY_ITEMS,
+  SignatureHelpResult,
+  SignatureInfo,
   HoverResult,
   Location,
   LocationsResult,
@@ -66,11 +82,38 @@ export interface EditorRenameFile {
   after?: string;
 }
 
-/** A rename the editor computed and can apply as one edit. */
+/** A rename (or any workspace edit) the editor computed and can apply as one edit. */
 export interface EditorRename {
   files: EditorRenameFile[];
-  /** Applies the edit (one undo in the editor) and saves the files it touched. */
-  apply(): Promise<void>;
+  /** Applies the edit (one undo in the editor) and, unless `save` is false, saves the files it touched. */
+  apply(save?: boolean): Promise<void>;
+}
+
+/** An item of a call or type hierarchy as the editor has it; `handle` asks for the next level. */
+export interface EditorHierarchyItem {
+  name: string;
+  kind: string;
+  location: EditorLocation;
+  handle: unknown;
+}
+
+/** One caller or callee, and where its calls are. */
+export interface EditorCall {
+  item: EditorHierarchyItem;
+  sites: EditorLocation[];
+}
+
+/** A code action as the editor offers it. */
+export interface EditorCodeAction {
+  title: string;
+  kind?: string;
+  preferred: boolean;
+  /** The messages of the diagnostics it fixes, and their codes. */
+  fixes: { message: string; code?: string }[];
+  /** Its edit, when it has one. */
+  edit?: EditorRename;
+  /** Runs its command, when it has one. */
+  run?: () => Promise<void>;
 }
 
 /** The editor's language features; the extension implements it over `vscode.execute*Provider`. */
@@ -87,6 +130,18 @@ export interface LangState {
   workspaceSymbols(query: string): Promise<EditorSymbol[]>;
   /** The rename's edits; throws an Error with the language server's reason when it cannot. */
   rename(abs: string, line: number, column: number, newName: string): Promise<EditorRename>;
+  implementations(abs: string, line: number, column: number): Promise<EditorLocation[]>;
+  /** The call hierarchy's roots at the position (empty: none). */
+  prepareCallHierarchy(abs: string, line: number, column: number): Promise<EditorHierarchyItem[]>;
+  calls(item: EditorHierarchyItem, direction: 'incoming' | 'outgoing'): Promise<EditorCall[]>;
+  /** The type hierarchy's roots at the position (empty: none). */
+  prepareTypeHierarchy(abs: string, line: number, column: number): Promise<EditorHierarchyItem[]>;
+  relatedTypes(item: EditorHierarchyItem, direction: 'supertypes' | 'subtypes'): Promise<EditorHierarchyItem[]>;
+  signatureHelp(abs: string, line: number, column: number): Promise<{ signatures: SignatureInfo[]; activeSignature: number } | undefined>;
+  /** The code actions for lines `line`..`endLine` (and the diagnostics there). */
+  codeActions(abs: string, line: number, endLine: number): Promise<EditorCodeAction[]>;
+  /** The formatter's edit of the file (or of lines `line`..`endLine`), undefined when nothing changes. */
+  format(abs: string, line?: number, endLine?: number): Promise<EditorRename | undefined>;
 }
 
 /** How long to sleep between two asks of a language server that is not ready yet. */
@@ -415,5 +470,229 @@ export class Lang {
       );
     }
     return { resolved, files, applied: params.apply && files.length > 0, loading: false };
+  }
+
+  /** `lang/implementations`. */
+  async implementations(params: SymbolAt): Promise<LocationsResult> {
+    return this.find(params, (abs, r) => this.requireState().implementations(abs, r.line, r.column));
+  }
+
+  /** A hierarchy item the protocol's way: its place in the workspace with its line's text, or named only. */
+  private async item(
+    relation: HierarchyItem['relation'],
+    of: EditorHierarchyItem,
+    at: EditorLocation,
+    depth: number,
+    parent: string | undefined,
+    texts: Map<string, string[] | undefined>,
+  ): Promise<HierarchyItem> {
+    const shown = at.abs === undefined ? undefined : this.files.confinement.protocolPath(at.abs);
+    const base = { relation, name: of.name, kind: of.kind, line: at.line, column: at.column, depth, ...(parent === undefined ? {} : { of: parent }) };
+    if (shown === undefined || at.abs === undefined) {
+      return { ...base, external: at.abs === undefined ? at.name : path.basename(at.abs) };
+    }
+    if (!texts.has(at.abs)) {
+      texts.set(at.abs, await this.requireState().document(at.abs).then((d) => d.text.split(/\r\n|\r|\n/), () => undefined));
+    }
+    const line = texts.get(at.abs)?.[at.line - 1];
+    return { ...base, path: shown, ...(line === undefined ? {} : { text: line.slice(0, MAX_LOCATION_TEXT) }) };
+  }
+
+  /** `lang/callHierarchy` and `lang/typeHierarchy`: the items level by level, breadth first, each item once. */
+  async hierarchy(params: HierarchyParams, calls: boolean): Promise<HierarchyResult> {
+    const state = this.requireState();
+    const { abs, resolved, language } = await this.locate(params);
+    if ((await this.ready(abs, resolved, language, params.waitMs ?? DEFAULT_LANG_WAIT_MS)) === undefined) {
+      return { resolved, found: false, items: [], truncated: 0, loading: true };
+    }
+    const roots = calls
+      ? await state.prepareCallHierarchy(abs, resolved.line, resolved.column)
+      : await state.prepareTypeHierarchy(abs, resolved.line, resolved.column);
+    if (roots.length === 0) {
+      return { resolved, found: false, items: [], truncated: 0, loading: false };
+    }
+    const directions: ('incoming' | 'outgoing' | 'supertypes' | 'subtypes')[] =
+      params.direction === 'both' ? ['supertypes', 'subtypes'] : [params.direction as 'incoming' | 'outgoing' | 'supertypes' | 'subtypes'];
+    const relationOf = { incoming: 'caller', outgoing: 'callee', supertypes: 'supertype', subtypes: 'subtype' } as const;
+    const items: HierarchyItem[] = [];
+    const texts = new Map<string, string[] | undefined>();
+    let truncated = 0;
+    for (const direction of directions) {
+      const seen = new Set(roots.map((r) => `${r.location.abs}:${r.location.line}:${r.name}`));
+      let level = roots;
+      for (let depth = 1; depth <= params.depth && level.length > 0; depth++) {
+        const next: EditorHierarchyItem[] = [];
+        for (const parent of level) {
+          const found: EditorCall[] =
+            direction === 'incoming' || direction === 'outgoing'
+              ? await state.calls(parent, direction)
+              : (await state.relatedTypes(parent, direction)).map((item) => ({ item, sites: [item.location] }));
+          for (const call of found) {
+            for (const site of call.sites.length > 0 ? call.sites : [call.item.location]) {
+              if (items.length >= MAX_HIERARCHY_ITEMS) {
+                truncated += 1;
+                continue;
+              }
+              items.push(await this.item(relationOf[direction], call.item, site, depth, depth > 1 ? parent.name : undefined, texts));
+            }
+            const key = `${call.item.location.abs}:${call.item.location.line}:${call.item.name}`;
+            if (!seen.has(key)) {
+              seen.add(key);
+              next.push(call.item);
+            }
+          }
+        }
+        level = next;
+      }
+    }
+    return { resolved, found: true, items, truncated, loading: false };
+  }
+
+  /** `lang/signatureHelp`: at the position just after the symbol's text. */
+  async signatureHelp(params: SymbolAt): Promise<SignatureHelpResult> {
+    const { abs, resolved, language } = await this.locate(params);
+    if ((await this.ready(abs, resolved, language, params.waitMs ?? DEFAULT_LANG_WAIT_MS)) === undefined) {
+      return { resolved, signatures: [], activeSignature: 0, loading: true };
+    }
+    const help = await this.requireState().signatureHelp(abs, resolved.line, resolved.column + params.symbol.length);
+    return { resolved, signatures: help?.signatures ?? [], activeSignature: help?.activeSignature ?? 0, loading: false };
+  }
+
+  /**
+   * Whether the file's language server answers (its outline is the probe), waiting for one that
+   * is still starting until `deadline`; a language that has answered before is taken as up.
+   */
+  private async up(abs: string, language: string, text: string, deadline: number): Promise<boolean> {
+    const state = this.requireState();
+    for (;;) {
+      if (this.warm.has(language) || text.trim() === '' || (await state.documentSymbols(abs)).length > 0) {
+        this.warm.add(language);
+        return true;
+      }
+      if (Date.now() + POLL_MS > deadline) {
+        return false;
+      }
+      await sleep(POLL_MS);
+    }
+  }
+
+  /** The code actions of a range, each with its id (a digest of where it is offered and what it is). */
+  private async actionsOf(params: CodeActionsParams): Promise<{ abs: string; language: string; loading: boolean; actions: { info: CodeActionInfo; action: EditorCodeAction }[] }> {
+    const abs = await this.file(params.path);
+    const { text, language } = await this.document(abs, params.path);
+    const deadline = Date.now() + (params.waitMs ?? DEFAULT_LANG_WAIT_MS);
+    const endLine = Math.max(params.line, params.endLine ?? params.line);
+    if (!(await this.up(abs, language, text, deadline))) {
+      return { abs, language, loading: true, actions: [] };
+    }
+    const found = await this.requireState().codeActions(abs, params.line, endLine);
+    const wanted = params.diagnostic ?? undefined;
+    const actions = found
+      .filter((a) => wanted === undefined || a.fixes.some((f) => f.message.includes(wanted) || (f.code ?? '').includes(wanted)))
+      .map((action) => {
+        const digest = createHash('sha256').update(`${params.path}\0${params.line}\0${endLine}\0${action.kind ?? ''}\0${action.title}`).digest('hex');
+        const info: CodeActionInfo = {
+          id: digest.slice(0, 8),
+          title: action.title,
+          ...(action.kind === undefined ? {} : { kind: action.kind }),
+          preferred: action.preferred,
+          edit: action.edit !== undefined,
+          command: action.run !== undefined,
+          ...(action.fixes.length > 0 ? { fixes: action.fixes.map((f) => f.message) } : {}),
+        };
+        return { info, action };
+      });
+    actions.sort((a, b) => Number(b.info.preferred) - Number(a.info.preferred));
+    return { abs, language, loading: false, actions: actions.slice(0, MAX_CODE_ACTIONS) };
+  }
+
+  /** `lang/codeActions`. */
+  async codeActions(params: CodeActionsParams): Promise<CodeActionsResult> {
+    const { language, loading, actions } = await this.actionsOf(params);
+    return { actions: actions.map((a) => a.info), loading, language };
+  }
+
+  /** The files of an edit the protocol's way (refused whole when it reaches outside the workspace). */
+  private editFiles(plan: EditorRename, what: string): RenameFile[] {
+    const files: RenameFile[] = [];
+    const outside: string[] = [];
+    for (const f of plan.files) {
+      const shown = f.abs === undefined ? undefined : this.files.confinement.protocolPath(f.abs);
+      if (shown === undefined) {
+        outside.push(f.abs === undefined ? f.name : path.basename(f.abs));
+        continue;
+      }
+      const max = this.files.settings.maxFileSize;
+      const fits = (t: string | undefined) => t !== undefined && Buffer.byteLength(t, 'utf8') <= max;
+      files.push({ path: shown, edits: f.edits, ...(fits(f.before) && fits(f.after) ? { before: f.before, after: f.after } : {}) });
+    }
+    if (outside.length > 0) {
+      throw WireError.of('ACCESS_DENIED', `${what} would also change ${outside.length} file(s) outside the workspace (${outside.slice(0, 5).join(', ')}), which the host never edits; nothing was changed`);
+    }
+    files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    return files;
+  }
+
+  /** Applies `plan` after the user's confirmation (when the workspace asks for it). */
+  private async applyPlan(plan: EditorRename, files: RenameFile[], save: boolean, what: string): Promise<void> {
+    if (this.files.settings.readOnly) {
+      throw WireError.of('READ_ONLY', `the workspace is read-only; ${what} was not applied`);
+    }
+    await this.files.confirmEdits(files.map((f) => ({ path: f.path, content: f.after })));
+    try {
+      await plan.apply(save);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw WireError.of('UNAVAILABLE', `the editor could not apply ${what} (${reason}); check the files with read_file before trying again`);
+    }
+    this.files.announce(files.map((f) => ({ path: f.path, content: f.after ?? '' })), what);
+  }
+
+  /** `lang/applyCodeAction`: the action of that id, previewed or applied. */
+  async applyCodeAction(params: ApplyCodeActionParams): Promise<EditResult> {
+    const { loading, actions } = await this.actionsOf(params);
+    if (loading) {
+      return { files: [], applied: false, saved: false, command: false, ran: false, loading: true };
+    }
+    const chosen = actions.find((a) => a.info.id === params.id);
+    if (chosen === undefined) {
+      const at = params.endLine && params.endLine !== params.line ? `${params.path}:${params.line}-${params.endLine}` : `${params.path}:${params.line}`;
+      throw WireError.of('NOT_FOUND', `no code action with id \`${params.id}\` for ${at} (the file may have changed); list them again with code_actions`);
+    }
+    const { info, action } = chosen;
+    const what = `the code action "${info.title}"`;
+    const files = action.edit === undefined ? [] : this.editFiles(action.edit, what);
+    let applied = false;
+    let ran = false;
+    if (params.apply) {
+      if (action.edit !== undefined && files.length > 0) {
+        await this.applyPlan(action.edit, files, params.save, what);
+        applied = true;
+      }
+      if (action.run !== undefined) {
+        await action.run();
+        ran = true;
+      }
+    }
+    return { title: info.title, files, applied, saved: applied && params.save, command: info.command, ran, loading: false };
+  }
+
+  /** `lang/format`: the formatter's edit, previewed or applied and saved. */
+  async format(params: FormatParams): Promise<EditResult> {
+    const abs = await this.file(params.path);
+    const { text, language } = await this.document(abs, params.path);
+    const deadline = Date.now() + (params.waitMs ?? DEFAULT_LANG_WAIT_MS);
+    if (!(await this.up(abs, language, text, deadline))) {
+      return { files: [], applied: false, saved: false, command: false, ran: false, loading: true };
+    }
+    const line = params.line ?? undefined;
+    const plan = await this.requireState().format(abs, line, line === undefined ? undefined : Math.max(line, params.endLine ?? line));
+    const files = plan === undefined ? [] : this.editFiles(plan, `formatting ${params.path}`);
+    let applied = false;
+    if (params.apply && plan !== undefined && files.length > 0) {
+      await this.applyPlan(plan, files, true, `formatting ${params.path}`);
+      applied = true;
+    }
+    return { files, applied, saved: applied, command: false, ran: false, loading: false };
   }
 }

@@ -1,5 +1,5 @@
 /**
- * The ide-bridge wire protocol, version 3, as the host speaks it
+ * The ide-bridge wire protocol, version 4, as the host speaks it
  * (`servers/ide-bridge/docs/ide-bridge-protocol.md`; the Rust side is `src/protocol/`).
  *
  * JSON-RPC 2.0 over WebSocket text frames. The method names, the error codes and the result
@@ -12,9 +12,11 @@ import { z } from 'zod';
 /**
  * The protocol version reported in `host/info`: 2 adds the `ide/*` methods, the unsaved buffer
  * in `fs/read` and `folder-name/…` paths in multi-root workspaces; 3 adds the `lang/*` methods,
- * `ide/openDiff`, `ide/closeDiffs` and `ide/saveFile`.
+ * `ide/openDiff`, `ide/closeDiffs` and `ide/saveFile`; 4 adds `lang/implementations`,
+ * `lang/callHierarchy`, `lang/typeHierarchy`, `lang/codeActions`, `lang/applyCodeAction`,
+ * `lang/format` and `lang/signatureHelp`, and diagnostics that have seen the file's current content.
  */
-export const PROTOCOL_VERSION = 3;
+export const PROTOCOL_VERSION = 4;
 
 /** `host/info`: who the host is and its limits. */
 export const METHOD_INFO = 'host/info';
@@ -56,6 +58,26 @@ export const METHOD_HOVER = 'lang/hover';
 export const METHOD_SYMBOLS = 'lang/symbols';
 /** `lang/rename`: rename a symbol everywhere, previewed or applied. */
 export const METHOD_RENAME = 'lang/rename';
+/** `lang/implementations`: where the symbol is implemented (version 4). */
+export const METHOD_IMPLEMENTATIONS = 'lang/implementations';
+/** `lang/callHierarchy`: who calls the symbol, or what it calls. */
+export const METHOD_CALL_HIERARCHY = 'lang/callHierarchy';
+/** `lang/typeHierarchy`: a type's supertypes and subtypes. */
+export const METHOD_TYPE_HIERARCHY = 'lang/typeHierarchy';
+/** `lang/codeActions`: the quick fixes and refactorings for a range. */
+export const METHOD_CODE_ACTIONS = 'lang/codeActions';
+/** `lang/applyCodeAction`: one code action, previewed or applied. */
+export const METHOD_APPLY_CODE_ACTION = 'lang/applyCodeAction';
+/** `lang/format`: the editor's formatting of a file or range, previewed or applied. */
+export const METHOD_FORMAT = 'lang/format';
+/** `lang/signatureHelp`: the parameters of the call at a position. */
+export const METHOD_SIGNATURE_HELP = 'lang/signatureHelp';
+/** The deepest a hierarchy goes. */
+export const MAX_HIERARCHY_DEPTH = 3;
+/** The most items a hierarchy answer carries. */
+export const MAX_HIERARCHY_ITEMS = 200;
+/** The most code actions an answer carries. */
+export const MAX_CODE_ACTIONS = 100;
 /** `ide/openDiff`: show a proposed change and wait for the user's decision. */
 export const METHOD_OPEN_DIFF = 'ide/openDiff';
 /** `ide/closeDiffs`: close the diff views the host opened. */
@@ -271,6 +293,45 @@ export const RenameParams = SymbolAt.extend({ newName: symbolText, apply: z.bool
 /** `lang/rename` params, parsed. */
 export type RenameParams = z.infer<typeof RenameParams>;
 
+/** `lang/callHierarchy` and `lang/typeHierarchy` params. */
+export const HierarchyParams = SymbolAt.extend({
+  direction: z.enum(['incoming', 'outgoing', 'supertypes', 'subtypes', 'both']),
+  depth: z.number().int().min(1).max(MAX_HIERARCHY_DEPTH),
+});
+/** `lang/callHierarchy` and `lang/typeHierarchy` params, parsed. */
+export type HierarchyParams = z.infer<typeof HierarchyParams>;
+
+/** `lang/codeActions` params: a range of a file, and optionally the diagnostic to fix. */
+export const CodeActionsParams = z.object({
+  path: z.string(),
+  line: z.number().int().min(1),
+  endLine: z.number().int().min(1).nullish(),
+  diagnostic: z.string().max(MAX_SYMBOL_CHARS).nullish(),
+  waitMs: z.number().int().min(0).max(MAX_LANG_WAIT_MS).nullish(),
+});
+/** `lang/codeActions` params, parsed. */
+export type CodeActionsParams = z.infer<typeof CodeActionsParams>;
+
+/** `lang/applyCodeAction` params. */
+export const ApplyCodeActionParams = CodeActionsParams.extend({
+  id: z.string().min(1).max(200),
+  apply: z.boolean().optional().default(false),
+  save: z.boolean().optional().default(false),
+});
+/** `lang/applyCodeAction` params, parsed. */
+export type ApplyCodeActionParams = z.infer<typeof ApplyCodeActionParams>;
+
+/** `lang/format` params. */
+export const FormatParams = z.object({
+  path: z.string(),
+  line: z.number().int().min(1).nullish(),
+  endLine: z.number().int().min(1).nullish(),
+  apply: z.boolean().optional().default(false),
+  waitMs: z.number().int().min(0).max(MAX_LANG_WAIT_MS).nullish(),
+});
+/** `lang/format` params, parsed. */
+export type FormatParams = z.infer<typeof FormatParams>;
+
 /** `ide/openDiff` params. */
 export const OpenDiffParams = z.object({
   path: z.string(),
@@ -352,6 +413,74 @@ export interface RenameResult {
   resolved: ResolvedSymbol;
   files: RenameFile[];
   applied: boolean;
+  loading: boolean;
+}
+
+/** One item of a hierarchy: a caller or callee (where the call is), a supertype or subtype. */
+export interface HierarchyItem {
+  relation: 'caller' | 'callee' | 'supertype' | 'subtype';
+  name: string;
+  kind: string;
+  path?: string;
+  external?: string;
+  line: number;
+  column: number;
+  text?: string;
+  depth: number;
+  of?: string;
+}
+
+/** `lang/callHierarchy` and `lang/typeHierarchy` result. */
+export interface HierarchyResult {
+  resolved: ResolvedSymbol;
+  found: boolean;
+  items: HierarchyItem[];
+  truncated: number;
+  loading: boolean;
+}
+
+/** One code action offered. */
+export interface CodeActionInfo {
+  id: string;
+  title: string;
+  kind?: string;
+  preferred: boolean;
+  edit: boolean;
+  command: boolean;
+  fixes?: string[];
+}
+
+/** `lang/codeActions` result. */
+export interface CodeActionsResult {
+  actions: CodeActionInfo[];
+  loading: boolean;
+  language?: string;
+}
+
+/** `lang/applyCodeAction` and `lang/format` result. */
+export interface EditResult {
+  title?: string;
+  files: RenameFile[];
+  applied: boolean;
+  saved: boolean;
+  command: boolean;
+  ran: boolean;
+  loading: boolean;
+}
+
+/** One signature of a call. */
+export interface SignatureInfo {
+  label: string;
+  documentation?: string;
+  parameters: string[];
+  activeParameter?: number;
+}
+
+/** `lang/signatureHelp` result. */
+export interface SignatureHelpResult {
+  resolved: ResolvedSymbol;
+  signatures: SignatureInfo[];
+  activeSignature: number;
   loading: boolean;
 }
 

@@ -41,6 +41,17 @@ import {
   METHOD_REFERENCES,
   METHOD_RENAME,
   METHOD_SAVE_FILE,
+  METHOD_IMPLEMENTATIONS,
+  METHOD_CALL_HIERARCHY,
+  METHOD_TYPE_HIERARCHY,
+  METHOD_SIGNATURE_HELP,
+  METHOD_CODE_ACTIONS,
+  METHOD_APPLY_CODE_ACTION,
+  METHOD_FORMAT,
+  HierarchyParams,
+  CodeActionsParams,
+  ApplyCodeActionParams,
+  FormatParams,
   METHOD_SYMBOLS,
   OpenDiffParams,
   ReferencesParams,
@@ -332,10 +343,44 @@ export class Session {
         }
         return this.ctx.review.saveFile(parsed);
       }
+      case METHOD_IMPLEMENTATIONS:
+        return this.ctx.lang.implementations(parseParams(METHOD_IMPLEMENTATIONS, SymbolAt, params));
+      case METHOD_CALL_HIERARCHY: {
+        const parsed = parseParams(METHOD_CALL_HIERARCHY, HierarchyParams, params);
+        if (parsed.direction !== 'incoming' && parsed.direction !== 'outgoing') {
+          throw WireError.of('INVALID_ARGS', 'invalid params for lang/callHierarchy: `direction` is `incoming` or `outgoing`');
+        }
+        return this.ctx.lang.hierarchy(parsed, true);
+      }
+      case METHOD_TYPE_HIERARCHY: {
+        const parsed = parseParams(METHOD_TYPE_HIERARCHY, HierarchyParams, params);
+        if (parsed.direction === 'incoming' || parsed.direction === 'outgoing') {
+          throw WireError.of('INVALID_ARGS', 'invalid params for lang/typeHierarchy: `direction` is `supertypes`, `subtypes` or `both`');
+        }
+        return this.ctx.lang.hierarchy(parsed, false);
+      }
+      case METHOD_SIGNATURE_HELP:
+        return this.ctx.lang.signatureHelp(parseParams(METHOD_SIGNATURE_HELP, SymbolAt, params));
+      case METHOD_CODE_ACTIONS:
+        return this.ctx.lang.codeActions(parseParams(METHOD_CODE_ACTIONS, CodeActionsParams, params));
+      case METHOD_APPLY_CODE_ACTION: {
+        const parsed = parseParams(METHOD_APPLY_CODE_ACTION, ApplyCodeActionParams, params);
+        if (token.cancelled) {
+          throw cancelled();
+        }
+        return this.ctx.lang.applyCodeAction(parsed);
+      }
+      case METHOD_FORMAT: {
+        const parsed = parseParams(METHOD_FORMAT, FormatParams, params);
+        if (token.cancelled) {
+          throw cancelled();
+        }
+        return this.ctx.lang.format(parsed);
+      }
       default:
         throw WireError.rpc(
           Code.METHOD_NOT_FOUND,
-          `method \`${method}\` not found; this host knows ${METHOD_INFO}, ${METHOD_LIST}, ${METHOD_READ}, ${METHOD_WRITE}, ${METHOD_DIAGNOSTICS}, ${METHOD_OPEN_EDITORS}, ${METHOD_SELECTION}, ${METHOD_OPEN_FILE}, ${METHOD_DEFINITION}, ${METHOD_REFERENCES}, ${METHOD_HOVER}, ${METHOD_SYMBOLS}, ${METHOD_RENAME}, ${METHOD_OPEN_DIFF}, ${METHOD_CLOSE_DIFFS}, ${METHOD_SAVE_FILE}`,
+          `method \`${method}\` not found; this host knows ${METHOD_INFO}, ${METHOD_LIST}, ${METHOD_READ}, ${METHOD_WRITE}, ${METHOD_DIAGNOSTICS}, ${METHOD_OPEN_EDITORS}, ${METHOD_SELECTION}, ${METHOD_OPEN_FILE}, ${METHOD_DEFINITION}, ${METHOD_REFERENCES}, ${METHOD_HOVER}, ${METHOD_SYMBOLS}, ${METHOD_RENAME}, ${METHOD_IMPLEMENTATIONS}, ${METHOD_CALL_HIERARCHY}, ${METHOD_TYPE_HIERARCHY}, ${METHOD_SIGNATURE_HELP}, ${METHOD_CODE_ACTIONS}, ${METHOD_APPLY_CODE_ACTION}, ${METHOD_FORMAT}, ${METHOD_OPEN_DIFF}, ${METHOD_CLOSE_DIFFS}, ${METHOD_SAVE_FILE}`,
         );
     }
   }

@@ -54,10 +54,15 @@ test('the Rust bridge lists, reads and writes through the Node host over a real 
   const tools = await mcp.request('tools/list', {});
   const names = (tools.result.tools as { name: string }[]).map((tool) => tool.name).sort();
   assert.deepEqual(names, [
+    'apply_code_action',
+    'call_hierarchy',
     'close_diffs',
+    'code_actions',
     'describe_symbol',
     'find_definition',
+    'find_implementations',
     'find_references',
+    'format',
     'get_diagnostics',
     'get_open_editors',
     'get_selection',
@@ -68,6 +73,8 @@ test('the Rust bridge lists, reads and writes through the Node host over a real 
     'read_file',
     'rename_symbol',
     'save_file',
+    'signature_help',
+    'type_hierarchy',
     'write_file',
   ]);
   // The core without an editor (protocol version 2): no tabs, no selection; no diagnostics, said plainly.

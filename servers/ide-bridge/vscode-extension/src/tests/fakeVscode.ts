@@ -374,6 +374,9 @@ export const vscode = {
   },
   workspace: {
     workspaceFolders: [] as { uri: Uri; name: string; index: number }[],
+    // Documents' texts change only through the scripted editor: nothing to report.
+    onDidChangeTextDocument: new Emitter<unknown>().event,
+    onDidOpenTextDocument: new Emitter<unknown>().event,
     // The window serves workspace.fs to a remote extension host: with it gone, calls never return.
     fs: {
       stat: (uri: Uri) => windowCall(() => fakeFs.stat(uri.fsPath)),

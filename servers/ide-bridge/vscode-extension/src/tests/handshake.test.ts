@@ -75,7 +75,7 @@ test('the right token opens a session; a missing or wrong one is 401 without a s
   await assert.rejects(RpcClient.connect(t, url, { token: 'wrong' }), /401/);
   const client = await RpcClient.connect(t, url);
   assert.equal(host.connections, 1, 'only the accepted client has a session');
-  assert.equal((await client.call('host/info')).protocolVersion, 3);
+  assert.equal((await client.call('host/info')).protocolVersion, 4);
 });
 
 test('a foreign Origin or a non-loopback Host is 403, even with the right token', async (t) => {

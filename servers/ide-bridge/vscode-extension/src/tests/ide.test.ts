@@ -49,10 +49,10 @@ async function connected(t: TestContext): Promise<{ app: string; lib: string; cl
 
 const TS2322 = { range: new Range(0, 6, 0, 7), severity: 0, source: 'ts', code: 2322, message: "Type 'string' is not assignable to type 'number'." };
 
-test('host/info says version 3 and names the folders', async (t) => {
+test('host/info says version 4 and names the folders', async (t) => {
   const { app, lib, client } = await connected(t);
   const info = await client.call('host/info');
-  assert.equal(info.protocolVersion, 3);
+  assert.equal(info.protocolVersion, 4);
   assert.deepEqual(info.workspaceFolders, [app, lib]);
   assert.deepEqual(info.folderNames, ['app', 'Library']);
 });

@@ -25,7 +25,7 @@ test('host/info reports the protocol version, folders and limits', async (t) => 
   const { url } = await startHost(t, root, { maxFileSize: 1234, maxMessageSize: 4096 });
   const client = await RpcClient.connect(t, url);
   assert.deepEqual(await client.call('host/info', {}), {
-    protocolVersion: 3,
+    protocolVersion: 4,
     name: 'test-host',
     version: '0.0.0-test',
     workspaceFolders: [root],
@@ -195,7 +195,7 @@ test('$/cancelRequest abandons a write that has not started; nothing is written'
   await asked;
   client.send({ jsonrpc: '2.0', method: '$/cancelRequest', params: { id: 9 } });
   // The cancel is handled in order, before this request: then the user allows the write, too late.
-  assert.equal((await client.request('host/info', {}, 'sync')).result.protocolVersion, 3);
+  assert.equal((await client.request('host/info', {}, 'sync')).result.protocolVersion, 4);
   release(true);
   const reply = await client.answer(9);
   assert.equal(reply.error?.code, Code.CANCELLED);
@@ -250,7 +250,7 @@ test('keep-alive: pings are answered, and a peer that never answers is dropped w
   while (pings < 4) {
     await once(alive.ws, 'ping');
   }
-  assert.equal((await alive.call('host/info')).protocolVersion, 3);
+  assert.equal((await alive.call('host/info')).protocolVersion, 4);
 });
 
 test('stopping the host closes every connection with 1001', async (t) => {

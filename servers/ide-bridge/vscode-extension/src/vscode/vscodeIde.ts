@@ -26,6 +26,9 @@ function codeText(code: vscode.Diagnostic['code']): string | undefined {
 export class VscodeIde implements IdeState {
   /** Documents whose diagnostics the editor has reported at least once (by URI). */
   private readonly reported = new Set<string>();
+  /** When each document's diagnostics were last reported, and when its text last changed. */
+  private readonly reportedAt = new Map<string, number>();
+  private readonly changedAt = new Map<string, number>();
   private readonly disposables: vscode.Disposable[] = [];
   private readonly changed = new vscode.EventEmitter<Change>();
 
@@ -41,9 +44,16 @@ export class VscodeIde implements IdeState {
       vscode.languages.onDidChangeDiagnostics((event) => {
         for (const uri of event.uris) {
           this.reported.add(uri.toString());
+          this.reportedAt.set(uri.toString(), Date.now());
         }
         this.changed.fire('diagnostics');
       }),
+      vscode.workspace.onDidChangeTextDocument((event) => {
+        if (event.contentChanges.length > 0) {
+          this.changedAt.set(event.document.uri.toString(), Date.now());
+        }
+      }),
+      vscode.workspace.onDidOpenTextDocument((doc) => this.changedAt.set(doc.uri.toString(), Date.now())),
       vscode.window.onDidChangeTextEditorSelection(() => this.changed.fire('selection')),
       vscode.window.onDidChangeActiveTextEditor(() => this.changed.fire('selection')),
       this.changed,
@@ -113,18 +123,54 @@ export class VscodeIde implements IdeState {
     return undefined;
   }
 
+  /**
+   * Whether the editor's copy of `uri` is the file's current content, waiting (until `deadline`)
+   * for the editor to reload a file changed on disk: a buffer with unsaved changes is current as
+   * it is, a file the editor has not loaded is read from disk when opened.
+   */
+  private async caughtUp(uri: vscode.Uri, key: string, deadline: number): Promise<boolean> {
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === key);
+    if (doc === undefined || doc.isDirty) {
+      return true;
+    }
+    const bytes = await Promise.resolve(vscode.workspace.fs.readFile(uri)).then(
+      (b) => b,
+      () => undefined,
+    );
+    if (bytes === undefined) {
+      return true;
+    }
+    const normal = (text: string) => text.replace(/\r\n/g, '\n');
+    const disk = normal(Buffer.from(bytes).toString('utf8'));
+    while (!doc.isDirty && normal(doc.getText()) !== disk) {
+      if (Date.now() + 50 > deadline) {
+        return false;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return true;
+  }
+
+  /**
+   * The diagnostics of `abs` for its current content (on disk, or its unsaved buffer): when the
+   * editor has to reload it, or has not analysed it since it last changed, they are waited for
+   * (bounded by `waitMs`); `settled` false when they could not be.
+   */
   async analyse(abs: string, waitMs: number): Promise<{ opened: boolean; settled: boolean; diagnostics: EditorDiagnostic[] }> {
     const uri = this.toUri(abs);
     const key = uri.toString();
+    const deadline = Date.now() + waitMs;
+    const current = await this.caughtUp(uri, key, deadline);
+    const fresh = () => this.reported.has(key) && (this.reportedAt.get(key) ?? 0) >= (this.changedAt.get(key) ?? 0);
     const hadTab = this.tabOf(key) !== undefined;
-    if (hadTab && this.reported.has(key)) {
-      return { opened: false, settled: true, diagnostics: this.diagnosticsOf(abs) };
+    if (hadTab && fresh()) {
+      return { opened: false, settled: current, diagnostics: this.diagnosticsOf(abs) };
     }
-    // Wait for the first report, then for the language server to go quiet (TypeScript reports
-    // syntax, then semantics, then suggestions, as separate updates).
+    // Wait for a report of the current content, then for the language server to go quiet
+    // (TypeScript reports syntax, then semantics, then suggestions, as separate updates).
     const settled = new Promise<boolean>((resolve) => {
       let quiet: NodeJS.Timeout | undefined;
-      const deadline = setTimeout(() => finish(this.reported.has(key)), waitMs);
+      const timeout = setTimeout(() => finish(this.reported.has(key) && fresh()), Math.max(0, deadline - Date.now()));
       const listener = vscode.languages.onDidChangeDiagnostics((event) => {
         if (event.uris.some((u) => u.toString() === key)) {
           clearTimeout(quiet);
@@ -132,14 +178,18 @@ export class VscodeIde implements IdeState {
         }
       });
       const finish = (value: boolean) => {
-        clearTimeout(deadline);
+        clearTimeout(timeout);
         clearTimeout(quiet);
         listener.dispose();
         resolve(value);
       };
+      // A report that came between the look above and the listener.
+      if (hadTab && fresh()) {
+        quiet = setTimeout(() => finish(true), QUIET_MS);
+      }
     });
     if (hadTab) {
-      return { opened: false, settled: await settled, diagnostics: this.diagnosticsOf(abs) };
+      return { opened: false, settled: (await settled) && current, diagnostics: this.diagnosticsOf(abs) };
     }
     // Language servers analyse what has a tab (VS Code's TypeScript checks only those): a tab
     // is opened without taking the focus, read, and closed again, so the user's editor comes
@@ -148,7 +198,7 @@ export class VscodeIde implements IdeState {
     await vscode.window.showTextDocument(doc, { preview: false, preserveFocus: true });
     try {
       const done = await settled;
-      return { opened: true, settled: done, diagnostics: this.diagnosticsOf(abs) };
+      return { opened: true, settled: done && current, diagnostics: this.diagnosticsOf(abs) };
     } finally {
       const tab = this.tabOf(key);
       if (tab !== undefined) {

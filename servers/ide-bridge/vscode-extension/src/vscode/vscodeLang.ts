@@ -12,13 +12,27 @@ import * as path from 'node:path';
 
 import * as vscode from 'vscode';
 
-import { Decision, DiffView, EditorLocation, EditorRename, EditorSymbol, LangState, ReviewState } from '../core';
+import {
+  Decision,
+  DiffView,
+  EditorCall,
+  EditorCodeAction,
+  EditorHierarchyItem,
+  EditorLocation,
+  EditorRename,
+  EditorSymbol,
+  LangState,
+  ReviewState,
+  SignatureInfo,
+} from '../core';
 
 /** The scheme of proposed texts. */
 export const PROPOSAL_SCHEME = 'ide-bridge-change';
 /** The commands of the diff editor's title bar. */
 export const ACCEPT_COMMAND = 'ideBridge.acceptChange';
 export const REJECT_COMMAND = 'ideBridge.rejectChange';
+/** How long a file opened for its code actions may take to get its diagnostics. */
+export const ANALYSIS_WAIT_MS = 4000;
 /** How long the window may take to open a diff before the proposal is refused as unavailable. */
 export const DIFF_PROBE_MS = 5000;
 
@@ -361,6 +375,11 @@ export class VscodeLang implements LangState, ReviewState {
     if (edit === undefined) {
       throw new Error('no rename provider answered for this file');
     }
+    return this.plan(edit);
+  }
+
+  /** A workspace edit as a plan: each file's text before and after, and the edit to apply. */
+  private async plan(edit: vscode.WorkspaceEdit): Promise<EditorRename> {
     const files = [];
     for (const [uri, edits] of edit.entries()) {
       const canonical = this.toCanonical(uri);
@@ -382,9 +401,12 @@ export class VscodeLang implements LangState, ReviewState {
     }
     return {
       files,
-      apply: async () => {
+      apply: async (save = true) => {
         if (!(await vscode.workspace.applyEdit(edit))) {
-          throw new Error('the editor refused to apply the rename');
+          throw new Error('the editor refused to apply the edit');
+        }
+        if (!save) {
+          return;
         }
         for (const [uri] of edit.entries()) {
           const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
@@ -394,6 +416,173 @@ export class VscodeLang implements LangState, ReviewState {
         }
       },
     };
+  }
+
+  async implementations(abs: string, line: number, column: number): Promise<EditorLocation[]> {
+    const found =
+      (await vscode.commands.executeCommand<(vscode.Location | vscode.LocationLink)[] | undefined>(
+        'vscode.executeImplementationProvider',
+        this.toUri(abs),
+        this.position(line, column),
+      )) ?? [];
+    return found.map((l) => ('targetUri' in l ? this.location(l.targetUri, l.targetSelectionRange ?? l.targetRange) : this.location(l.uri, l.range)));
+  }
+
+  private hierarchyItem(item: vscode.CallHierarchyItem | vscode.TypeHierarchyItem): EditorHierarchyItem {
+    return { name: item.name, kind: kindName(item.kind), location: this.location(item.uri, item.selectionRange), handle: item };
+  }
+
+  async prepareCallHierarchy(abs: string, line: number, column: number): Promise<EditorHierarchyItem[]> {
+    const found =
+      (await vscode.commands.executeCommand<vscode.CallHierarchyItem[] | undefined>('vscode.prepareCallHierarchy', this.toUri(abs), this.position(line, column))) ?? [];
+    return found.map((i) => this.hierarchyItem(i));
+  }
+
+  async calls(item: EditorHierarchyItem, direction: 'incoming' | 'outgoing'): Promise<EditorCall[]> {
+    const handle = item.handle as vscode.CallHierarchyItem;
+    if (direction === 'incoming') {
+      const found = (await vscode.commands.executeCommand<vscode.CallHierarchyIncomingCall[] | undefined>('vscode.provideIncomingCalls', handle)) ?? [];
+      return found.map((c) => ({ item: this.hierarchyItem(c.from), sites: c.fromRanges.map((r) => this.location(c.from.uri, r)) }));
+    }
+    const found = (await vscode.commands.executeCommand<vscode.CallHierarchyOutgoingCall[] | undefined>('vscode.provideOutgoingCalls', handle)) ?? [];
+    return found.map((c) => ({ item: this.hierarchyItem(c.to), sites: c.fromRanges.map((r) => this.location(handle.uri, r)) }));
+  }
+
+  async prepareTypeHierarchy(abs: string, line: number, column: number): Promise<EditorHierarchyItem[]> {
+    const found =
+      (await vscode.commands.executeCommand<vscode.TypeHierarchyItem[] | undefined>('vscode.prepareTypeHierarchy', this.toUri(abs), this.position(line, column))) ?? [];
+    return found.map((i) => this.hierarchyItem(i));
+  }
+
+  async relatedTypes(item: EditorHierarchyItem, direction: 'supertypes' | 'subtypes'): Promise<EditorHierarchyItem[]> {
+    const command = direction === 'supertypes' ? 'vscode.provideSupertypes' : 'vscode.provideSubtypes';
+    const found = (await vscode.commands.executeCommand<vscode.TypeHierarchyItem[] | undefined>(command, item.handle)) ?? [];
+    return found.map((i) => this.hierarchyItem(i));
+  }
+
+  async signatureHelp(abs: string, line: number, column: number): Promise<{ signatures: SignatureInfo[]; activeSignature: number } | undefined> {
+    const help = await vscode.commands.executeCommand<vscode.SignatureHelp | undefined>(
+      'vscode.executeSignatureHelpProvider',
+      this.toUri(abs),
+      this.position(line, column),
+    );
+    if (help === undefined) {
+      return undefined;
+    }
+    const text = (d: string | vscode.MarkdownString | undefined) => (d === undefined ? undefined : typeof d === 'string' ? d : d.value);
+    const signatures = help.signatures.map((s, i) => {
+      const parameters = s.parameters.map((p) => (typeof p.label === 'string' ? p.label : s.label.slice(p.label[0], p.label[1])));
+      const active = s.activeParameter ?? (i === help.activeSignature ? help.activeParameter : undefined);
+      const documentation = text(s.documentation);
+      return { label: s.label, parameters, ...(documentation ? { documentation } : {}), ...(active === undefined ? {} : { activeParameter: active }) };
+    });
+    return { signatures, activeSignature: help.activeSignature };
+  }
+
+  /**
+   * Runs `work` while `uri` has a tab and its diagnostics are reported: quick fixes are offered
+   * for the diagnostics in the range, and language servers report only on open files. A file
+   * without a tab is opened in the background (the focus stays) and closed again after.
+   */
+  private async withDiagnostics<T>(uri: vscode.Uri, work: () => Promise<T>): Promise<T> {
+    const key = uri.toString();
+    const tabOf = () =>
+      vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === key);
+    if (tabOf() !== undefined) {
+      return work();
+    }
+    const reported = new Promise<void>((resolve) => {
+      let quiet: NodeJS.Timeout | undefined;
+      const done = () => {
+        clearTimeout(timer);
+        clearTimeout(quiet);
+        listener.dispose();
+        resolve();
+      };
+      const timer = setTimeout(done, ANALYSIS_WAIT_MS);
+      const listener = vscode.languages.onDidChangeDiagnostics((event) => {
+        if (event.uris.some((u) => u.toString() === key)) {
+          clearTimeout(quiet);
+          quiet = setTimeout(done, 400);
+        }
+      });
+    });
+    const doc = await vscode.workspace.openTextDocument(uri);
+    await vscode.window.showTextDocument(doc, { preview: false, preserveFocus: true });
+    try {
+      await reported;
+      return await work();
+    } finally {
+      const tab = tabOf();
+      if (tab !== undefined) {
+        await Promise.resolve(vscode.window.tabGroups.close(tab, true)).then(undefined, () => undefined);
+      }
+    }
+  }
+
+  async codeActions(abs: string, line: number, endLine: number): Promise<EditorCodeAction[]> {
+    const uri = this.toUri(abs);
+    return this.withDiagnostics(uri, () => this.actionsAt(uri, line, endLine));
+  }
+
+  private async actionsAt(uri: vscode.Uri, line: number, endLine: number): Promise<EditorCodeAction[]> {
+    const doc = await vscode.workspace.openTextDocument(uri);
+    const last = Math.min(endLine, doc.lineCount) - 1;
+    const range = new vscode.Range(line - 1, 0, last, doc.lineAt(Math.max(0, last)).text.length);
+    const found =
+      (await vscode.commands.executeCommand<(vscode.CodeAction | vscode.Command)[] | undefined>('vscode.executeCodeActionProvider', uri, range, undefined, 50)) ?? [];
+    const out: EditorCodeAction[] = [];
+    for (const a of found) {
+      if (!('title' in a)) {
+        continue;
+      }
+      if ('command' in a && typeof a.command === 'string') {
+        const command = a as vscode.Command;
+        out.push({ title: command.title, preferred: false, fixes: [], run: async () => void (await vscode.commands.executeCommand(command.command, ...(command.arguments ?? []))) });
+        continue;
+      }
+      const action = a as vscode.CodeAction;
+      if (action.disabled !== undefined) {
+        continue;
+      }
+      const fixes = (action.diagnostics ?? []).map((d) => ({
+        message: d.message,
+        ...(d.code === undefined ? {} : { code: typeof d.code === 'object' ? String(d.code.value) : String(d.code) }),
+      }));
+      const command = action.command;
+      out.push({
+        title: action.title,
+        ...(action.kind === undefined ? {} : { kind: action.kind.value }),
+        preferred: action.isPreferred === true,
+        fixes,
+        ...(action.edit === undefined ? {} : { edit: await this.plan(action.edit) }),
+        ...(command === undefined ? {} : { run: async () => void (await vscode.commands.executeCommand(command.command, ...(command.arguments ?? []))) }),
+      });
+    }
+    return out;
+  }
+
+  async format(abs: string, line?: number, endLine?: number): Promise<EditorRename | undefined> {
+    const uri = this.toUri(abs);
+    const doc = await vscode.workspace.openTextDocument(uri);
+    const config = vscode.workspace.getConfiguration('editor', uri);
+    const options = { tabSize: config.get<number>('tabSize', 4), insertSpaces: config.get<boolean>('insertSpaces', true) };
+    const edits =
+      line === undefined
+        ? await vscode.commands.executeCommand<vscode.TextEdit[] | undefined>('vscode.executeFormatDocumentProvider', uri, options)
+        : await vscode.commands.executeCommand<vscode.TextEdit[] | undefined>(
+            'vscode.executeFormatRangeProvider',
+            uri,
+            new vscode.Range(line - 1, 0, Math.min(endLine ?? line, doc.lineCount) - 1, doc.lineAt(Math.min(endLine ?? line, doc.lineCount) - 1).text.length),
+            options,
+          );
+    if (edits === undefined || edits.length === 0) {
+      return undefined;
+    }
+    const edit = new vscode.WorkspaceEdit();
+    edit.set(uri, edits);
+    const plan = await this.plan(edit);
+    return plan.files.every((f) => f.before !== undefined && f.before === f.after) ? undefined : plan;
   }
 
   async save(abs: string): Promise<{ saved: boolean; open: boolean; text?: string }> {
