@@ -340,7 +340,11 @@ try {
   check(/total\(shapes: Shape\[\]\): number/.test(active?.label ?? '') && active?.activeParameter === 0 && /active parameter 1 of 1: `shapes: Shape\[\]`/.test(text(signature)), 'signature_help names the active parameter', JSON.stringify(signature));
   const actions = await timed('code_actions', { path: 'src/imports.ts', line: 3, diagnostic: '2304' });
   const importFix = (actions.structuredContent?.actions ?? []).find((a) => /import/i.test(a.title) && /square/i.test(a.title));
-  check(importFix !== undefined && importFix.edit === true, 'code_actions on the missing import offers the import fix', JSON.stringify(actions));
+  if (!check(importFix !== undefined && importFix.edit === true, 'code_actions on the missing import offers the import fix', JSON.stringify(actions))) {
+    const all = await bridge.tool('code_actions', { path: 'src/imports.ts', line: 3 });
+    const problems = await bridge.tool('get_diagnostics', { path: 'src/imports.ts' });
+    console.log(`     (every code action of src/imports.ts:3: ${text(all)}; its diagnostics: ${text(problems)})`);
+  }
   const importsBefore = await fs.readFile(path.join(args.workspace, 'src/imports.ts'), 'utf8');
   const previewFix = await timed('apply_code_action', { path: 'src/imports.ts', line: 3, diagnostic: '2304', id: importFix?.id ?? 'none' });
   check(previewFix.structuredContent?.applied === false && /\+import \{ Square \} from '\.\/square'/.test(text(previewFix)) && (await fs.readFile(path.join(args.workspace, 'src/imports.ts'), 'utf8')) === importsBefore, 'apply_code_action previews the import (nothing changed)', JSON.stringify(previewFix));

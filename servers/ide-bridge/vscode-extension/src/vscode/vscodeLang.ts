@@ -33,6 +33,8 @@ export const ACCEPT_COMMAND = 'ideBridge.acceptChange';
 export const REJECT_COMMAND = 'ideBridge.rejectChange';
 /** How long a file opened for its code actions may take to get its diagnostics. */
 export const ANALYSIS_WAIT_MS = 4000;
+/** How long the tab of a file opened for its code actions stays after its last use. */
+export const LINGER_MS = 30_000;
 /** How long the window may take to open a diff before the proposal is refused as unavailable. */
 export const DIFF_PROBE_MS = 5000;
 
@@ -268,6 +270,9 @@ function hoverText(content: vscode.MarkdownString | vscode.MarkedString): string
 }
 
 export class VscodeLang implements LangState, ReviewState {
+  /** The tabs opened in the background for code actions, and the timers that close them. */
+  private readonly lingering = new Map<string, NodeJS.Timeout>();
+
   /**
    * @param toUri the editor's URI of a (canonical) absolute path
    * @param toCanonical the canonical absolute path of a document's URI, if it is a local file
@@ -488,7 +493,25 @@ export class VscodeLang implements LangState, ReviewState {
     const key = uri.toString();
     const tabOf = () =>
       vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === key);
+    // A tab this opened stays a while after its last use (a model asks for the actions, then
+    // previews and applies one), then closes, unless the user has made it theirs.
+    const linger = () => {
+      clearTimeout(this.lingering.get(key));
+      this.lingering.set(
+        key,
+        setTimeout(() => {
+          this.lingering.delete(key);
+          const tab = tabOf();
+          if (tab !== undefined && !tab.isActive && !tab.isDirty) {
+            void Promise.resolve(vscode.window.tabGroups.close(tab, true)).then(undefined, () => undefined);
+          }
+        }, LINGER_MS).unref(),
+      );
+    };
     if (tabOf() !== undefined) {
+      if (this.lingering.has(key)) {
+        linger();
+      }
       return work();
     }
     const reported = new Promise<void>((resolve) => {
@@ -509,15 +532,9 @@ export class VscodeLang implements LangState, ReviewState {
     });
     const doc = await vscode.workspace.openTextDocument(uri);
     await vscode.window.showTextDocument(doc, { preview: false, preserveFocus: true });
-    try {
-      await reported;
-      return await work();
-    } finally {
-      const tab = tabOf();
-      if (tab !== undefined) {
-        await Promise.resolve(vscode.window.tabGroups.close(tab, true)).then(undefined, () => undefined);
-      }
-    }
+    linger();
+    await reported;
+    return work();
   }
 
   async codeActions(abs: string, line: number, endLine: number): Promise<EditorCodeAction[]> {
@@ -531,6 +548,10 @@ export class VscodeLang implements LangState, ReviewState {
     const range = new vscode.Range(line - 1, 0, last, doc.lineAt(Math.max(0, last)).text.length);
     const found =
       (await vscode.commands.executeCommand<(vscode.CodeAction | vscode.Command)[] | undefined>('vscode.executeCodeActionProvider', uri, range, undefined, 50)) ?? [];
+    // The diagnostics of the range: what a quick fix that does not name its own fixes.
+    const here = vscode.languages.getDiagnostics(uri).filter((d) => d.range.intersection(range) !== undefined);
+    const described = (list: readonly vscode.Diagnostic[]) =>
+      list.map((d) => ({ message: d.message, ...(d.code === undefined ? {} : { code: typeof d.code === 'object' ? String(d.code.value) : String(d.code) }) }));
     const out: EditorCodeAction[] = [];
     for (const a of found) {
       if (!('title' in a)) {
@@ -545,10 +566,8 @@ export class VscodeLang implements LangState, ReviewState {
       if (action.disabled !== undefined) {
         continue;
       }
-      const fixes = (action.diagnostics ?? []).map((d) => ({
-        message: d.message,
-        ...(d.code === undefined ? {} : { code: typeof d.code === 'object' ? String(d.code.value) : String(d.code) }),
-      }));
+      const quickFix = action.kind !== undefined && vscode.CodeActionKind.QuickFix.contains(action.kind);
+      const fixes = described(action.diagnostics !== undefined && action.diagnostics.length > 0 ? action.diagnostics : quickFix ? here : []);
       const command = action.command;
       out.push({
         title: action.title,
