@@ -467,6 +467,12 @@ try {
     ['rename_symbol', { path: '../etc/hosts', line: 1, symbol: 'localhost', new_name: 'x', apply: true }],
     ['open_diff', { path: '../escape.ts', new_text: 'x' }],
     ['save_file', { path: '/etc/passwd' }],
+    ['find_implementations', { path: '../etc/passwd', line: 1, symbol: 'root' }],
+    ['call_hierarchy', { path: '/etc/passwd', line: 1, symbol: 'root', direction: 'incoming' }],
+    ['signature_help', { path: '../etc/passwd', line: 1, symbol: 'root' }],
+    ['code_actions', { path: '/etc/passwd', line: 1 }],
+    ['apply_code_action', { path: '../etc/hosts', line: 1, id: 'x', apply: true }],
+    ['format', { path: '../escape.ts', apply: true }],
   ]) {
     const refusedEscape = await bridge.tool(tool, argumentsObject);
     check(refusedEscape.isError === true && code(refusedEscape) === 'ACCESS_DENIED', `${tool} outside the workspace is refused`, JSON.stringify(refusedEscape));

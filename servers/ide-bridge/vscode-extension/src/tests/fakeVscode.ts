@@ -66,6 +66,20 @@ export class Range {
     this.start = { line: startLine, character: startCharacter };
     this.end = { line: endLine, character: endCharacter };
   }
+  /** The ranges' common part, by lines (enough for the tests). */
+  intersection(other: Range): Range | undefined {
+    return other.end.line < this.start.line || other.start.line > this.end.line ? undefined : this;
+  }
+}
+
+/** A `vscode.CodeActionKind`. */
+export class CodeActionKind {
+  static readonly QuickFix = new CodeActionKind('quickfix');
+  static readonly Refactor = new CodeActionKind('refactor');
+  constructor(readonly value: string) {}
+  contains(other: CodeActionKind): boolean {
+    return other.value === this.value || other.value.startsWith(`${this.value}.`);
+  }
 }
 
 /** A `vscode.Position` (0-based). */
@@ -121,6 +135,11 @@ export const langServer = {
   documentSymbols: (_uri: Uri): unknown[] => [],
   workspaceSymbols: (_query: string): unknown[] => [],
   rename: (_uri: Uri, _position: Position, _newName: string): WorkspaceEdit | undefined => undefined,
+  implementations: (_uri: Uri, _position: Position): unknown[] => [],
+  prepareCallHierarchy: (_uri: Uri, _position: Position): unknown[] => [],
+  incomingCalls: (_item: unknown): unknown[] => [],
+  outgoingCalls: (_item: unknown): unknown[] => [],
+  codeActions: (_uri: Uri, _range: Range): unknown[] => [],
   /** The edits applied through `workspace.applyEdit`. */
   applied: [] as WorkspaceEdit[],
 };
@@ -258,6 +277,11 @@ const builtinCommands = new Map<string, (...args: unknown[]) => unknown>([
   ['vscode.executeReferenceProvider', (uri: unknown, position: unknown) => langServer.references(uri as Uri, position as Position)],
   ['vscode.executeDocumentSymbolProvider', (uri: unknown) => langServer.documentSymbols(uri as Uri)],
   ['vscode.executeWorkspaceSymbolProvider', (query: unknown) => langServer.workspaceSymbols(String(query))],
+  ['vscode.executeImplementationProvider', (uri: unknown, position: unknown) => langServer.implementations(uri as Uri, position as Position)],
+  ['vscode.prepareCallHierarchy', (uri: unknown, position: unknown) => langServer.prepareCallHierarchy(uri as Uri, position as Position)],
+  ['vscode.provideIncomingCalls', (item: unknown) => langServer.incomingCalls(item)],
+  ['vscode.provideOutgoingCalls', (item: unknown) => langServer.outgoingCalls(item)],
+  ['vscode.executeCodeActionProvider', (uri: unknown, range: unknown) => langServer.codeActions(uri as Uri, range as Range)],
   [
     'vscode.executeDocumentRenameProvider',
     (uri: unknown, position: unknown, newName: unknown) => langServer.rename(uri as Uri, position as Position, String(newName)),
@@ -332,6 +356,7 @@ async function openDocument(uri: Uri): Promise<FakeDocument> {
 export const vscode = {
   Uri,
   Range,
+  CodeActionKind,
   Position,
   Location,
   MarkdownString,

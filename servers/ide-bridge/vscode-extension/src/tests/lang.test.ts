@@ -13,7 +13,9 @@ import { test, TestContext } from 'node:test';
 
 import { Code, findSymbol } from '../core';
 import {
+  CodeActionKind,
   FakeDocument,
+  TabInputText,
   Location,
   MarkdownString,
   Range,
@@ -406,4 +408,82 @@ test('ide/saveFile writes the unsaved buffer; a clean or unopened file has nothi
   assert.deepEqual(await client.call('ide/saveFile', { path: 'src/b.ts' }), { path: 'src/b.ts', saved: false, open: false });
   assert.equal((await client.request('ide/saveFile', { path: '../secret.txt' })).error?.code, Code.ACCESS_DENIED);
   assert.equal((await client.request('ide/saveFile', { path: 'missing.ts' })).error?.code, Code.NOT_FOUND);
+});
+
+test('version 4: lang/implementations and lang/callHierarchy name workspace places with their line, the rest by name', async (t) => {
+  const { app, client } = await connected(t);
+  up();
+  const a = Uri.file(path.join(app, 'src/a.ts'));
+  const b = Uri.file(path.join(app, 'src/b.ts'));
+  langServer.implementations = () => [new Location(b, new Range(0, 13, 0, 19))];
+  const found = await client.call('lang/implementations', { path: 'src/a.ts', line: 2, symbol: 'answer' });
+  assert.deepEqual(found.locations, [{ path: 'src/b.ts', line: 1, column: 14, endLine: 1, endColumn: 20, text: 'export const answer = 42;' }]);
+
+  const item = (name: string, uri: Uri, line: number) => ({ name, kind: 11, uri, range: new Range(line, 0, line, 9), selectionRange: new Range(line, 0, line, 9) });
+  const root = item('answer', b, 0);
+  const main = item('main', a, 1);
+  const outside = item('lib', Uri.file('/usr/lib/x.d.ts'), 4);
+  langServer.prepareCallHierarchy = () => [root];
+  langServer.incomingCalls = (of) =>
+    of === root
+      ? [{ from: main, fromRanges: [new Range(1, 12, 1, 18), new Range(1, 20, 1, 26)] }]
+      : of === main
+        ? [{ from: outside, fromRanges: [new Range(4, 0, 4, 3)] }, { from: root, fromRanges: [new Range(0, 0, 0, 1)] }]
+        : [];
+  const callers = await client.call('lang/callHierarchy', { path: 'src/b.ts', line: 1, symbol: 'answer', direction: 'incoming', depth: 3 });
+  assert.equal(callers.found, true);
+  assert.deepEqual(
+    callers.items.map((i: { relation: string; name: string; path?: string; external?: string; line: number; text?: string; depth: number; of?: string }) => [i.relation, i.name, i.path ?? i.external, i.line, i.text, i.depth, i.of]),
+    [
+      ['caller', 'main', 'src/a.ts', 2, 'console.log(answer, answer);', 1, undefined],
+      ['caller', 'main', 'src/a.ts', 2, 'console.log(answer, answer);', 1, undefined],
+      ['caller', 'lib', 'x.d.ts', 5, undefined, 2, 'main'],
+      ['caller', 'answer', 'src/b.ts', 1, 'export const answer = 42;', 2, 'main'],
+    ],
+    'each call where it is; an item followed once (answer is not followed again)',
+  );
+  const bad = await client.request('lang/callHierarchy', { path: 'src/b.ts', line: 1, symbol: 'answer', direction: 'subtypes', depth: 1 });
+  assert.equal(bad.error?.code, Code.INVALID_PARAMS);
+  langServer.prepareCallHierarchy = () => [];
+  const none = await client.call('lang/callHierarchy', { path: 'src/b.ts', line: 1, symbol: 'answer', direction: 'outgoing', depth: 1 });
+  assert.deepEqual([none.found, none.items], [false, []]);
+});
+
+test('version 4: code actions have ids stable while the file is, the diagnostic picks the fix, and one is previewed then applied unsaved', async (t) => {
+  const { app, client } = await connected(t);
+  up();
+  langServer.documentSymbols = () => [{ name: 'x', kind: 13, range: new Range(0, 0, 0, 1), selectionRange: new Range(0, 0, 0, 1), children: [] }];
+  const a = Uri.file(path.join(app, 'src/a.ts'));
+  editorState.tabs.push({ input: new TabInputText(a), isActive: false, isDirty: false });
+  editorState.diagnostics.set(a.fsPath, [{ range: new Range(1, 0, 1, 5), severity: 0, code: 2304, message: "Cannot find name 'x'." }]);
+  langServer.codeActions = () => {
+    const edit = new WorkspaceEdit();
+    edit.replace(a, new Range(0, 0, 0, 0), "import { x } from './x';\n");
+    return [
+      { title: 'Add import from "./x"', kind: CodeActionKind.QuickFix, isPreferred: true, edit },
+      { title: 'Organize imports', kind: new CodeActionKind('source.organizeImports'), command: { command: 'noop', title: 'Organize imports' } },
+    ];
+  };
+  const listed = await client.call('lang/codeActions', { path: 'src/a.ts', line: 2 });
+  const again = await client.call('lang/codeActions', { path: 'src/a.ts', line: 2 });
+  assert.deepEqual(listed, again, 'the same ids for the same file');
+  assert.equal(listed.actions.length, 2);
+  const [fix, organize] = listed.actions;
+  assert.match(fix.id, /^[0-9a-f]{8}$/);
+  assert.deepEqual([fix.title, fix.kind, fix.preferred, fix.edit, fix.command, fix.fixes], ['Add import from "./x"', 'quickfix', true, true, false, ["Cannot find name 'x'."]]);
+  assert.deepEqual([organize.edit, organize.command], [false, true]);
+  const only = await client.call('lang/codeActions', { path: 'src/a.ts', line: 2, diagnostic: '2304' });
+  assert.deepEqual(only.actions.map((x: { id: string }) => x.id), [fix.id]);
+
+  const preview = await client.call('lang/applyCodeAction', { path: 'src/a.ts', line: 2, id: fix.id });
+  assert.equal(preview.applied, false);
+  assert.equal(preview.files[0].after, `import { x } from './x';\n${A}`);
+  assert.equal(langServer.applied.length, 0, 'a preview applies nothing');
+  const applied = await client.call('lang/applyCodeAction', { path: 'src/a.ts', line: 2, id: fix.id, apply: true });
+  assert.deepEqual([applied.applied, applied.saved], [true, false]);
+  assert.equal(langServer.applied.length, 1);
+  assert.equal(await fs.readFile(path.join(app, 'src/a.ts'), 'utf8'), A, 'left unsaved');
+  const gone = await client.request('lang/applyCodeAction', { path: 'src/a.ts', line: 2, id: '00000000' });
+  assert.equal(gone.error?.code, Code.NOT_FOUND);
+  assert.match(gone.error?.message ?? '', /list them again with code_actions/);
 });
