@@ -140,6 +140,9 @@ export const langServer = {
   incomingCalls: (_item: unknown): unknown[] => [],
   outgoingCalls: (_item: unknown): unknown[] => [],
   codeActions: (_uri: Uri, _range: Range): unknown[] => [],
+  prepareTypeHierarchy: (_uri: Uri, _position: Position): unknown[] => [],
+  supertypes: (_item: unknown): unknown[] => [],
+  subtypes: (_item: unknown): unknown[] => [],
   /** The edits applied through `workspace.applyEdit`. */
   applied: [] as WorkspaceEdit[],
 };
@@ -281,6 +284,9 @@ const builtinCommands = new Map<string, (...args: unknown[]) => unknown>([
   ['vscode.prepareCallHierarchy', (uri: unknown, position: unknown) => langServer.prepareCallHierarchy(uri as Uri, position as Position)],
   ['vscode.provideIncomingCalls', (item: unknown) => langServer.incomingCalls(item)],
   ['vscode.provideOutgoingCalls', (item: unknown) => langServer.outgoingCalls(item)],
+  ['vscode.prepareTypeHierarchy', (uri: unknown, position: unknown) => langServer.prepareTypeHierarchy(uri as Uri, position as Position)],
+  ['vscode.provideSupertypes', (item: unknown) => langServer.supertypes(item)],
+  ['vscode.provideSubtypes', (item: unknown) => langServer.subtypes(item)],
   ['vscode.executeCodeActionProvider', (uri: unknown, range: unknown) => langServer.codeActions(uri as Uri, range as Range)],
   [
     'vscode.executeDocumentRenameProvider',

@@ -487,3 +487,34 @@ test('version 4: code actions have ids stable while the file is, the diagnostic 
   assert.equal(gone.error?.code, Code.NOT_FOUND);
   assert.match(gone.error?.message ?? '', /list them again with code_actions/);
 });
+
+test('version 4: lang/typeHierarchy gives supertypes and subtypes level by level, or says there is none', async (t) => {
+  const { app, client } = await connected(t);
+  up();
+  const a = Uri.file(path.join(app, 'src/a.ts'));
+  const b = Uri.file(path.join(app, 'src/b.ts'));
+  const item = (name: string, uri: Uri, line: number) => ({ name, kind: 4, uri, range: new Range(line, 0, line, 9), selectionRange: new Range(line, 0, line, 9) });
+  const answer = item('Answer', b, 0);
+  const base = item('Base', a, 0);
+  const child = item('Child', a, 1);
+  const grandchild = item('Grandchild', a, 1);
+  langServer.prepareTypeHierarchy = () => [answer];
+  langServer.supertypes = (of) => (of === answer ? [base] : []);
+  langServer.subtypes = (of) => (of === answer ? [child] : of === child ? [grandchild] : []);
+  const both = await client.call('lang/typeHierarchy', { path: 'src/b.ts', line: 1, symbol: 'answer', direction: 'both', depth: 2 });
+  assert.deepEqual(
+    both.items.map((i: { relation: string; name: string; path: string; line: number; depth: number; of?: string }) => [i.relation, i.name, i.path, i.line, i.depth, i.of]),
+    [
+      ['supertype', 'Base', 'src/a.ts', 1, 1, undefined],
+      ['subtype', 'Child', 'src/a.ts', 2, 1, undefined],
+      ['subtype', 'Grandchild', 'src/a.ts', 2, 2, 'Child'],
+    ],
+  );
+  const shallow = await client.call('lang/typeHierarchy', { path: 'src/b.ts', line: 1, symbol: 'answer', direction: 'subtypes', depth: 1 });
+  assert.deepEqual(shallow.items.map((i: { name: string }) => i.name), ['Child']);
+  const calls = await client.request('lang/typeHierarchy', { path: 'src/b.ts', line: 1, symbol: 'answer', direction: 'incoming', depth: 1 });
+  assert.equal(calls.error?.code, Code.INVALID_PARAMS);
+  langServer.prepareTypeHierarchy = () => [];
+  const none = await client.call('lang/typeHierarchy', { path: 'src/b.ts', line: 1, symbol: 'answer', direction: 'both', depth: 1 });
+  assert.deepEqual([none.found, none.items, none.loading], [false, [], false]);
+});
