@@ -13,8 +13,8 @@ use serde_json::json;
 
 use super::{code_actions::range_params, lang};
 use crate::{
-    bridge::{Bridge, error::Op},
-    protocol::{ApplyCodeActionParams, EditResult, METHOD_APPLY_CODE_ACTION, Untrusted},
+    bridge::Bridge,
+    protocol::{ApplyCodeActionParams, EditResult, METHOD_APPLY_CODE_ACTION},
 };
 
 /// The tool's name.
@@ -143,10 +143,9 @@ impl Tool for ApplyCodeAction {
     async fn run(&self, input: ApplyCodeActionInput, _ctx: ToolContext) -> ToolResult {
         let (range, wait) = input.range(&self.bridge).await;
         let wire = ApplyCodeActionParams { range, id: input.id.clone(), apply: input.apply, save: input.save };
-        let timeout = std::time::Duration::from_millis(wait);
-        let answer: Result<EditResult, _> = self.bridge.request_waiting(METHOD_APPLY_CODE_ACTION, &wire, timeout).await;
-        let op = if input.apply { Op::Change(NAME, "the files it edits") } else { Op::Ide(NAME) };
-        let result: EditResult = answer.map_err(|error| error.to_error(op))?.bounded();
+        let changes = input.apply.then_some("the files it edits");
+        let result: EditResult =
+            lang::ask_or_change(&self.bridge, METHOD_APPLY_CODE_ACTION, &wire, wait, NAME, changes).await?;
         if result.loading {
             return Err(lang::still_loading(None, None, &input.shown(), wait));
         }

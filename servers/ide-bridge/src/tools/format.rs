@@ -15,8 +15,8 @@ use super::{
     lang,
 };
 use crate::{
-    bridge::{Bridge, error::Op},
-    protocol::{EditResult, FormatParams, MAX_LANG_WAIT_MS, METHOD_FORMAT, Untrusted},
+    bridge::Bridge,
+    protocol::{EditResult, FormatParams, MAX_LANG_WAIT_MS, METHOD_FORMAT},
 };
 
 /// The tool's name.
@@ -103,10 +103,8 @@ impl Tool for Format {
             apply: input.apply,
             wait_ms: Some(wait),
         };
-        let timeout = std::time::Duration::from_millis(wait);
-        let answer: Result<EditResult, _> = self.bridge.request_waiting(METHOD_FORMAT, &wire, timeout).await;
-        let op = if input.apply { Op::Change(NAME, "the file") } else { Op::Ide(NAME) };
-        let result: EditResult = answer.map_err(|error| error.to_error(op))?.bounded();
+        let changes = input.apply.then_some("the file");
+        let result: EditResult = lang::ask_or_change(&self.bridge, METHOD_FORMAT, &wire, wait, NAME, changes).await?;
         if result.loading {
             return Err(lang::still_loading(None, None, &input.path, wait));
         }

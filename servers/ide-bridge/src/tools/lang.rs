@@ -279,6 +279,27 @@ pub async fn ask<P: serde::Serialize, T: serde::de::DeserializeOwned + Untrusted
         .map_err(|e| e.to_error(Op::Ide(tool)))
 }
 
+/// [`ask`] for a method that changes files when `changes` names them (an applied rename, code
+/// action or formatting): the IDE completes such a change even when its answer is lost, and the
+/// error says so.
+pub async fn ask_or_change<P: serde::Serialize, T: serde::de::DeserializeOwned + Untrusted>(
+    bridge: &Bridge,
+    method: &str,
+    params: &P,
+    wait_ms: u64,
+    tool: &'static str,
+    changes: Option<&str>,
+) -> Result<T, ToolError> {
+    let Some(what) = changes else {
+        return ask(bridge, method, params, wait_ms, tool).await;
+    };
+    bridge
+        .request_waiting(method, params, Duration::from_millis(wait_ms))
+        .await
+        .map(Untrusted::bounded)
+        .map_err(|e| e.to_error(Op::Change(tool, what)))
+}
+
 /// Who answers for a language id, as a user would name it.
 pub fn server_name(language: Option<&str>) -> String {
     match language {

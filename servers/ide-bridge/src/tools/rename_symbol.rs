@@ -107,16 +107,9 @@ impl Tool for RenameSymbol {
             new_name: params.new_name.clone(),
             apply: params.apply,
         };
-        let result: RenameResult = if params.apply {
-            // An applied rename completes in the IDE even if its answer is lost: say so.
-            let what = "the files that use it";
-            let answer = self.bridge.request_waiting(METHOD_RENAME, &wire, std::time::Duration::from_millis(wait)).await;
-            crate::protocol::Untrusted::bounded(
-                answer.map_err(|error| error.to_error(crate::bridge::error::Op::Change(NAME, what)))?,
-            )
-        } else {
-            lang::ask(&self.bridge, METHOD_RENAME, &wire, wait, NAME).await?
-        };
+        let changes = params.apply.then_some("the files that use it");
+        let result: RenameResult =
+            lang::ask_or_change(&self.bridge, METHOD_RENAME, &wire, wait, NAME, changes).await?;
         if result.loading {
             let what = format!("`{}` in {}", params.symbol, params.path);
             return Err(lang::still_loading(Some(&result.resolved), None, &what, wait));

@@ -433,41 +433,9 @@ export class Lang {
       const reason = error instanceof Error ? error.message : String(error);
       throw WireError.of('INVALID_ARGS', `the language server cannot rename \`${params.symbol}\` there: ${reason}`);
     }
-    const files: RenameFile[] = [];
-    const outside: string[] = [];
-    for (const f of plan.files) {
-      const shown = f.abs === undefined ? undefined : this.files.confinement.protocolPath(f.abs);
-      if (shown === undefined) {
-        outside.push(f.abs === undefined ? f.name : path.basename(f.abs));
-        continue;
-      }
-      const max = this.files.settings.maxFileSize;
-      const fits = (t: string | undefined) => t !== undefined && Buffer.byteLength(t, 'utf8') <= max;
-      files.push({
-        path: shown,
-        edits: f.edits,
-        ...(fits(f.before) && fits(f.after) ? { before: f.before, after: f.after } : {}),
-      });
-    }
-    if (outside.length > 0) {
-      throw WireError.of(
-        'ACCESS_DENIED',
-        `renaming \`${params.symbol}\` would also change ${outside.length} file(s) outside the workspace (${outside.slice(0, 5).join(', ')}), which the host never edits; nothing was changed`,
-      );
-    }
-    files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const files = this.editFiles(plan, `renaming \`${params.symbol}\``);
     if (params.apply && files.length > 0) {
-      await this.files.confirmEdits(files.map((f) => ({ path: f.path, content: f.after })));
-      try {
-        await plan.apply();
-      } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
-        throw WireError.of('UNAVAILABLE', `the editor could not apply the rename of \`${params.symbol}\` (${reason}); check the files with read_file before trying again`);
-      }
-      this.files.announce(
-        files.map((f) => ({ path: f.path, content: f.after ?? '' })),
-        `renamed \`${params.symbol}\` to \`${params.newName}\``,
-      );
+      await this.applyPlan(plan, files, true, `the rename of \`${params.symbol}\``, `renamed \`${params.symbol}\` to \`${params.newName}\``);
     }
     return { resolved, files, applied: params.apply && files.length > 0, loading: false };
   }
@@ -633,8 +601,8 @@ export class Lang {
     return files;
   }
 
-  /** Applies `plan` after the user's confirmation (when the workspace asks for it). */
-  private async applyPlan(plan: EditorRename, files: RenameFile[], save: boolean, what: string): Promise<void> {
+  /** Applies `plan` after the user's confirmation (when the workspace asks for it); `done` says it to the user. */
+  private async applyPlan(plan: EditorRename, files: RenameFile[], save: boolean, what: string, done: string = what): Promise<void> {
     if (this.files.settings.readOnly) {
       throw WireError.of('READ_ONLY', `the workspace is read-only; ${what} was not applied`);
     }
@@ -645,7 +613,7 @@ export class Lang {
       const reason = error instanceof Error ? error.message : String(error);
       throw WireError.of('UNAVAILABLE', `the editor could not apply ${what} (${reason}); check the files with read_file before trying again`);
     }
-    this.files.announce(files.map((f) => ({ path: f.path, content: f.after ?? '' })), what);
+    this.files.announce(files.map((f) => ({ path: f.path, content: f.after ?? '' })), done);
   }
 
   /** `lang/applyCodeAction`: the action of that id, previewed or applied. */
