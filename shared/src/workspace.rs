@@ -313,11 +313,6 @@ impl Startup {
         }
     }
 
-    /// Whether the flag was given (client roots then only narrow it, never replace it).
-    pub fn is_explicit(&self) -> bool {
-        matches!(self, Startup::Explicit(_))
-    }
-
     /// Says once on stderr what was decided: an explicit directory that is not a project (such as
     /// `--root /`) as a deliberate choice, the default working directory, or no workspace.
     pub fn log(&self, flag: &DirectoryFlag<'_>, home: Option<&Path>) {

@@ -113,12 +113,6 @@ impl View {
         View { root }
     }
 
-    /// A view of the repository at `root` (tests: a temp dir, without a sandbox).
-    #[cfg(test)]
-    pub fn open(root: &Path) -> io::Result<View> {
-        Ok(View { root: Dir::open_ambient_dir(root, cap_std::ambient_authority())? })
-    }
-
     /// Opens `projects/`, with its stamp; `None` when it does not exist.
     pub fn projects(&self) -> io::Result<Option<(Dir, Stamp)>> {
         match self.root.open_dir(PROJECTS) {
@@ -268,6 +262,13 @@ pub fn remove_empty_dir(dir: &Dir, rel: impl AsRef<Path>) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl View {
+        /// A view of the repository at `root` (a temp dir, without a sandbox).
+        pub(crate) fn open(root: &Path) -> io::Result<View> {
+            Ok(View { root: Dir::open_ambient_dir(root, cap_std::ambient_authority())? })
+        }
+    }
 
     #[test]
     fn reads_only_the_frontmatter_of_a_long_article() {

@@ -277,18 +277,6 @@ impl History {
         }
     }
 
-    /// How many records `key` has.
-    #[cfg(test)]
-    pub fn depth_of(&self, key: &Path) -> usize {
-        self.files.get(key).map_or(0, VecDeque::len)
-    }
-
-    /// Bytes held by all records.
-    #[cfg(test)]
-    pub fn used_bytes(&self) -> usize {
-        self.used
-    }
-
     /// Evicts the oldest record that is not pinned and holds bytes; `false` when there is none.
     fn evict_oldest(&mut self) -> bool {
         let oldest = self
@@ -327,6 +315,18 @@ impl History {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl History {
+        /// How many records `key` has.
+        fn depth_of(&self, key: &Path) -> usize {
+            self.files.get(key).map_or(0, VecDeque::len)
+        }
+
+        /// Bytes held by all records.
+        fn used_bytes(&self) -> usize {
+            self.used
+        }
+    }
 
     #[test]
     fn diff_and_reverse_round_trip() {

@@ -22,8 +22,6 @@
 mod edit;
 mod locate;
 mod read;
-#[cfg(test)]
-mod tests;
 
 pub use edit::{compose_article, yaml_scalar};
 pub use locate::{Block, Located, Parts, locate, split};
@@ -49,3 +47,6 @@ pub struct FrontmatterError {
     /// What is wrong, for a person or a model to fix.
     pub message: String,
 }
+
+#[cfg(test)]
+mod tests;
