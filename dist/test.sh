@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # dist/test.sh: installs every artifact dist/build.sh made into a clean place and runs a real MCP
-# session with each server through it (dist/mcp_session.py: initialize, tools/list, one call that
+# session with each server through it (tests/artifacts/mcp_session.py: initialize, tools/list, one call that
 # works, one refused call, clean exit on EOF). Any failure fails the script.
 #
 #   sudo bash dist/test.sh [dist/out/mcp-suite-<version>]
@@ -49,7 +49,7 @@ OUT="$(cd "$OUT" && pwd)"
 VERSION="${OUT##*/mcp-suite-}"
 TARGET=x86_64-unknown-linux-gnu
 BIN="$OUT/bin/$TARGET"
-SESSION=(python3 "$ROOT/dist/mcp_session.py")
+SESSION=(python3 "$ROOT/tests/artifacts/mcp_session.py")
 # The official MCPB tools, pinned (as dist/build.sh packs with them).
 MCPB=(npx --yes @anthropic-ai/mcpb@2.1.2)
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/mcp-suite-dist-test.XXXXXX")"
@@ -74,7 +74,7 @@ session() {
       cmd="${bin_prefix}mcp-server-ide-bridge --url ws://127.0.0.1:{PORT} --token {TOKEN}"
       host=(--host-cmd "$prefix ${bin_prefix}ide-bridge-host --root $work --port {PORT} --token {TOKEN} --no-discovery")
       ;;
-    *) fail "$label: no session scenario for server $server (add one to dist/mcp_session.py and here)"; return ;;
+    *) fail "$label: no session scenario for server $server (add one to tests/artifacts/mcp_session.py and here)"; return ;;
   esac
   # shellcheck disable=SC2086 # prefix and cmd are word lists
   "${SESSION[@]}" "$server" --work "$work" --host-work "$host_work" --label "$label" "${host[@]}" -- $prefix $cmd \

@@ -1,6 +1,7 @@
 //! A tool is declared once, in its own file, and everything that lists tools is derived from
 //! that: `--tools` in `--help`, the banner a person sees on a terminal, the text editor's guide,
-//! the bridge's instructions and the `.mcpb` manifests all name exactly what `tools/list` names.
+//! the bridge's instructions and the `.mcpb` manifests all name exactly what `tools/list` names,
+//! and the scripts of `dist/` name no tool.
 
 use std::{collections::BTreeSet, process::Command};
 
@@ -113,9 +114,43 @@ fn the_bundles_manifests_list_what_the_binaries_list() {
             if short == "text-editor" { BTreeSet::from(["text_editor_guide"]) } else { BTreeSet::new() };
         assert_eq!(prompts, expected, "{bin}: the manifest's prompts");
     }
-    let dist = std::fs::read_dir(root.join("dist")).unwrap();
-    for entry in dist.map(Result::unwrap).filter(|e| e.path().extension().is_some_and(|x| x == "py")) {
-        let text = std::fs::read_to_string(entry.path()).unwrap();
-        assert!(!text.contains("\"tools\": [("), "{}: a hand list of tools", entry.path().display());
+}
+
+/// The code that packs and ships the binaries (`dist/`, built artifacts under `dist/out` aside)
+/// names no tool: what a bundle declares is asked of the built binary, and the session every
+/// artifact is tested through lives in `tests/artifacts/`. A tool's name as a string literal
+/// (`"name"`, `'name'` or `` `name` ``, not as a key) in a script there is a hand-kept copy.
+#[test]
+fn dist_names_no_tool() {
+    let root = mcp_tests::locate::workspace_root();
+    let tools: BTreeSet<String> = SERVERS.iter().flat_map(|bin| listed(bin)).collect();
+    let mut stack = vec![root.join("dist")];
+    let mut scripts = 0;
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().map(Result::unwrap) {
+            let path = entry.path();
+            if entry.file_type().unwrap().is_dir() {
+                if !["out", "node_modules"].iter().any(|skip| path.file_name().is_some_and(|n| n == *skip)) {
+                    stack.push(path);
+                }
+                continue;
+            }
+            if !path.extension().is_some_and(|x| ["py", "sh", "js", "mjs"].iter().any(|e| x == *e)) {
+                continue;
+            }
+            scripts += 1;
+            let text = std::fs::read_to_string(&path).unwrap();
+            for tool in &tools {
+                for quote in ['"', '\'', '`'] {
+                    let literal = format!("{quote}{tool}{quote}");
+                    // A key of the same spelling (`"format": "filepath"`) is not a tool's name.
+                    let named = text
+                        .match_indices(&literal)
+                        .any(|(at, _)| !text[at + literal.len()..].trim_start_matches([' ', '\t']).starts_with(':'));
+                    assert!(!named, "{} names the tool {literal}", path.display());
+                }
+            }
+        }
     }
+    assert!(scripts >= 5, "only {scripts} scripts found under dist/");
 }

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# dist/bench.sh: the shipped static binaries against the ordinary (dynamic) release build, with the
+# bench/static.sh: the shipped static binaries against the ordinary (dynamic) release build, with the
 # project's benchmark (mcp-bench) in one run per server: the dynamic binary is mcp-bench's baseline,
 # so every ratio printed is static / dynamic, measured side by side on the same machine state.
 #
-#   bash dist/bench.sh [dist/out/mcp-suite-<version>]
+#   bash bench/static.sh [dist/out/mcp-suite-<version>]
 #
 # Scenarios: sample-tool `hoge` (cold start + a trivial call), text-editor `str_replace` on a
 # 100-line file and back (cold start + a real edit, fsync on). Environment: SPAWNS (20), CALLS (1000).
@@ -11,7 +11,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="${1:-$(ls -d "$ROOT"/dist/out/mcp-suite-* 2>/dev/null | sort -V | tail -1)}"
-[[ -d "$OUT" ]] || { echo "dist/bench.sh: no dist/out/mcp-suite-*; run dist/build.sh first" >&2; exit 2; }
+[[ -d "$OUT" ]] || { echo "bench/static.sh: no dist/out/mcp-suite-*; run dist/build.sh first" >&2; exit 2; }
 STATIC="$OUT/bin/x86_64-unknown-linux-gnu"
 SPAWNS="${SPAWNS:-20}"
 CALLS="${CALLS:-1000}"
@@ -21,8 +21,8 @@ cargo build --release --locked -q -p mcp-server-sample-tool -p mcp-server-text-e
 DYNAMIC="$ROOT/target/release"
 BENCH="$DYNAMIC/mcp-bench"
 for b in mcp-server-sample-tool mcp-server-text-editor; do
-  readelf -dW "$DYNAMIC/$b" | grep -q NEEDED || { echo "dist/bench.sh: $DYNAMIC/$b is not dynamic" >&2; exit 1; }
-  if readelf -dW "$STATIC/$b" | grep -q NEEDED; then echo "dist/bench.sh: $STATIC/$b is not static" >&2; exit 1; fi
+  readelf -dW "$DYNAMIC/$b" | grep -q NEEDED || { echo "bench/static.sh: $DYNAMIC/$b is not dynamic" >&2; exit 1; }
+  if readelf -dW "$STATIC/$b" | grep -q NEEDED; then echo "bench/static.sh: $STATIC/$b is not static" >&2; exit 1; fi
 done
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/mcp-suite-dist-bench.XXXXXX")"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """One real MCP session with an installed server: the end-to-end check of every artifact.
 
-    python3 dist/mcp_session.py SERVER --work DIR [--host-work DIR] -- COMMAND [ARGS...]
+    python3 tests/artifacts/mcp_session.py SERVER --work DIR [--host-work DIR] -- COMMAND [ARGS...]
 
 SERVER is text-editor, draft-post, ide-bridge or sample-tool. COMMAND starts the server as the
 artifact installs it (a chroot'ed static binary, `npx`, a wheel's script, ...); the server must be
