@@ -78,6 +78,39 @@ pub fn generate_token() -> Result<String, getrandom::Error> {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
+    use serde_json::json;
+
+    use crate::bridge::{Bridge, BridgeConfig, Target};
+
+    /// Which calls change something (with OAuth they need the write scope): every call of a tool
+    /// that writes, except the previews of `format` and `apply_code_action` (no `apply: true`);
+    /// none of a tool that only reads. A rename's preview counts as a write, as it always has.
+    #[test]
+    fn only_calls_that_change_something_count_as_writes() {
+        let bridge = Bridge::new(BridgeConfig {
+            target: Target::Url("ws://127.0.0.1:9".into()),
+            token: None,
+            discovery_dirs: Vec::new(),
+            request_timeout: Duration::from_secs(1),
+            tool_timeout: Duration::from_secs(1),
+        });
+        let registry = super::registry(&bridge, |_| true).unwrap();
+        let writes = |name: &str, args: serde_json::Value| registry.get(name).unwrap().call_writes(args.as_object());
+        for tool in ["format", "apply_code_action"] {
+            assert!(!writes(tool, json!({"path": "a.ts", "line": 1})), "{tool} preview");
+            assert!(!writes(tool, json!({"path": "a.ts", "line": 1, "apply": false})), "{tool} apply: false");
+            assert!(!writes(tool, json!({"path": "a.ts", "line": 1, "apply": "true"})), "{tool} apply: \"true\"");
+            assert!(writes(tool, json!({"path": "a.ts", "line": 1, "apply": true})), "{tool} apply: true");
+        }
+        assert!(writes("rename_symbol", json!({"path": "a.ts", "line": 1, "symbol": "a", "new_name": "b"})));
+        assert!(writes("write_file", json!({"path": "a.ts", "content": ""})));
+        for tool in ["read_file", "code_actions", "find_definition", "get_diagnostics", "call_hierarchy"] {
+            assert!(!writes(tool, json!({"path": "a.ts", "line": 1, "apply": true})), "{tool}");
+        }
+    }
+
     #[test]
     fn tokens_are_128_bit_hex_and_differ() {
         let a = super::generate_token().unwrap();

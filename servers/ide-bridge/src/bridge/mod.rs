@@ -165,8 +165,8 @@ impl Bridge {
         bridge
     }
 
-    /// A bridge that does not connect yet ([`Bridge::connect`] starts it): what a stdio start
-    /// builds before the runtime exists, to answer `initialize` first.
+    /// A bridge that does not connect yet ([`Bridge::connect`] starts it): `main.rs` builds the
+    /// server with it before the runtime exists, and connects once the runtime runs.
     pub fn new(config: BridgeConfig) -> Bridge {
         let (state, _) = watch::channel(LinkState::Starting);
         let inner = Arc::new(Inner {

@@ -53,7 +53,7 @@ pub struct EditOutput {
     /// The command was run.
     pub ran: bool,
     /// The files, with their number of edits and diff.
-    pub files: Vec<lang::RenamedFile>,
+    pub files: Vec<lang::ChangedFile>,
 }
 
 /// The answer of an edit previewed or applied (`what`: "Applying `title`", "Formatting a.ts").
@@ -76,15 +76,7 @@ pub fn edit_answer(what: &str, result: EditResult) -> ToolOutput {
     if result.command && !result.ran && !files.is_empty() {
         text.push_str(" It also runs an IDE command, applied with the edit.");
     }
-    for file in &files {
-        text.push_str(&format!("\n{} ({} edit(s))", file.path, file.edits));
-    }
-    if !result.applied {
-        for diff in files.iter().filter_map(|f| f.diff.as_deref()) {
-            text.push('\n');
-            text.push_str(diff);
-        }
-    }
+    lang::push_files(&mut text, &files, result.applied);
     let output = EditOutput {
         title: result.title,
         applied: result.applied,
@@ -133,7 +125,7 @@ impl Tool for ApplyCodeAction {
     }
 
     fn call_writes(&self, arguments: Option<&JsonObject>) -> bool {
-        arguments.and_then(|a| a.get("apply")).and_then(serde_json::Value::as_bool) == Some(true)
+        lang::applies(arguments)
     }
 
     fn output_schema(&self) -> Option<std::sync::Arc<JsonObject>> {

@@ -87,7 +87,7 @@ impl Tool for Format {
     }
 
     fn call_writes(&self, arguments: Option<&JsonObject>) -> bool {
-        arguments.and_then(|a| a.get("apply")).and_then(serde_json::Value::as_bool) == Some(true)
+        lang::applies(arguments)
     }
 
     fn output_schema(&self) -> Option<std::sync::Arc<JsonObject>> {

@@ -211,7 +211,7 @@ pub const MAX_FILE_DIFF_BYTES: usize = 8 * 1024;
 
 /// One file an edit changes (a rename, a code action, formatting).
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct RenamedFile {
+pub struct ChangedFile {
     /// The file.
     pub path: String,
     /// How many places in it change.
@@ -222,7 +222,7 @@ pub struct RenamedFile {
 }
 
 /// The files a host says an edit changes, each with its diff.
-pub fn changed_files(files: Vec<RenameFile>) -> Vec<RenamedFile> {
+pub fn changed_files(files: Vec<RenameFile>) -> Vec<ChangedFile> {
     files
         .into_iter()
         .map(|file| {
@@ -234,9 +234,29 @@ pub fn changed_files(files: Vec<RenameFile>) -> Vec<RenamedFile> {
                 }
                 _ => None,
             };
-            RenamedFile { path: file.path, edits: file.edits, diff }
+            ChangedFile { path: file.path, edits: file.edits, diff }
         })
         .collect()
+}
+
+/// Each file of an edit on a line of its own (`path (n edit(s))`), then, when the edit was only
+/// previewed, each file's diff.
+pub fn push_files(text: &mut String, files: &[ChangedFile], applied: bool) {
+    for file in files {
+        text.push_str(&format!("\n{} ({} edit(s))", file.path, file.edits));
+    }
+    if !applied {
+        for diff in files.iter().filter_map(|f| f.diff.as_deref()) {
+            text.push('\n');
+            text.push_str(diff);
+        }
+    }
+}
+
+/// Whether a call of a tool that previews unless told `apply: true` changes anything: a preview
+/// only reads (with OAuth, the read scope is enough for it).
+pub fn applies(arguments: Option<&mcp_shared::reexports::rmcp::model::JsonObject>) -> bool {
+    arguments.and_then(|a| a.get("apply")).and_then(serde_json::Value::as_bool) == Some(true)
 }
 
 /// A `symbol` (or `new_name`): one line of text without surrounding spaces, at most 256

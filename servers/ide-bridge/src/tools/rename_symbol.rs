@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::json;
 
-use super::lang::{self, RenamedFile, symbol_params, symbol_text};
+use super::lang::{self, ChangedFile, symbol_params, symbol_text};
 use crate::{
     bridge::Bridge,
     protocol::{METHOD_RENAME, RenameParams, RenameResult, Resolved},
@@ -46,7 +46,7 @@ pub struct RenameSymbolOutput {
     /// The change was made and the files saved (false: a preview, nothing changed).
     pub applied: bool,
     /// The files, with their number of edits and diff.
-    pub files: Vec<RenamedFile>,
+    pub files: Vec<ChangedFile>,
     /// The edits in all files.
     pub total_edits: u32,
 }
@@ -130,15 +130,7 @@ impl Tool for RenameSymbol {
                 files.len()
             ),
         };
-        for file in &files {
-            text.push_str(&format!("\n{} ({} edit(s))", file.path, file.edits));
-        }
-        if !result.applied {
-            for diff in files.iter().filter_map(|f| f.diff.as_deref()) {
-                text.push('\n');
-                text.push_str(diff);
-            }
-        }
+        lang::push_files(&mut text, &files, result.applied);
         let output = RenameSymbolOutput {
             symbol: params.symbol,
             new_name: params.new_name,
