@@ -49,6 +49,8 @@ pub fn unified(old: &str, new: &str, old_name: &str, new_name: &str, max_bytes: 
     }
     let region = Region::of(old, new);
     let (old_part, new_part) = (&old[region.start..region.old_end], &new[region.start..region.new_end]);
+    // A name is shown on its line only: a newline in it would forge diff lines.
+    let (old_name, new_name) = (crate::escape::one_line(old_name), crate::escape::one_line(new_name));
     out.line(&format!("--- {old_name}\n+++ {new_name}\n"));
     let (n_old, n_new) = (line_count(old_part), line_count(new_part));
     let (added, removed) = if n_old.max(n_new) > MAX_DIFFED_LINES + 2 * CONTEXT {
@@ -267,6 +269,13 @@ mod tests {
         assert_eq!((d.added, d.removed, d.truncated), (2, 1, false));
         let same = unified("a\n", "a\n", "a", "b", 10);
         assert_eq!((same.text.as_str(), same.added, same.removed), ("", 0, 0));
+    }
+
+    #[test]
+    fn a_name_with_a_newline_cannot_forge_diff_lines() {
+        let d = unified("a\n", "b\n", "a/x\n+ rm -rf ~", "b/x\u{202e}txt.exe", 4096);
+        assert_eq!(d.text, "--- a/x\\n+ rm -rf ~\n+++ b/x\\u{202e}txt.exe\n@@ -1 +1 @@\n-a\n+b\n");
+        assert_eq!((d.added, d.removed), (1, 1));
     }
 
     #[test]

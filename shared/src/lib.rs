@@ -11,6 +11,7 @@
 //! - [`workspace`]: the default workspace when a server's directory flag is absent.
 //! - [`client_roots`]: the client's MCP roots, per session or per 2026-07-28 call.
 //! - [`diff`]: bounded unified diffs of a change made on someone's behalf.
+//! - [`escape`]: names and other programs' text made safe to show (no forged lines).
 //! - [`view`]: MCP Apps views of tool results (`ui://` resources, their data in `_meta`).
 //!
 //! Private, what they give re-exported here: `server` (the rmcp `ServerHandler`, [`McpServer`]),
@@ -23,6 +24,7 @@ pub mod cli;
 pub mod client_roots;
 pub mod diff;
 mod error;
+pub mod escape;
 mod extension;
 pub mod logging;
 mod metrics;

@@ -2,9 +2,11 @@
 //! str_replace, insert and undo_edit, `edit_file` (its dry run too), `move_file` and
 //! `delete_file`. The result's `_meta` carries what the view shows: the path, a unified diff of
 //! the file's own text (its line endings and encoding as they are), the file's SHA-256, and the
-//! calls behind its buttons: **Undo** (`undo_edit`, with `if_sha256` so that it reverts this
-//! change only while it is the file's latest) and, for a dry run, **Apply** (the same edits, with
-//! the SHA-256 the preview was made on). The text the model reads is not touched.
+//! calls behind its buttons: **Undo** (`undo_edit` with `if_change`, the id of this very change
+//! in the undo history, so that it reverts this change and no other, and only while it is the
+//! file's latest) and, for a dry run, **Apply** (the same edits, with the SHA-256 the preview was
+//! made on and the one it showed as the result; not offered when the change was too large to
+//! show). The text the model reads is not touched.
 
 use mcp_shared::{ToolOutput, ToolResult, view::View};
 use serde_json::{Value, json};
@@ -65,26 +67,35 @@ pub fn data(shown: &Shown, seen: Option<&Seen>, apply: Option<Value>) -> Value {
         }
     }
     let undo_path = &shown.path;
-    match (shown.undo_tool.as_deref(), shown.action) {
-        (_, "preview" | "undone") => {}
-        (None, _) => {
+    let change = seen.and_then(|s| s.change.clone());
+    match (shown.undo_tool.as_deref(), shown.action, change) {
+        (_, "preview" | "undone", _) => {}
+        (None, ..) => {
             data["undoUnavailable"] = json!(
                 "Undo needs the text editor's tool with an undo history (this server was started without it, or with --undo-depth 0)."
             );
         }
-        (Some(tool), "deleted") => {
-            data["undo"] = call(tool, json!({"command": "undo_edit", "path": undo_path}));
-            // Undo restores the file while nothing is at its path.
-            data["check"] = json!({"call": call(tool, json!({"command": "view", "path": undo_path, "view_range": [1, 1]})), "expect": "absent"});
+        (Some(_), _, None) => {
+            data["undoUnavailable"] =
+                json!("Undo is not offered: this change is not in the undo history (it was too large to keep).");
         }
-        (Some(tool), _) => {
-            let sha = seen.and_then(|s| s.sha256.clone());
-            data["undo"] = call(tool, json!({"command": "undo_edit", "path": undo_path, "if_sha256": sha}));
-            data["check"] = json!({"call": call(tool, json!({"command": "view", "path": undo_path, "view_range": [1, 1], "if_sha256": sha})), "expect": "present"});
+        (Some(tool), _, Some(change)) => {
+            // Undo reverts this very change (its id in the undo history), only while it is the
+            // file's latest and the file is as it left it: the check asks the server first.
+            data["change"] = json!(change);
+            data["undo"] = call(tool, json!({"command": "undo_edit", "path": undo_path, "if_change": change}));
+            data["check"] = json!({"call": call(tool, json!({"command": "view", "path": undo_path, "if_change": change})), "expect": "present"});
         }
     }
-    if let Some(apply) = apply {
-        data["apply"] = apply;
+    match apply {
+        // A change too large to show is not applied from the view: nobody could have seen it.
+        Some(_) if seen.is_some_and(|s| !s.kept) => {
+            data["applyUnavailable"] = json!(
+                "Apply is not offered: this change is too large to show here, so it cannot be reviewed in this view. Ask for it in the chat instead."
+            );
+        }
+        Some(apply) => data["apply"] = apply,
+        None => {}
     }
     data
 }
@@ -134,7 +145,7 @@ mod tests {
     }
 
     #[test]
-    fn an_edit_shows_its_diff_with_the_files_own_line_endings_and_an_undo_tied_to_its_hash() {
+    fn an_edit_shows_its_diff_with_the_files_own_line_endings_and_an_undo_of_exactly_that_change() {
         let shown = Shown {
             tool: "edit_file".into(),
             action: "edited",
@@ -142,7 +153,8 @@ mod tests {
             from: None,
             undo_tool: Some("str_replace_based_edit_tool".into()),
         };
-        let seen = seen(Some("one\r\ntwo\r\n"), Some("one\r\n2\r\n"));
+        let mut seen = seen(Some("one\r\ntwo\r\n"), Some("one\r\n2\r\n"));
+        seen.change = Some("5eed-7".into());
         let data = data(&shown, Some(&seen), None);
         assert_eq!(data["diff"], "--- a/src/a.txt\n+++ b/src/a.txt\n@@ -1,2 +1,2 @@\n one\r\n-two\r\n+2\r\n");
         assert_eq!((data["added"].as_u64(), data["removed"].as_u64()), (Some(1), Some(1)));
@@ -152,9 +164,13 @@ mod tests {
         assert_eq!(data["sha256"], sha.as_str());
         assert_eq!(
             data["undo"],
-            json!({"name": "str_replace_based_edit_tool", "arguments": {"command": "undo_edit", "path": "src/a.txt", "if_sha256": sha}})
+            json!({"name": "str_replace_based_edit_tool", "arguments": {"command": "undo_edit", "path": "src/a.txt", "if_change": "5eed-7"}})
         );
+        assert_eq!(data["check"]["call"]["arguments"], json!({"command": "view", "path": "src/a.txt", "if_change": "5eed-7"}));
         assert_eq!(data["check"]["expect"], "present");
+        seen.change = None;
+        let unkept = super::data(&shown, Some(&seen), None);
+        assert!(unkept.get("undo").is_none() && unkept["undoUnavailable"].as_str().unwrap().contains("not in the undo history"));
     }
 
     #[test]
@@ -165,9 +181,27 @@ mod tests {
         assert!(data.get("undo").is_none());
         assert!(data["undoUnavailable"].as_str().unwrap().contains("--undo-depth 0"));
         shown.undo_tool = Some("text_editor".into());
-        let with = super::data(&shown, None, None);
-        assert_eq!(with["check"]["expect"], "absent");
-        assert!(with["undo"]["arguments"].get("if_sha256").is_none());
+        let mut deleted = Seen::new(None, None);
+        deleted.change = Some("5eed-9".into());
+        let with = super::data(&shown, Some(&deleted), None);
+        assert_eq!(with["check"]["expect"], "present");
+        assert_eq!(with["undo"]["arguments"]["if_change"], "5eed-9");
+        assert!(with.get("note").is_none(), "{with}");
+    }
+
+    #[test]
+    fn a_preview_too_large_to_show_offers_no_apply() {
+        let shown =
+            Shown { tool: "edit_file".into(), action: "preview", path: "big.txt".into(), from: None, undo_tool: None };
+        let big = "x".repeat(crate::editor::MAX_SEEN_BYTES + 1);
+        let seen = seen(Some(&big), Some("y"));
+        assert!(!seen.kept);
+        let apply = Some(call("edit_file", json!({"path": "big.txt"})));
+        let data = data(&shown, Some(&seen), apply.clone());
+        assert!(data.get("apply").is_none(), "{data}");
+        assert!(data["applyUnavailable"].as_str().unwrap().contains("too large to show"));
+        let small = self::seen(Some("x"), Some("y"));
+        assert!(super::data(&shown, Some(&small), apply).get("apply").is_some());
     }
 
     #[test]

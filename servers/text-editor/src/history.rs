@@ -166,12 +166,17 @@ pub struct History {
     /// Bytes held by pinned records (part of `used`).
     pinned: usize,
     next_seq: u64,
+    /// This history's own prefix of change ids: a view made by an earlier process never names
+    /// a change of this one.
+    nonce: String,
 }
 
 impl History {
     /// At most `depth` records per file and `budget` bytes of removed text in all.
     pub fn new(depth: usize, budget: usize) -> History {
-        History { files: HashMap::new(), depth, budget, used: 0, pinned: 0, next_seq: 0 }
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let nonce = format!("{:x}", fingerprint(format!("{}-{nanos}", std::process::id()).as_bytes()));
+        History { files: HashMap::new(), depth, budget, used: 0, pinned: 0, next_seq: 0, nonce }
     }
 
     /// Whether undo records are kept at all (`--undo-depth` is not 0).
@@ -206,21 +211,32 @@ impl History {
         self.pinned
     }
 
-    /// Records an edit of `key`. An unpinned record larger than the whole budget is not kept,
-    /// and then neither are the older unpinned records of that file (they could no longer be
-    /// reached). A pinned record is kept whatever it costs: its cost was reserved with
-    /// [`History::reserve_pinned`].
-    pub fn push(&mut self, key: &Path, mut record: Record) {
+    /// The id of a change: what a view names to undo exactly that change (`if_change`).
+    fn id_of(&self, record: &Record) -> String {
+        format!("{}-{}", self.nonce, record.seq)
+    }
+
+    /// The id of the latest change of `key`, if it has one.
+    pub fn latest_id(&self, key: &Path) -> Option<String> {
+        self.peek(key).map(|record| self.id_of(record))
+    }
+
+    /// Records an edit of `key`, and gives its id (`None`: not kept). An unpinned record larger
+    /// than the whole budget is not kept, and then neither are the older unpinned records of
+    /// that file (they could no longer be reached). A pinned record is kept whatever it costs:
+    /// its cost was reserved with [`History::reserve_pinned`].
+    pub fn push(&mut self, key: &Path, mut record: Record) -> Option<String> {
         if self.depth == 0 {
-            return;
+            return None;
         }
         let pinned = record.is_pinned();
         if !pinned && record.cost() > self.budget.saturating_sub(self.pinned) {
             tracing::info!(path = %key.display(), bytes = record.cost(), "edit too large to keep for undo");
             self.forget_unpinned(key);
-            return;
+            return None;
         }
         record.seq = self.next_seq;
+        let id = self.id_of(&record);
         self.next_seq += 1;
         self.used += record.cost();
         let stack = self.files.entry(key.to_path_buf()).or_default();
@@ -236,6 +252,7 @@ impl History {
                 break;
             }
         }
+        Some(id)
     }
 
     /// Takes the most recent record of `key`.

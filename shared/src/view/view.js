@@ -136,39 +136,113 @@ const ui = (() => {
     );
   }
 
-  // Text with its carriage returns made visible (a CRLF line ends in a small "CR").
+  // Characters that would hide or reorder what is shown (controls, bidirectional overrides,
+  // line separators), as the servers' own escaping names them.
+  const HIDDEN = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ufeff]/;
+  const ESCAPES = { "\n": "\\n", "\r": "\\r", "\t": "\\t", "\u0000": "\\0" };
+  function escapeOf(c) {
+    return ESCAPES[c] || "\\u{" + c.codePointAt(0).toString(16).padStart(4, "0") + "}";
+  }
+
+  // A name (a path, a title) on one line, its hidden characters written as escapes (`\n`,
+  // `\u{202e}`): it can neither start a line nor reorder the text around it.
+  function name(text) {
+    let out = "";
+    for (const c of String(text)) out += HIDDEN.test(c) ? escapeOf(c) : c;
+    return out;
+  }
+
+  // A file's line as text, its hidden characters made visible: a carriage return as a small
+  // "CR" (a CRLF line ends in one), a tab kept, any other control or bidirectional character
+  // as a small mark with its escape.
   function visible(text) {
-    const parts = String(text).split("\r");
     const out = [];
-    parts.forEach((part, i) => {
-      if (i > 0) out.push(el("span", { class: "cr", title: "carriage return (\\r)" }, "CR"));
-      if (part) out.push(part);
-    });
+    let run = "";
+    for (const c of String(text)) {
+      if (c === "\t" || !HIDDEN.test(c)) {
+        run += c;
+        continue;
+      }
+      if (run) out.push(run);
+      run = "";
+      if (c === "\r") out.push(el("span", { class: "cr", title: "carriage return (\\r)" }, "CR"));
+      else out.push(el("span", { class: "cr hidden", title: "hidden character " + escapeOf(c) }, escapeOf(c)));
+    }
+    if (run) out.push(run);
+    return out;
+  }
+
+  // The rows of a unified diff, read as `patch` reads it: a hunk header's counts say how many
+  // lines follow, so a removed `-- x` or an added `++ y` is a line of the hunk, never a file
+  // header; `--- ` / `+++ ` headers are only read between hunks. Each row: `{kind, old, new,
+  // text, eol}` (`kind`: hunk, ctx, add, del or note; `eol`: false for a last line without
+  // `\n`).
+  function rows(diffText) {
+    const out = [];
+    let oldLine = 0;
+    let newLine = 0;
+    let oldLeft = 0;
+    let newLeft = 0;
+    for (const line of String(diffText).split("\n")) {
+      const inHunk = oldLeft > 0 || newLeft > 0;
+      if (!inHunk) {
+        if (line === "" || line.startsWith("--- ") || line.startsWith("+++ ")) continue;
+        const hunk = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
+        if (hunk) {
+          oldLine = Number(hunk[1]);
+          newLine = Number(hunk[3]);
+          oldLeft = hunk[2] === undefined ? 1 : Number(hunk[2]);
+          newLeft = hunk[4] === undefined ? 1 : Number(hunk[4]);
+          // `-0,0`: the lines are added before line 1.
+          if (oldLeft === 0) oldLine += 1;
+          if (newLeft === 0) newLine += 1;
+          out.push({ kind: "hunk", text: line });
+          continue;
+        }
+      }
+      if (line.startsWith("\\")) {
+        const last = out[out.length - 1];
+        if (last && last.kind !== "hunk" && last.kind !== "note") last.eol = false;
+        else out.push({ kind: "note", text: line });
+        continue;
+      }
+      // A context line whose space was stripped (by a mailer, an editor) is still one.
+      const mark = line === "" ? " " : line[0];
+      const body = line.slice(1);
+      if (inHunk && mark === "+" && newLeft > 0) {
+        out.push({ kind: "add", new: newLine++, text: body, eol: true });
+        newLeft--;
+      } else if (inHunk && mark === "-" && oldLeft > 0) {
+        out.push({ kind: "del", old: oldLine++, text: body, eol: true });
+        oldLeft--;
+      } else if (inHunk && mark === " " && oldLeft > 0 && newLeft > 0) {
+        out.push({ kind: "ctx", old: oldLine++, new: newLine++, text: body, eol: true });
+        oldLeft--;
+        newLeft--;
+      } else {
+        // Not a line of the hunk (a note that the diff was cut): shown as a note, and the hunk
+        // ends there.
+        oldLeft = 0;
+        newLeft = 0;
+        if (line !== "") out.push({ kind: "note", text: line });
+      }
+    }
     return out;
   }
 
   // A unified diff as a table: old and new line numbers, + and - marked.
-  function diff(text) {
-    const rows = [];
-    let oldLine = 0;
-    let newLine = 0;
-    for (const line of String(text).split("\n")) {
-      if (line === "" || line.startsWith("--- ") || line.startsWith("+++ ")) continue;
-      const hunk = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
-      if (hunk) {
-        oldLine = Number(hunk[1]);
-        newLine = Number(hunk[2]);
-        rows.push(el("tr", { class: "hunk" }, el("td", { colspan: 4 }, line)));
-        continue;
-      }
-      const mark = line[0];
-      const body = line.slice(1);
-      if (mark === "+") rows.push(el("tr", { class: "add" }, el("td", { class: "n" }), el("td", { class: "n" }, newLine++), el("td", { class: "m", "aria-label": "added" }, "+"), el("td", {}, visible(body))));
-      else if (mark === "-") rows.push(el("tr", { class: "del" }, el("td", { class: "n" }, oldLine++), el("td", { class: "n" }), el("td", { class: "m", "aria-label": "removed" }, "-"), el("td", {}, visible(body))));
-      else if (mark === " ") rows.push(el("tr", {}, el("td", { class: "n" }, oldLine++), el("td", { class: "n" }, newLine++), el("td", { class: "m" }, " "), el("td", {}, visible(body))));
-      else rows.push(el("tr", { class: "hunk" }, el("td", { colspan: 4 }, line)));
-    }
-    return el("div", { class: "diff", tabindex: 0, role: "region", "aria-label": "changes" }, el("table", {}, rows));
+  function diff(diffText) {
+    const cells = {
+      add: (r) => [el("td", { class: "n" }), el("td", { class: "n" }, r.new), el("td", { class: "m", "aria-label": "added" }, "+")],
+      del: (r) => [el("td", { class: "n" }, r.old), el("td", { class: "n" }), el("td", { class: "m", "aria-label": "removed" }, "-")],
+      ctx: (r) => [el("td", { class: "n" }, r.old), el("td", { class: "n" }, r.new), el("td", { class: "m" }, " ")],
+    };
+    const table = rows(diffText).map((r) => {
+      if (!cells[r.kind]) return el("tr", { class: "hunk" }, el("td", { colspan: 4 }, visible(r.text)));
+      const end = r.eol ? [] : [el("span", { class: "cr", title: "no newline at the end of the file" }, "no newline")];
+      return el("tr", { class: r.kind === "ctx" ? undefined : r.kind }, cells[r.kind](r), el("td", {}, visible(r.text), end));
+    });
+    return el("div", { class: "diff", tabindex: 0, role: "region", "aria-label": "changes" }, el("table", {}, table));
   }
 
   // Asks the host to open a link in the user's browser (a view may not navigate itself).
@@ -181,5 +255,5 @@ const ui = (() => {
     return ((result && result.content) || []).filter((b) => b.type === "text").map((b) => b.text).join("\n");
   }
 
-  return { start, el, show, call, tell, diff, text, visible, openLink };
+  return { start, el, show, call, tell, diff, rows, name, text, visible, openLink };
 })();

@@ -29,9 +29,11 @@ impl Editor {
         let options = WriteOptions { create_parents: true, create_new: true, ..self.write_options() };
         t.still_wanted()?;
         t.sandbox.write_atomic(t.path, text.as_bytes(), &options).map_err(|e| t.sandbox_error(e))?;
-        self.history().push(&history_key(t.path), Record::new(Change::Created, text.as_bytes()));
+        let id = self.history().push(&history_key(t.path), Record::new(Change::Created, text.as_bytes()));
         if self.limits.views {
-            *t.seen.borrow_mut() = Some(crate::editor::Seen::new(None, Some(text.as_bytes())));
+            let mut seen = crate::editor::Seen::new(None, Some(text.as_bytes()));
+            seen.change = id;
+            *t.seen.borrow_mut() = Some(seen);
         }
         Ok(Reply::text(format!("File created successfully at: {}", t.shown)))
     }

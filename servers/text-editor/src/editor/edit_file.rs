@@ -40,6 +40,17 @@ pub struct Edit {
     pub replace_all: bool,
 }
 
+/// What an `edit_file` call expects: the file's content before (`if_sha256`) and the content the
+/// edits give (`if_result_sha256`, what a dry run showed): the view's Apply sends both, so that
+/// it writes exactly what was shown or nothing.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Expected<'a> {
+    /// The SHA-256 (hex) the file must have now.
+    pub sha256: Option<&'a str>,
+    /// The SHA-256 (hex) the file must have after the edits.
+    pub result_sha256: Option<&'a str>,
+}
+
 impl Editor {
     /// `edit_file` (see the module docs). `abandoned`: set when the caller gave up (a timeout),
     /// then nothing is written.
@@ -49,10 +60,17 @@ impl Editor {
         path: &SandboxPath,
         edits: &[Edit],
         dry_run: bool,
-        if_sha256: Option<&str>,
+        expected: Expected<'_>,
         abandoned: Option<&AtomicBool>,
     ) -> Result<Reply, ToolError> {
-        let t = Target { if_sha256, ..Target::new(sandbox, path, Command::StrReplace, abandoned) };
+        let t = Target { if_sha256: expected.sha256, ..Target::new(sandbox, path, Command::StrReplace, abandoned) };
+        if let Some(result) = expected.result_sha256 {
+            // Malformed: refused before the file is even read.
+            crate::editor::check_sha256(Some(result), None, "").or_else(|e| match e.code {
+                ErrorCode::InvalidArgs => Err(error::invalid(e.message.replace("`if_sha256`", "`if_result_sha256`"))),
+                _ => Ok(()),
+            })?;
+        }
         if edits.is_empty() {
             return Err(error::invalid("`edits` is empty: give at least one {old_str, new_str}."));
         }
@@ -97,6 +115,18 @@ impl Editor {
                 t.shown
             )));
         }
+        if let Some(wanted) = expected.result_sha256 {
+            let result = crate::document::encode_text(doc.format, &text).map(|b| mcp_shared::view::sha256_hex(&b));
+            if result.as_deref().ok() != Some(&wanted.to_ascii_lowercase()) {
+                return Err(ToolError::new(
+                    ErrorCode::Conflict,
+                    format!(
+                        "No change was made: the edits would now give {} another content than the one given in `if_result_sha256` (what the preview showed). Preview them again with dry_run, then decide.",
+                        t.shown
+                    ),
+                ));
+            }
+        }
         // The diff as the model reads the file: line endings normalised, as `view` shows them.
         let diff = {
             let (before, after) = (Normalized::new(&doc.text), Normalized::new(&text));
@@ -116,6 +146,7 @@ impl Editor {
                 let before = super::old_bytes(&doc)?.into_owned();
                 let after = crate::document::encode_text(doc.format, &text).ok();
                 let mut preview = Seen::new(Some(before.clone()), after.as_deref());
+                preview.result_sha256 = after.as_deref().map(mcp_shared::view::sha256_hex);
                 preview.sha256 = Some(mcp_shared::view::sha256_hex(&before));
                 Some(preview)
             } else {
@@ -240,7 +271,7 @@ mod tests {
         let sandbox = Sandbox::new([dir]).unwrap();
         let editor = Editor::new(crate::Limits { fsync: false, ..Default::default() });
         let target = sandbox.resolve(path.to_str().unwrap()).unwrap();
-        let result = editor.edit_file(&sandbox, &target, edits, dry, None, None);
+        let result = editor.edit_file(&sandbox, &target, edits, dry, Expected::default(), None);
         (result, std::fs::read(&path).unwrap(), editor)
     }
 

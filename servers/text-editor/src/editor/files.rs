@@ -116,8 +116,17 @@ impl Editor {
             self.history().release_pinned(len);
             return Err(error.into());
         }
-        self.history().push(&history_key(path), Record::new(Change::Deleted { bytes, mode }, &[]));
-        Ok(Reply::text(format!("Deleted {} ({len} bytes). `undo_edit` on this path restores it.", path.display())))
+        let id = self.history().push(&history_key(path), Record::new(Change::Deleted { bytes, mode }, &[]));
+        let seen = self.limits.views.then(|| Seen {
+            before: None,
+            after: None,
+            kept: true,
+            sha256: None,
+            result_sha256: None,
+            change: id,
+        });
+        Ok(Reply::text(format!("Deleted {} ({len} bytes). `undo_edit` on this path restores it.", path.display()))
+            .with_seen(seen))
     }
 
     /// `Ok` when the undo history has room for `len` more bytes of a file kept for its undo.
@@ -161,8 +170,10 @@ impl Editor {
         let seen = self.limits.views.then(|| Seen {
             before: None,
             after: None,
-            kept: false,
+            kept: true,
             sha256: Some(mcp_shared::view::sha256_hex(&bytes)),
+            result_sha256: None,
+            change: None,
         });
         let keeps = self.history().keeps_anything();
         let created_dirs = missing_parents(sandbox, to);
@@ -215,7 +226,8 @@ impl Editor {
             )));
         }
         let change = Change::Moved { from: from.absolute().display().to_string(), mode, overwritten, created_dirs };
-        self.history().push(&history_key(to), Record::new(change, &bytes));
+        let id = self.history().push(&history_key(to), Record::new(change, &bytes));
+        let seen = seen.map(|seen| Seen { change: id, ..seen });
         Ok(Reply::text(format!(
             "Moved {} to {} ({len} bytes). `undo_edit` on {} moves it back.",
             from.display(),

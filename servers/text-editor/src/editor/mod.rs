@@ -8,7 +8,7 @@
 
 use std::sync::{Mutex, atomic::AtomicBool};
 
-pub use edit_file::Edit;
+pub use edit_file::{Edit, Expected};
 
 mod create;
 mod edit_file;
@@ -107,6 +107,9 @@ pub struct Request {
     pub replace_all: bool,
     /// `if_sha256`: write only if the file's content hashes to this (see [`check_sha256`]).
     pub if_sha256: Option<String>,
+    /// `if_change`: `undo_edit` (or `view`, as a check) only if the file's latest change is
+    /// this one (see [`Editor::check_change`]).
+    pub if_change: Option<String>,
 }
 
 /// A successful result: the text the model reads, and an optional note after it.
@@ -148,6 +151,10 @@ pub struct Seen {
     pub kept: bool,
     /// The SHA-256 (hex) of the file now; `None` when it no longer exists.
     pub sha256: Option<String>,
+    /// A dry run: the SHA-256 (hex) the file would have after the edits.
+    pub result_sha256: Option<String>,
+    /// The id of the change in the undo history (`None`: not undoable).
+    pub change: Option<String>,
 }
 
 impl Seen {
@@ -156,9 +163,9 @@ impl Seen {
         let sha256 = after.map(mcp_shared::view::sha256_hex);
         let small = |bytes: Option<usize>| bytes.is_none_or(|len| len <= MAX_SEEN_BYTES);
         if small(before.as_ref().map(Vec::len)) && small(after.map(<[u8]>::len)) {
-            Seen { before, after: after.map(<[u8]>::to_vec), kept: true, sha256 }
+            Seen { before, after: after.map(<[u8]>::to_vec), kept: true, sha256, result_sha256: None, change: None }
         } else {
-            Seen { before: None, after: None, kept: false, sha256 }
+            Seen { before: None, after: None, kept: false, sha256, result_sha256: None, change: None }
         }
     }
 }
@@ -232,8 +239,8 @@ impl Editor {
         path: &SandboxPath,
         request: Request,
     ) -> Result<Reply, ToolError> {
-        let if_sha256 = request.if_sha256.clone();
-        let target = Target { if_sha256: if_sha256.as_deref(), ..Target::new(sandbox, path, command, None) };
+        let (if_sha256, if_change) = (request.if_sha256.clone(), request.if_change.clone());
+        let target = Target { if_sha256: if_sha256.as_deref(), if_change: if_change.as_deref(), ..Target::new(sandbox, path, command, None) };
         self.dispatch(&target, request)
     }
 
@@ -248,13 +255,14 @@ impl Editor {
         request: Request,
         abandoned: &AtomicBool,
     ) -> Result<Reply, ToolError> {
-        let if_sha256 = request.if_sha256.clone();
-        let target = Target { if_sha256: if_sha256.as_deref(), ..Target::new(sandbox, path, command, Some(abandoned)) };
+        let (if_sha256, if_change) = (request.if_sha256.clone(), request.if_change.clone());
+        let target = Target { if_sha256: if_sha256.as_deref(), if_change: if_change.as_deref(), ..Target::new(sandbox, path, command, Some(abandoned)) };
         self.dispatch(&target, request)
     }
 
     fn dispatch(&self, target: &Target<'_>, request: Request) -> Result<Reply, ToolError> {
         let reply = match target.command {
+            Command::View if target.if_change.is_some() => self.check_change(target),
             Command::View => {
                 if target.if_sha256.is_some() {
                     self.check_current(target)?;
@@ -307,6 +315,60 @@ impl Editor {
             }
             (Some(_), _) => Ok(metadata),
         }
+    }
+
+    /// `if_change` (`view` with it is this check alone; `undo_edit` checks it first): `Ok` when
+    /// the change of that id is the file's latest and the file is as it left it (a deleted file
+    /// still absent), otherwise a `CONFLICT` that says which change is the latest now. A view
+    /// made for one change can so never undo another, even one that left the same content.
+    pub(crate) fn check_change(&self, t: &Target<'_>) -> Result<Reply, ToolError> {
+        let Some(wanted) = t.if_change else {
+            return Ok(Reply::text(String::new()));
+        };
+        let key = history_key(t.path);
+        let (latest, record) = {
+            let history = self.history();
+            let shape = |r: &Record| (matches!(r.change, Change::Deleted { .. }), r.after_len, r.after_hash);
+            (history.latest_id(&key), history.peek(&key).map(shape))
+        };
+        let refused = |why: String| {
+            Err(ToolError::new(
+                ErrorCode::Conflict,
+                format!("Nothing was undone: {why}. View the file, then change it directly if it still needs it."),
+            ))
+        };
+        let (Some(latest), Some(record)) = (latest, record) else {
+            return refused(format!(
+                "the change `{}` is not in the undo history of {} (it was undone already, or this server restarted since)",
+                mcp_shared::view::shown_briefly(wanted),
+                t.shown
+            ));
+        };
+        if latest != wanted {
+            return refused(format!(
+                "the change `{}` is no longer the latest change of {} (a later change, `{latest}`, would be undone instead)",
+                mcp_shared::view::shown_briefly(wanted),
+                t.shown
+            ));
+        }
+        let current = match t.sandbox.read(t.path) {
+            Ok(bytes) => Some(bytes),
+            Err(mcp_shared::sandbox::SandboxError::NotFound { .. }) => None,
+            Err(e) => return Err(t.sandbox_error(e)),
+        };
+        let (deleted, after_len, after_hash) = record;
+        let as_left = match (deleted, &current) {
+            (true, None) => true,
+            (true, Some(_)) | (false, None) => false,
+            (false, Some(bytes)) => bytes.len() as u64 == after_len && history::fingerprint(bytes) == after_hash,
+        };
+        if !as_left {
+            return refused(format!("{} was changed by someone else since the change `{wanted}`", t.shown));
+        }
+        Ok(Reply::text(format!(
+            "The change `{wanted}` is the latest change of {}: undo_edit with this if_change reverts exactly it.",
+            t.shown
+        )))
     }
 
     /// `view` with `if_sha256`: refused unless the file has that content (a check that it has not
@@ -514,7 +576,10 @@ impl Editor {
             *t.seen.borrow_mut() = Some(Seen::new(before, Some(new_bytes)));
         }
         let record = Record::new(change, new_bytes);
-        self.history().push(&history_key(t.path), record);
+        let id = self.history().push(&history_key(t.path), record);
+        if let Some(seen) = t.seen.borrow_mut().as_mut() {
+            seen.change = id;
+        }
         Ok(())
     }
 
@@ -535,6 +600,9 @@ pub(crate) struct Target<'a> {
     pub loaded: std::cell::Cell<Option<Stamp>>,
     /// `if_sha256`: the content the caller expects the file to have.
     pub if_sha256: Option<&'a str>,
+    /// `if_change`: the change (an id of the undo history) the caller expects to be the file's
+    /// latest.
+    pub if_change: Option<&'a str>,
     /// What the write did, set by [`Editor::write`].
     pub seen: std::cell::RefCell<Option<Seen>>,
 }
@@ -563,6 +631,7 @@ impl<'a> Target<'a> {
             abandoned,
             loaded: std::cell::Cell::new(None),
             if_sha256: None,
+            if_change: None,
             seen: std::cell::RefCell::new(None),
         }
     }

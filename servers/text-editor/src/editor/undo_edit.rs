@@ -16,6 +16,9 @@ use crate::{
 impl Editor {
     pub(crate) fn undo_edit(&self, t: &Target<'_>) -> Result<Reply, ToolError> {
         let key = history_key(t.path);
+        if t.if_change.is_some() {
+            self.check_change(t)?;
+        }
         // A deleted file is not there: its undo is checked on its own terms.
         if matches!(self.history().peek(&key).map(|r| &r.change), Some(Change::Deleted { .. })) {
             return self.undo_file_operation(t, &key);

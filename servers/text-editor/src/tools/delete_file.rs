@@ -97,6 +97,6 @@ impl Tool for DeleteFile {
         let reply = blocking("The deletion", move || editor.delete_file(&sandbox, &path, if_sha256.as_deref())).await??;
         let shown =
             Shown { tool: "delete_file".into(), action: "deleted", path: input.path, from: None, undo_tool: self.undo_tool.clone() };
-        shown.attach(ToolOutput::text(reply.text), None, None).await
+        shown.attach(ToolOutput::text(reply.text), reply.seen, None).await
     }
 }

@@ -15,7 +15,7 @@ use super::AbandonOnDrop;
 use crate::{
     Command,
     change_view::{self, Shown},
-    editor::{self, Edit, Editor, history_key},
+    editor::{self, Edit, Editor, Expected, history_key},
     locks::FileLocks,
     workspace::EditorRoots,
 };
@@ -48,6 +48,9 @@ pub struct EditFileInput {
     /// Optional: the SHA-256 (hex) the file's content must have; when it has another (it changed since it was read), nothing is changed and the call is refused with CONFLICT.
     #[serde(default)]
     pub if_sha256: Option<String>,
+    /// Optional: the SHA-256 (hex) the file must have after the edits (what a dry run showed); otherwise nothing is changed and the call is refused with CONFLICT.
+    #[serde(default)]
+    pub if_result_sha256: Option<String>,
 }
 
 /// The tool.
@@ -126,10 +129,11 @@ impl Tool for EditFile {
         let editor = Arc::clone(&self.editor);
         let abandoned = AbandonOnDrop(Arc::new(AtomicBool::new(false)));
         let flag = Arc::clone(&abandoned.0);
-        let if_sha256 = input.if_sha256;
+        let (if_sha256, if_result_sha256) = (input.if_sha256, input.if_result_sha256);
         let (reply, edits) = blocking("The edit", move || {
             let _guard = guard;
-            let reply = editor.edit_file(&sandbox, &path, &edits, dry_run, if_sha256.as_deref(), Some(&flag));
+            let expected = Expected { sha256: if_sha256.as_deref(), result_sha256: if_result_sha256.as_deref() };
+            let reply = editor.edit_file(&sandbox, &path, &edits, dry_run, expected, Some(&flag));
             (reply, edits)
         })
         .await?;
@@ -142,7 +146,7 @@ impl Tool for EditFile {
                 .iter()
                 .map(|e| json!({"old_str": e.old_str, "new_str": e.new_str, "replace_all": e.replace_all}))
                 .collect();
-            let arguments = json!({"path": input.path, "edits": edits, "if_sha256": seen.sha256});
+            let arguments = json!({"path": input.path, "edits": edits, "if_sha256": seen.sha256, "if_result_sha256": seen.result_sha256});
             ("preview", Some(change_view::call(NAME, arguments)))
         } else {
             ("edited", None)

@@ -57,6 +57,10 @@ pub struct TextEditorInput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
     pub if_sha256: Option<String>,
+    /// Optional, for `undo_edit` (and `view`, which then only checks it): the id of the change to undo, as the change view names it; refused with CONFLICT unless that change is the file's latest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub if_change: Option<String>,
     /// Optional parameter of `view` command when `path` points to a file. If none is given, the full file is shown. If provided, the file will be shown in the indicated line number range, e.g. [11, 12] will show lines 11 and 12. Indexing at 1 to start. Setting `[start_line, -1]` shows all lines from `start_line` to the end of the file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "[i64; 2]")]
@@ -161,6 +165,7 @@ impl TextEditor {
             },
             insert_line: input.insert_line,
             if_sha256: input.if_sha256,
+            if_change: input.if_change,
             replace_all: match input.replace_all {
                 None | Some(Value::Null) | Some(Value::Bool(false)) => false,
                 Some(Value::Bool(true)) => true,

@@ -28,7 +28,7 @@ fn edit_file(bytes: &[u8], edits: &[Edit], dry_run: bool) -> (Result<String, Str
     std::fs::write(&file, bytes).unwrap();
     let sandbox = Sandbox::new([dir.path()]).unwrap();
     let path = sandbox.resolve(file.to_str().unwrap()).unwrap();
-    let result = editor().edit_file(&sandbox, &path, edits, dry_run, None, None).map(|r| r.text).map_err(|e| e.message);
+    let result = editor().edit_file(&sandbox, &path, edits, dry_run, Default::default(), None).map(|r| r.text).map_err(|e| e.message);
     (result, std::fs::read(&file).unwrap())
 }
 

@@ -155,3 +155,90 @@ fn no_views_leaves_the_extension_out() {
     let result = s.call(json!({"command": "create", "path": path, "file_text": "x\n"}));
     assert!(result.get("_meta").is_none_or(|m| m.get(DATA).is_none()), "{result}");
 }
+
+/// Calls the view's `{name, arguments}` as the host does.
+fn call_from_view(s: &mut Server, call: &Value) -> Value {
+    s.client.call_tool(call["name"].as_str().unwrap(), call["arguments"].clone()).unwrap()
+}
+
+#[test]
+fn undo_from_a_view_reverts_that_change_or_nothing_even_when_the_content_came_back() {
+    let mut s = Server::start();
+    s.write("g.txt", "alpha\n");
+    let path = s.path("g.txt");
+    // View 1: alpha -> beta. Then beta -> gamma and gamma -> beta: the file has view 1's content
+    // again, but its latest change is another one.
+    let first = s.call(json!({"command": "str_replace", "path": path, "old_str": "alpha", "new_str": "beta"}));
+    let view1 = first["_meta"][DATA].clone();
+    s.ok(json!({"command": "str_replace", "path": path, "old_str": "beta", "new_str": "gamma"}));
+    let third = s.call(json!({"command": "str_replace", "path": path, "old_str": "gamma", "new_str": "beta"}));
+    let view3 = third["_meta"][DATA].clone();
+    assert_ne!(view1["change"], view3["change"], "each change has its own id");
+    for call in [&view1["check"]["call"], &view1["undo"]] {
+        let refused = call_from_view(&mut s, call);
+        assert_eq!(mcp_tests::error_code(&refused).as_deref(), Some("CONFLICT"), "{call}: {refused}");
+        assert!(first_text(&refused).contains("no longer the latest change"), "{refused}");
+        assert_eq!(s.read_string("g.txt"), "beta\n", "nothing was undone");
+    }
+    // The latest view's check passes and its Undo reverts exactly its change.
+    assert!(!mcp_tests::is_error(&call_from_view(&mut s, &view3["check"]["call"])));
+    let undone = call_from_view(&mut s, &view3["undo"]);
+    assert!(!mcp_tests::is_error(&undone), "{undone}");
+    assert_eq!(s.read_string("g.txt"), "gamma\n");
+    // Undone once: the same Undo again is refused, and says why.
+    let again = call_from_view(&mut s, &view3["undo"]);
+    assert_eq!(mcp_tests::error_code(&again).as_deref(), Some("CONFLICT"), "{again}");
+    assert_eq!(s.read_string("g.txt"), "gamma\n");
+    // A deleted file: its view's Undo restores it, once.
+    let deleted = s.client.call_tool("delete_file", json!({"path": path})).unwrap();
+    let view = deleted["_meta"][DATA].clone();
+    assert!(!mcp_tests::is_error(&call_from_view(&mut s, &view["check"]["call"])), "{view}");
+    assert!(!mcp_tests::is_error(&call_from_view(&mut s, &view["undo"])));
+    assert_eq!(s.read_string("g.txt"), "gamma\n");
+    // A made-up id is refused.
+    let forged = s.client.call_tool(TOOL, json!({"command": "undo_edit", "path": path, "if_change": "0-0"})).unwrap();
+    assert_eq!(mcp_tests::error_code(&forged).as_deref(), Some("CONFLICT"), "{forged}");
+}
+
+#[test]
+fn apply_from_a_preview_writes_what_it_showed_or_nothing() {
+    let mut s = Server::start();
+    s.write("p.txt", "one\ntwo\n");
+    let path = s.path("p.txt");
+    let edits = json!([{"old_str": "two", "new_str": "2"}]);
+    let preview = s.client.call_tool("edit_file", json!({"path": path, "edits": edits, "dry_run": true})).unwrap();
+    let apply = preview["_meta"][DATA]["apply"].clone();
+    assert_eq!(apply["arguments"]["if_result_sha256"], sha256(b"one\n2\n").as_str());
+    // The same edits with another result hash: refused, nothing written.
+    let mut other = apply.clone();
+    other["arguments"]["if_result_sha256"] = json!(sha256(b"something else"));
+    let refused = call_from_view(&mut s, &other);
+    assert_eq!(mcp_tests::error_code(&refused).as_deref(), Some("CONFLICT"), "{refused}");
+    assert!(first_text(&refused).contains("if_result_sha256"), "{refused}");
+    other["arguments"]["if_result_sha256"] = json!("not-a-hash");
+    assert_eq!(mcp_tests::error_code(&call_from_view(&mut s, &other)).as_deref(), Some("INVALID_ARGS"));
+    assert_eq!(s.read_string("p.txt"), "one\ntwo\n");
+    // The file moved since the preview: refused.
+    s.write("p.txt", "one\ntwo\nthree\n");
+    assert_eq!(mcp_tests::error_code(&call_from_view(&mut s, &apply)).as_deref(), Some("CONFLICT"));
+    assert_eq!(s.read_string("p.txt"), "one\ntwo\nthree\n");
+    s.write("p.txt", "one\ntwo\n");
+    assert!(!mcp_tests::is_error(&call_from_view(&mut s, &apply)));
+    assert_eq!(s.read_string("p.txt"), "one\n2\n");
+}
+
+#[test]
+fn a_dry_run_too_large_to_show_offers_no_apply() {
+    let mut s = Server::start();
+    let big = format!("head\n{}", "x\n".repeat(2_200_000));
+    s.write("big.txt", &big);
+    let path = s.path("big.txt");
+    let preview = s
+        .client
+        .call_tool("edit_file", json!({"path": path, "edits": [{"old_str": "head", "new_str": "HEAD"}], "dry_run": true}))
+        .unwrap();
+    let data = &preview["_meta"][DATA];
+    assert_eq!(data["note"], "The file is too large to show its change here.", "{data}");
+    assert!(data.get("apply").is_none(), "{data}");
+    assert!(data["applyUnavailable"].as_str().unwrap().contains("too large to show"));
+}
