@@ -74,6 +74,62 @@ pub struct DraftPostInput {
     #[garde(skip)]
     #[serde(default)]
     pub dry_run: Option<bool>,
+    /// Optional: the SHA-256 (hex) of the manuscript's text as a dry run read it (its `source_sha256`); when it has another now, nothing is written and the call is refused with CONFLICT.
+    #[garde(custom(rules::sha256))]
+    #[serde(default)]
+    pub if_source_sha256: Option<String>,
+    /// Optional: the SHA-256 (hex) of what a dry run said would be filed (its `result_sha256`: the article's path and text and its attachments); when the call would now file anything else, nothing is written and the call is refused with CONFLICT.
+    #[garde(custom(rules::sha256))]
+    #[serde(default)]
+    pub if_result_sha256: Option<String>,
+}
+
+/// The SHA-256s that pin a call to its preview: the manuscript's text (what was read), and what
+/// would be filed (the article's path, its text, each attachment's path and bytes).
+fn fingerprints(submission: &Submission, outcome: &Outcome) -> (String, String) {
+    use mcp_shared::view::sha256_hex;
+    let source = sha256_hex(submission.manuscript.text.as_bytes());
+    let article = frontmatter::compose_article(&submission.manuscript.text, &outcome.source_id)
+        .map(|(text, _)| text)
+        .unwrap_or_default();
+    let mut filed = format!("{}\0{}", outcome.article, sha256_hex(article.as_bytes()));
+    let mut attachments: Vec<_> = submission.attachments.iter().collect();
+    attachments.sort_by(|a, b| a.path.cmp(&b.path));
+    for attachment in attachments {
+        filed.push_str(&format!("\0{}\0{}", attachment.path, sha256_hex(&attachment.bytes)));
+    }
+    (source, sha256_hex(filed.as_bytes()))
+}
+
+/// `if_source_sha256` and `if_result_sha256` against what the call would read and file now: a
+/// `CONFLICT` naming what moved since the preview, before anything is written.
+fn check_pinned(
+    wanted: (Option<&str>, Option<&str>),
+    now: &(String, String),
+    shown: &str,
+) -> Result<(), ToolError> {
+    let same = |wanted: Option<&str>, now: &str| wanted.is_none_or(|w| w.eq_ignore_ascii_case(now));
+    if !same(wanted.0, &now.0) {
+        return Err(ToolError::new(
+            mcp_shared::ErrorCode::Conflict,
+            format!(
+                "Nothing was written: the manuscript {shown} changed since the preview (its text's SHA-256 is now {}, not the {} given in `if_source_sha256`). Preview it again with dry_run, then decide.",
+                now.0,
+                wanted.0.unwrap_or_default()
+            ),
+        ));
+    }
+    if !same(wanted.1, &now.1) {
+        return Err(ToolError::new(
+            mcp_shared::ErrorCode::Conflict,
+            format!(
+                "Nothing was written: filing {shown} now would write something else than the preview showed (another article path, text or attachment; `if_result_sha256` is {}, the call would give {}). Preview it again with dry_run, then decide.",
+                wanted.1.unwrap_or_default(),
+                now.1
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Where a call's manuscript comes from.
@@ -192,6 +248,7 @@ impl Tool for DraftPost {
         let limits = self.workspace.attachment_limits();
         let given =
             input.attachments.as_deref().map(|a| attach::from_input(a, limits)).transpose()?.unwrap_or_default();
+        let pinned = (input.if_source_sha256, input.if_result_sha256);
         let request = DraftRequest { source: input.source, project, slug, dry_run };
         let target = self.workspace.target(&ctx).await?;
         // A manuscript sent as content needs no source directory: the server never opens its path.
@@ -222,11 +279,27 @@ impl Tool for DraftPost {
                     Submission { manuscript, attachments, warnings }
                 }
             };
+            if pinned.0.is_some() || pinned.1.is_some() {
+                // What the call would file now, compared with what the preview showed.
+                let preview = DraftRequest { dry_run: true, ..request.clone() };
+                let would = repo.draft_post(&preview, &submission, &|| token.is_cancelled())?;
+                let now = fingerprints(&submission, &would);
+                check_pinned((pinned.0.as_deref(), pinned.1.as_deref()), &now, &submission.manuscript.shown)?;
+            }
             let outcome = repo.draft_post(&request, &submission, &|| token.is_cancelled())?;
-            // The article as filed (or as it would be), for the preview.
-            let view = frontmatter::compose_article(&submission.manuscript.text, &outcome.source_id)
-                .ok()
-                .map(|(text, _)| preview::article(&outcome, &text, &submission.attachments));
+            // The article as filed (or as it would be), for the preview; a dry run's carries
+            // what pins its Save draft to it.
+            let hashes = fingerprints(&submission, &outcome);
+            let view = frontmatter::compose_article(&submission.manuscript.text, &outcome.source_id).ok().map(
+                |(text, _)| {
+                    let mut view = preview::article(&outcome, &text, &submission.attachments);
+                    if outcome.dry_run {
+                        view["sourceSha256"] = serde_json::json!(hashes.0);
+                        view["resultSha256"] = serde_json::json!(hashes.1);
+                    }
+                    view
+                },
+            );
             Ok::<_, ToolError>((outcome, view))
         })
         .await??;

@@ -38,6 +38,16 @@ pub fn slug(value: &Option<String>, _: &()) -> garde::Result {
     }
 }
 
+/// `if_source_sha256`, `if_result_sha256`: a SHA-256 in hex (64 characters 0-9, a-f).
+pub fn sha256(value: &Option<String>, _: &()) -> garde::Result {
+    match value {
+        Some(hash) if hash.len() != 64 || !hash.bytes().all(|b| b.is_ascii_hexdigit()) => Err(garde::Error::new(
+            format!("must be a SHA-256 in hex (64 characters 0-9, a-f), not {:?}", mcp_shared::view::shown_briefly(hash)),
+        )),
+        _ => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -48,5 +58,7 @@ mod tests {
         assert!(project(&None, &()).is_ok() && project(&Some("2026-01".into()), &()).is_ok());
         assert!(project(&Some("../x".into()), &()).is_err());
         assert!(slug(&Some("My Post".into()), &()).is_ok() && slug(&Some("日本語".into()), &()).is_err());
+        assert!(sha256(&None, &()).is_ok() && sha256(&Some("ab".repeat(32)), &()).is_ok());
+        assert!(sha256(&Some("xyz".into()), &()).is_err() && sha256(&Some("g".repeat(64)), &()).is_err());
     }
 }

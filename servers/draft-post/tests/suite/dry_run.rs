@@ -91,3 +91,49 @@ proptest! {
         }
     }
 }
+
+/// The view's Save draft: the dry run's call without `dry_run`, with the hashes its preview gave.
+fn save_draft(preview: &Value, args: &Value) -> Value {
+    let data = &preview["_meta"]["mcp-suite/view"];
+    let mut saved = args.clone();
+    saved.as_object_mut().unwrap().remove("dry_run");
+    saved["if_source_sha256"] = data["sourceSha256"].clone();
+    saved["if_result_sha256"] = data["resultSha256"].clone();
+    saved
+}
+
+#[test]
+fn save_draft_files_what_the_preview_showed_or_nothing() {
+    let fx = Fixture::new();
+    let mut c = fx.server();
+    let path = fx.draft("seen.md", "---\ntitle: Seen\n---\nThe text the user read.\n");
+    let args = json!({"source": path, "project": "2026-01", "dry_run": true});
+    let preview = super::draft_post(&mut c, args.clone());
+    assert!(!is_error(&preview), "{preview}");
+    let save = save_draft(&preview, &args);
+    assert_eq!(save["if_source_sha256"].as_str().map(str::len), Some(64), "{preview}");
+    // The manuscript changed after the preview: Save draft files nothing, and says why.
+    let before = fx.tree();
+    fx.draft("seen.md", "---\ntitle: Seen\n---\nA text nobody saw.\n");
+    let refused = super::draft_post(&mut c, save.clone());
+    assert_eq!(error_code(&refused).as_deref(), Some("CONFLICT"), "{refused}");
+    assert!(mcp_tests::text_of(&refused).contains("changed since the preview"), "{refused}");
+    assert_eq!(fx.tree(), before, "nothing was written");
+    // Back as previewed, but another article took the number the preview showed: refused too.
+    fx.draft("seen.md", "---\ntitle: Seen\n---\nThe text the user read.\n");
+    let other = fx.draft("other.md", "---\ntitle: Other\n---\nx\n");
+    super::posted(&mut c, json!({"source": other, "project": "2026-01"}));
+    let moved = super::draft_post(&mut c, save.clone());
+    assert_eq!(error_code(&moved).as_deref(), Some("CONFLICT"), "{moved}");
+    assert!(mcp_tests::text_of(&moved).contains("if_result_sha256"), "{moved}");
+    // A fresh preview's Save draft files it.
+    let preview = super::draft_post(&mut c, args.clone());
+    let filed = super::posted(&mut c, save_draft(&preview, &args));
+    assert_eq!(filed["action"], "created", "{filed}");
+    assert!(fx.read(filed["article"].as_str().unwrap()).contains("The text the user read."));
+    // A malformed hash is refused before anything is read.
+    let mut bad = args.clone();
+    bad.as_object_mut().unwrap().remove("dry_run");
+    bad["if_source_sha256"] = json!("abc");
+    assert_eq!(error_code(&super::draft_post(&mut c, bad)).as_deref(), Some("INVALID_ARGS"));
+}
