@@ -11,6 +11,7 @@
 
 pub mod error;
 pub mod link;
+pub mod previews;
 
 use std::{
     path::PathBuf,
@@ -149,6 +150,8 @@ struct Inner {
     shutdown: CancellationToken,
     /// The hosts' notifications (method names), from whichever link is up.
     events: broadcast::Sender<String>,
+    /// What the last previews of changes showed, to hold their applies to.
+    previews: previews::Previews,
 }
 
 /// The connection manager. Cheap to clone.
@@ -176,6 +179,7 @@ impl Bridge {
             next_id: AtomicU64::new(1),
             shutdown: CancellationToken::new(),
             events: broadcast::channel(64).0,
+            previews: previews::Previews::default(),
         });
         Bridge { inner }
     }
@@ -191,6 +195,11 @@ impl Bridge {
         if let LinkState::Up { link, .. } = &*self.inner.state.borrow() {
             link.close();
         }
+    }
+
+    /// What the last previews of changes showed.
+    pub fn previews(&self) -> &previews::Previews {
+        &self.inner.previews
     }
 
     /// The configuration.

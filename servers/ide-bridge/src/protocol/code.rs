@@ -13,7 +13,10 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{RenameFile, Resolved, SymbolAt, untrusted::cut_text};
+use super::{
+    RenameFile, Resolved, SymbolAt,
+    untrusted::{MAX_ANSWER_BYTES, MAX_TEXT_CHARS, bound_files, cut_lines, cut_text, fit, over, shorten},
+};
 
 /// `lang/implementations`: where the symbol is implemented.
 pub const METHOD_IMPLEMENTATIONS: &str = "lang/implementations";
@@ -150,6 +153,9 @@ pub struct CodeAction {
 pub struct CodeActionsResult {
     /// The actions, preferred fixes first.
     pub actions: Vec<CodeAction>,
+    /// How many more there were (beyond [`MAX_CODE_ACTIONS`], or the answer's size bound).
+    #[serde(default)]
+    pub truncated: u64,
     /// The language server was still starting when the wait ran out.
     #[serde(default)]
     pub loading: bool,
@@ -219,6 +225,16 @@ pub struct EditResult {
     /// The language server was still starting when the wait ran out (nothing changed).
     #[serde(default)]
     pub loading: bool,
+    /// The command the action runs (its id, e.g. `editor.action.organizeImports`), when it runs
+    /// one (extension 0.5 and later say it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command_name: Option<String>,
+    /// Not on the wire: the files the host named outside the workspace (escaped).
+    #[serde(skip)]
+    pub refused: Vec<String>,
+    /// Not on the wire: how many workspace files were left out of `files` (the answer's bound).
+    #[serde(skip)]
+    pub files_left_out: u64,
 }
 
 /// One signature of a call.
@@ -248,6 +264,9 @@ pub struct SignatureHelpResult {
     /// The signature that fits the call, from 0.
     #[serde(default)]
     pub active_signature: u32,
+    /// How many more signatures there were (the answer's bound).
+    #[serde(default)]
+    pub truncated: u64,
     /// The language server was still starting when the wait ran out.
     #[serde(default)]
     pub loading: bool,
@@ -260,6 +279,8 @@ impl super::Untrusted for HierarchyResult {
             self.items.truncate(MAX_HIERARCHY_ITEMS);
         }
         for item in &mut self.items {
+            // A level is 1 to the deepest asked for: the answer indents by it.
+            item.depth = item.depth.clamp(1, MAX_HIERARCHY_DEPTH);
             if let Some(path) = item.path.take_if(|p| !super::is_workspace_path(p)) {
                 item.external = Some(path.rsplit(['/', '\\']).next().unwrap_or_default().to_owned());
                 item.text = None;
@@ -271,55 +292,57 @@ impl super::Untrusted for HierarchyResult {
             for text in [&mut item.name, &mut item.kind, &mut item.relation] {
                 cut_text(text);
             }
-            for text in [&mut item.text, &mut item.of, &mut item.external].into_iter().flatten() {
+            for text in [&mut item.text, &mut item.of, &mut item.external, &mut item.path].into_iter().flatten() {
                 cut_text(text);
             }
         }
+        if over(&self.items, MAX_ANSWER_BYTES) {
+            self.items.iter_mut().filter_map(|i| i.text.as_mut()).for_each(shorten);
+        }
+        self.truncated = self.truncated.saturating_add(fit(&mut self.items, MAX_ANSWER_BYTES));
         self
     }
 }
 
 impl super::Untrusted for CodeActionsResult {
     fn bounded(mut self) -> CodeActionsResult {
-        self.actions.truncate(MAX_CODE_ACTIONS);
+        if self.actions.len() > MAX_CODE_ACTIONS {
+            self.truncated = self.truncated.saturating_add((self.actions.len() - MAX_CODE_ACTIONS) as u64);
+            self.actions.truncate(MAX_CODE_ACTIONS);
+        }
         for action in &mut self.actions {
             for text in [&mut action.id, &mut action.title] {
                 cut_text(text);
             }
+            action.fixes.truncate(20);
             for text in action.kind.iter_mut().chain(action.fixes.iter_mut()) {
                 cut_text(text);
             }
-            action.fixes.truncate(20);
         }
+        if let Some(language) = &mut self.language {
+            cut_text(language);
+        }
+        self.truncated = self.truncated.saturating_add(fit(&mut self.actions, MAX_ANSWER_BYTES));
         self
     }
 }
 
 impl super::Untrusted for EditResult {
     fn bounded(mut self) -> EditResult {
-        let RenameResultFiles(files) = super::Untrusted::bounded(RenameResultFiles(self.files));
-        self.files = files;
-        if let Some(title) = &mut self.title {
-            cut_text(title);
+        self.files_left_out = bound_files(&mut self.files, &mut self.refused);
+        for text in [&mut self.title, &mut self.command_name].into_iter().flatten() {
+            cut_text(text);
         }
         self
     }
 }
 
-/// A rename's files, bounded as a rename's are.
-struct RenameResultFiles(Vec<RenameFile>);
-
-impl super::Untrusted for RenameResultFiles {
-    fn bounded(self) -> RenameResultFiles {
-        let result =
-            super::RenameResult { resolved: Resolved::default(), files: self.0, applied: false, loading: false };
-        RenameResultFiles(super::Untrusted::bounded(result).files)
-    }
-}
-
 impl super::Untrusted for SignatureHelpResult {
     fn bounded(mut self) -> SignatureHelpResult {
-        self.signatures.truncate(20);
+        if self.signatures.len() > 20 {
+            self.truncated = self.truncated.saturating_add((self.signatures.len() - 20) as u64);
+            self.signatures.truncate(20);
+        }
         for signature in &mut self.signatures {
             cut_text(&mut signature.label);
             signature.parameters.truncate(64);
@@ -327,9 +350,10 @@ impl super::Untrusted for SignatureHelpResult {
                 cut_text(parameter);
             }
             if let Some(doc) = &mut signature.documentation {
-                cut_text(doc);
+                cut_lines(doc, MAX_TEXT_CHARS * 4);
             }
         }
+        self.truncated = self.truncated.saturating_add(fit(&mut self.signatures, MAX_ANSWER_BYTES));
         self
     }
 }

@@ -251,6 +251,13 @@ pub struct RenameResult {
     /// The language server was still starting when the wait ran out (nothing changed).
     #[serde(default)]
     pub loading: bool,
+    /// Not on the wire: the files the host named outside the workspace (escaped), taken out of
+    /// `files` by [`Untrusted::bounded`](super::Untrusted::bounded).
+    #[serde(skip)]
+    pub refused: Vec<String>,
+    /// Not on the wire: how many workspace files were left out of `files` (the answer's bound).
+    #[serde(skip)]
+    pub files_left_out: u64,
 }
 
 /// `ide/openDiff` params.

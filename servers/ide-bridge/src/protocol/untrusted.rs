@@ -3,11 +3,20 @@
 //! a model sees them. Lists are cut to [`MAX_LOCATIONS`] / [`MAX_DIAGNOSTICS`] (the rest counted
 //! as the protocol counts it), texts to a length, and a path that is not a workspace path (an
 //! absolute path, one that climbs out with `..`) is never shown as one: a location there becomes
-//! an external file named by its last component, anything else is dropped and counted.
+//! an external file named by its last component, anything else is dropped and counted (a file an
+//! edit would change outside the workspace is named in `refused`, so that the answer says so).
+//!
+//! Every string is shown escaped ([`mcp_shared::escape`]: a newline, NUL or bidirectional control
+//! in a name or title can never forge a line of the answer), every number that sizes something
+//! the bridge makes is clamped, and every answer is bounded as a whole: its lists are cut to
+//! [`MAX_ANSWER_BYTES`] of JSON ([`fit`]), the rest counted in `truncated`.
+
+use mcp_shared::escape;
+use serde::Serialize;
 
 use super::{
     DiagnosticsResult, HoverResult, Location, LocationsResult, MAX_DIAGNOSTICS, MAX_LOCATIONS, OpenDiffResult,
-    RenameResult, Symbol, SymbolsResult,
+    OpenEditorsResult, RenameFile, RenameResult, SelectionResult, Symbol, SymbolsResult,
 };
 
 /// The longest line text, name, detail or message kept (characters).
@@ -36,9 +45,93 @@ pub fn is_workspace_path(path: &str) -> bool {
         && path.split('/').all(|part| part != ".." && !part.is_empty())
 }
 
-/// `text` cut to [`MAX_TEXT_CHARS`].
+/// The most JSON one answer's items take (locations, actions, signatures, files, …): past it,
+/// the rest is left out and counted. The text a model reads is about as long again.
+pub const MAX_ANSWER_BYTES: usize = 96 * 1024;
+
+/// A line's text in a list over [`MAX_ANSWER_BYTES`]: cut to this many characters before any
+/// item is left out (the place matters more than the rest of its line).
+pub const SHORT_TEXT_CHARS: usize = 80;
+
+/// The longest selection text kept (characters).
+pub const MAX_SELECTION_CHARS: usize = 32_000;
+
+/// `text` on one line, escaped, and cut to [`MAX_TEXT_CHARS`].
 pub(super) fn cut_text(text: &mut String) {
+    escape::one_line_in_place(text);
     cut(text, MAX_TEXT_CHARS);
+}
+
+/// Multi-line `text` (Markdown, a message), escaped but for its newlines and tabs, cut to `max`.
+pub(super) fn cut_lines(text: &mut String, max: usize) {
+    escape::lines_in_place(text);
+    cut(text, max);
+}
+
+/// Keeps the first items of `items` whose JSON fits in `budget` bytes (at least none, at most
+/// all); how many were left out.
+pub fn fit<T: Serialize>(items: &mut Vec<T>, budget: usize) -> u64 {
+    let mut used = 0usize;
+    let keep = items
+        .iter()
+        .position(|item| {
+            used = used.saturating_add(serde_json::to_string(item).map_or(usize::MAX, |s| s.len() + 1));
+            used > budget
+        })
+        .unwrap_or(items.len());
+    let left_out = (items.len() - keep) as u64;
+    items.truncate(keep);
+    left_out
+}
+
+/// Whether the JSON of `items` is over `budget` bytes.
+pub(super) fn over<T: Serialize>(items: &[T], budget: usize) -> bool {
+    serde_json::to_string(items).map_or(true, |s| s.len() > budget)
+}
+
+/// `text` cut to [`SHORT_TEXT_CHARS`] (an answer over its bound keeps more places that way).
+pub(super) fn shorten(text: &mut String) {
+    cut(text, SHORT_TEXT_CHARS);
+}
+
+/// A path the host named outside the workspace, as an answer names it: escaped and cut.
+pub(super) fn refused_name(path: &str) -> String {
+    let mut shown = path.to_owned();
+    cut_text(&mut shown);
+    shown
+}
+
+/// The files of an edit (a rename, a code action, formatting), held to the protocol: those
+/// outside the workspace taken out and named in `refused`, at most [`MAX_RENAME_FILES`] kept
+/// (the rest counted in the returned number), texts over [`MAX_HOST_TEXT_BYTES`] left out,
+/// paths escaped.
+pub(super) fn bound_files(files: &mut Vec<RenameFile>, refused: &mut Vec<String>) -> u64 {
+    let mut kept = Vec::with_capacity(files.len().min(MAX_RENAME_FILES));
+    for mut file in files.drain(..) {
+        if !is_workspace_path(&file.path) {
+            if refused.len() < MAX_RENAME_FILES {
+                refused.push(refused_name(&file.path));
+            }
+            continue;
+        }
+        for text in [&mut file.before, &mut file.after] {
+            if text.as_ref().is_some_and(|t| t.len() > MAX_HOST_TEXT_BYTES) {
+                *text = None;
+            }
+        }
+        cut_text(&mut file.path);
+        kept.push(file);
+    }
+    let mut left_out = kept.len().saturating_sub(MAX_RENAME_FILES) as u64;
+    kept.truncate(MAX_RENAME_FILES);
+    *files = kept;
+    // The texts are not shown whole (a diff of each is, bounded on its own): only the names
+    // and counts count here.
+    let mut names: Vec<(&str, u32)> = files.iter().map(|f| (f.path.as_str(), f.edits)).collect();
+    left_out += fit(&mut names, MAX_ANSWER_BYTES);
+    let keep = names.len();
+    files.truncate(keep);
+    left_out
 }
 
 /// `text` cut to `max` characters (an ellipsis marks the cut).
@@ -64,11 +157,11 @@ impl Untrusted for Location {
         if let Some(external) = &mut self.external {
             let name = external.rsplit(['/', '\\']).next().unwrap_or_default().to_owned();
             *external = name;
-            cut(external, MAX_TEXT_CHARS);
+            cut_text(external);
             self.text = None;
         }
-        if let Some(text) = &mut self.text {
-            cut(text, MAX_TEXT_CHARS);
+        for text in [&mut self.path, &mut self.text].into_iter().flatten() {
+            cut_text(text);
         }
         self
     }
@@ -81,6 +174,10 @@ impl Untrusted for LocationsResult {
             self.locations.truncate(MAX_LOCATIONS);
         }
         self.locations = self.locations.into_iter().map(Untrusted::bounded).collect();
+        if over(&self.locations, MAX_ANSWER_BYTES) {
+            self.locations.iter_mut().filter_map(|l| l.text.as_mut()).for_each(shorten);
+        }
+        self.truncated = self.truncated.saturating_add(fit(&mut self.locations, MAX_ANSWER_BYTES));
         self
     }
 }
@@ -92,7 +189,7 @@ impl Untrusted for HoverResult {
             if room == 0 {
                 return false;
             }
-            cut(part, room);
+            cut_lines(part, room);
             room = room.saturating_sub(part.chars().count());
             true
         });
@@ -109,9 +206,10 @@ fn bound_symbols(symbols: &mut Vec<Symbol>, room: &mut usize, depth: usize) -> u
             return false;
         }
         *room -= 1;
-        cut(&mut symbol.name, MAX_TEXT_CHARS);
-        for text in [&mut symbol.detail, &mut symbol.container].into_iter().flatten() {
-            cut(text, MAX_TEXT_CHARS);
+        cut_text(&mut symbol.name);
+        cut_text(&mut symbol.kind);
+        for text in [&mut symbol.detail, &mut symbol.container, &mut symbol.path].into_iter().flatten() {
+            cut_text(text);
         }
         if depth >= 32 {
             left_out += count(&symbol.children);
@@ -131,7 +229,10 @@ fn count(symbols: &[Symbol]) -> u64 {
 impl Untrusted for SymbolsResult {
     fn bounded(mut self) -> SymbolsResult {
         let mut room = MAX_LOCATIONS;
-        let left_out = bound_symbols(&mut self.symbols, &mut room, 0);
+        let mut left_out = bound_symbols(&mut self.symbols, &mut room, 0);
+        let before: Vec<u64> = self.symbols.iter().map(|s| 1 + count(&s.children)).collect();
+        fit(&mut self.symbols, MAX_ANSWER_BYTES);
+        left_out += before[self.symbols.len()..].iter().sum::<u64>();
         self.truncated = self.truncated.saturating_add(left_out);
         self
     }
@@ -139,15 +240,7 @@ impl Untrusted for SymbolsResult {
 
 impl Untrusted for RenameResult {
     fn bounded(mut self) -> RenameResult {
-        self.files.retain(|file| is_workspace_path(&file.path));
-        self.files.truncate(MAX_RENAME_FILES);
-        for file in &mut self.files {
-            for text in [&mut file.before, &mut file.after] {
-                if text.as_ref().is_some_and(|t| t.len() > MAX_HOST_TEXT_BYTES) {
-                    *text = None;
-                }
-            }
-        }
+        self.files_left_out = bound_files(&mut self.files, &mut self.refused);
         self
     }
 }
@@ -171,12 +264,49 @@ impl Untrusted for DiagnosticsResult {
             self.diagnostics.truncate(MAX_DIAGNOSTICS);
         }
         for d in &mut self.diagnostics {
-            cut(&mut d.message, MAX_TEXT_CHARS * 4);
+            cut_text(&mut d.path);
+            cut_lines(&mut d.message, MAX_TEXT_CHARS * 4);
             for text in [&mut d.source, &mut d.code].into_iter().flatten() {
-                cut(text, MAX_TEXT_CHARS);
+                cut_text(text);
             }
         }
+        left_out += fit(&mut self.diagnostics, MAX_ANSWER_BYTES);
         self.truncated = self.truncated.saturating_add(left_out);
+        self
+    }
+}
+
+impl Untrusted for OpenEditorsResult {
+    fn bounded(mut self) -> OpenEditorsResult {
+        let before = self.editors.len();
+        self.editors.retain(|e| is_workspace_path(&e.path));
+        let mut outside = (before - self.editors.len()) as u64;
+        self.editors.truncate(MAX_LOCATIONS);
+        for editor in &mut self.editors {
+            cut_text(&mut editor.path);
+            if let Some(language) = &mut editor.language {
+                cut_text(language);
+            }
+        }
+        fit(&mut self.editors, MAX_ANSWER_BYTES);
+        outside = outside.saturating_add(self.outside);
+        self.outside = outside;
+        self
+    }
+}
+
+impl Untrusted for SelectionResult {
+    fn bounded(mut self) -> SelectionResult {
+        if self.selection.as_ref().is_some_and(|s| !is_workspace_path(&s.path)) {
+            self.selection = None;
+        }
+        if let Some(selection) = &mut self.selection {
+            cut_text(&mut selection.path);
+            if selection.text.chars().nth(MAX_SELECTION_CHARS).is_some() {
+                cut(&mut selection.text, MAX_SELECTION_CHARS);
+                selection.text_truncated = true;
+            }
+        }
         self
     }
 }
@@ -244,7 +374,11 @@ mod tests {
             })
             .collect();
         let result = SymbolsResult { symbols, truncated: 0, loading: false, language: None }.bounded();
-        assert_eq!((result.symbols.len(), result.truncated), (MAX_LOCATIONS, 1500));
+        // 500 symbols of 400-character names are more than one answer holds: it is cut to its
+        // bound, and every symbol left out is counted.
+        assert!(result.symbols.len() < MAX_LOCATIONS, "{}", result.symbols.len());
+        assert_eq!(result.symbols.len() as u64 + result.truncated, 2000);
+        assert!(serde_json::to_string(&result.symbols).unwrap().len() <= MAX_ANSWER_BYTES);
         assert!(
             result
                 .symbols

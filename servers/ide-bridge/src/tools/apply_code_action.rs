@@ -52,16 +52,35 @@ pub struct EditOutput {
     pub command: bool,
     /// The command was run.
     pub ran: bool,
+    /// The command the action runs (its id), when the IDE names it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command_name: Option<String>,
     /// The files, with their number of edits and diff.
     pub files: Vec<lang::ChangedFile>,
+    /// The edits in all files.
+    pub total_edits: u64,
+    /// Files outside the workspace the IDE named (never changed through the bridge).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<String>,
+    /// How the IDE's apply differs from the preview it gave, a line per difference.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub differences: Vec<String>,
 }
 
 /// The answer of an edit previewed or applied (`what`: "Applying `title`", "Formatting a.ts").
-pub fn edit_answer(what: &str, result: EditResult) -> ToolOutput {
+pub fn edit_answer(what: &str, result: EditResult, notes: lang::Notes) -> ToolOutput {
     let files = lang::changed_files(result.files);
-    let edits: u32 = files.iter().map(|f| f.edits).sum();
+    let edits = lang::total_edits(&files);
+    // The command, as the answer names it: its id when the IDE gives it.
+    let command = match result.command_name.as_deref().filter(|c| !c.is_empty()) {
+        Some(name) => format!("the IDE command `{name}`"),
+        None => "an IDE command".to_owned(),
+    };
     let mut text = match (files.is_empty(), result.applied) {
-        (true, _) if result.ran => format!("{what}: the IDE ran its command (no file edit to show)."),
+        (true, _) if result.ran => format!("{what}: the IDE ran {command} after its user confirmed it (its effect cannot be shown here: check the files with read_file)."),
+        (true, _) if result.command => format!(
+            "{what} runs {command}, whose effect cannot be shown here (it may change any file); nothing was run. With apply: true the IDE asks its user to confirm the command before it runs it (never in a read-only workspace)."
+        ),
         (true, _) => format!("{what} changes nothing."),
         (false, false) => format!(
             "{what} would make {edits} edit(s) in {} file(s); nothing was changed. Call again with apply: true to make it.",
@@ -73,17 +92,30 @@ pub fn edit_answer(what: &str, result: EditResult) -> ToolOutput {
             if result.saved { "saved" } else { "left unsaved in the IDE (save_file saves them)" }
         ),
     };
-    if result.command && !result.ran && !files.is_empty() {
-        text.push_str(" It also runs an IDE command, applied with the edit.");
+    if result.command && !files.is_empty() {
+        text.push_str(&match (result.applied, result.ran) {
+            (_, true) => format!(" The IDE also ran {command} after its user confirmed it; its effect is not shown here."),
+            (true, false) => format!(" Its {command} was not run."),
+            (false, _) => format!(
+                " It then runs {command}, whose effect cannot be shown here; the IDE asks its user to confirm it before it runs."
+            ),
+        });
     }
-    lang::push_files(&mut text, &files, result.applied);
+    lang::push_files(&mut text, &files, result.applied, &notes);
+    if let Some(warning) = notes.warning() {
+        text.insert_str(0, &warning);
+    }
     let output = EditOutput {
         title: result.title,
         applied: result.applied,
         saved: result.saved,
         command: result.command,
         ran: result.ran,
+        command_name: result.command_name,
         files,
+        total_edits: edits,
+        refused: notes.refused,
+        differences: notes.differences,
     };
     ToolOutput::text_and_json(text, json!(output))
 }
@@ -111,8 +143,8 @@ impl Tool for ApplyCodeAction {
     fn description(&self) -> Cow<'static, str> {
         "Apply a code action that code_actions listed (same `path`, `line`, `end_line`, `diagnostic`, \
          and its `id`). Without `apply`: its diff per file, nothing changed. `apply: true`: one edit in \
-         the IDE, files left unsaved unless `save: true`. An action that only runs a command is run on \
-         apply. Needs the VS Code extension."
+         the IDE, files left unsaved unless `save: true`. An action's IDE command runs on apply only \
+         after the IDE's user confirms it. Needs the VS Code extension."
             .into()
     }
 
@@ -135,13 +167,20 @@ impl Tool for ApplyCodeAction {
     async fn run(&self, input: ApplyCodeActionInput, _ctx: ToolContext) -> ToolResult {
         let (range, wait) = input.range(&self.bridge).await;
         let wire = ApplyCodeActionParams { range, id: input.id.clone(), apply: input.apply, save: input.save };
-        let changes = input.apply.then_some("the files it edits");
-        let result: EditResult =
-            lang::ask_or_change(&self.bridge, METHOD_APPLY_CODE_ACTION, &wire, wait, NAME, changes).await?;
+        let (result, notes): (EditResult, _) = lang::ask_change(
+            &self.bridge,
+            METHOD_APPLY_CODE_ACTION,
+            &wire,
+            input.apply,
+            wait,
+            NAME,
+            "the files it edits",
+        )
+        .await?;
         if result.loading {
             return Err(lang::still_loading(None, None, &input.shown(), wait));
         }
-        let title = result.title.clone().unwrap_or_else(|| input.id.clone());
-        Ok(edit_answer(&format!("Applying `{title}`"), result))
+        let title = result.title.clone().unwrap_or_else(|| mcp_shared::escape::one_line(&input.id).into_owned());
+        Ok(edit_answer(&format!("Applying `{title}`"), result, notes))
     }
 }

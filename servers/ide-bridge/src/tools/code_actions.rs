@@ -90,6 +90,13 @@ pub struct CodeActionsOutput {
     /// The file's language id.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub language: Option<String>,
+    /// How many more actions there were, not listed (the answer's bound).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub truncated: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// `code_actions`.
@@ -144,26 +151,37 @@ impl Tool for CodeActions {
         let mut text = if result.actions.is_empty() {
             format!(
                 "No code actions for {}{}.",
-                input.shown(),
-                input.diagnostic.as_deref().map(|d| format!(" fixing `{d}`")).unwrap_or_default()
+                mcp_shared::escape::one_line(&input.shown()),
+                input.diagnostic.as_deref().map(|d| format!(" fixing `{}`", mcp_shared::escape::one_line(d))).unwrap_or_default()
             )
         } else {
-            format!("{} code action(s) for {} (apply one with apply_code_action and its id):", result.actions.len(), input.shown())
+            format!(
+                "{}{} code action(s) for {} (apply one with apply_code_action and its id):",
+                result.actions.len(),
+                if result.truncated > 0 { "+" } else { "" },
+                mcp_shared::escape::one_line(&input.shown())
+            )
         };
         for action in &result.actions {
             let mut notes: Vec<String> = action.kind.iter().cloned().collect();
             if action.preferred {
                 notes.push("preferred".into());
             }
-            if action.command && !action.edit {
-                notes.push("runs an IDE command: no preview".into());
+            if action.command {
+                notes.push(
+                    if action.edit { "also runs an IDE command, confirmed in the IDE" } else { "runs an IDE command: no preview, confirmed in the IDE" }
+                        .into(),
+                );
             }
             text.push_str(&format!("\n[{}] {} ({})", action.id, action.title, notes.join("; ")));
             for fix in &action.fixes {
                 text.push_str(&format!("\n    fixes: {fix}"));
             }
         }
-        let output = CodeActionsOutput { actions: result.actions, language: result.language };
+        if result.truncated > 0 {
+            text.push_str(&format!("\n… and {} more, not listed (narrow the lines or pass `diagnostic`).", result.truncated));
+        }
+        let output = CodeActionsOutput { actions: result.actions, language: result.language, truncated: result.truncated };
         Ok(ToolOutput::text_and_json(text, json!(output)))
     }
 }

@@ -103,11 +103,11 @@ impl Tool for Format {
             apply: input.apply,
             wait_ms: Some(wait),
         };
-        let changes = input.apply.then_some("the file");
-        let result: EditResult = lang::ask_or_change(&self.bridge, METHOD_FORMAT, &wire, wait, NAME, changes).await?;
+        let (result, notes): (EditResult, _) =
+            lang::ask_change(&self.bridge, METHOD_FORMAT, &wire, input.apply, wait, NAME, "the file").await?;
         if result.loading {
             return Err(lang::still_loading(None, None, &input.path, wait));
         }
-        Ok(edit_answer(&format!("Formatting {}", input.path), result))
+        Ok(edit_answer(&format!("Formatting {}", mcp_shared::escape::one_line(&input.path)), result, notes))
     }
 }

@@ -81,7 +81,8 @@ impl Tool for GetOpenEditors {
             &serde_json::json!({}),
             Op::Ide(NAME),
         )
-        .await?;
+        .await
+        .map(crate::protocol::Untrusted::bounded)?;
         Ok(ToolOutput::structured(&GetOpenEditorsOutput { editors: result.editors, outside: result.outside }))
     }
 }

@@ -79,6 +79,7 @@ impl Tool for GetSelection {
     async fn run(&self, _params: GetSelectionParams, _ctx: ToolContext) -> ToolResult {
         match super::call::<_, SelectionResult>(&self.bridge, METHOD_SELECTION, &serde_json::json!({}), Op::Ide(NAME))
             .await
+            .map(crate::protocol::Untrusted::bounded)
         {
             Ok(SelectionResult { selection: None }) => Ok(ToolOutput::text_and_json(
                 "No workspace file is active in the IDE, so there is no selection.",

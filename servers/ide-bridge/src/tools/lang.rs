@@ -10,7 +10,11 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::{
-    bridge::{Bridge, error::Op},
+    bridge::{
+        Bridge,
+        error::Op,
+        previews::{self, Described},
+    },
     protocol::{
         DEFAULT_LANG_WAIT_MS, HierarchyItem, HierarchyResult, Location, LocationsResult, MAX_LANG_WAIT_MS,
         MAX_SYMBOL_CHARS, RenameFile, Resolved, Untrusted,
@@ -187,7 +191,7 @@ pub fn hierarchy_answer(
         let line = item.text.as_deref().map(|t| format!(": {}", t.trim())).unwrap_or_default();
         text.push_str(&format!(
             "\n{}{} {place}: {} ({}{of}){line}",
-            "  ".repeat(item.depth.saturating_sub(1) as usize),
+            "  ".repeat(item.depth.clamp(1, crate::protocol::MAX_HIERARCHY_DEPTH) as usize - 1),
             item.relation,
             item.name,
             item.kind
@@ -209,6 +213,10 @@ pub fn hierarchy_answer(
 /// The largest diff shown per file.
 pub const MAX_FILE_DIFF_BYTES: usize = 8 * 1024;
 
+/// The most diff text one answer shows, all files together: the files past it are listed
+/// without their diff.
+pub const MAX_DIFFS_BYTES: usize = 64 * 1024;
+
 /// One file an edit changes (a rename, a code action, formatting).
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct ChangedFile {
@@ -216,41 +224,202 @@ pub struct ChangedFile {
     pub path: String,
     /// How many places in it change.
     pub edits: u32,
-    /// The unified diff (at most 8 KiB; absent when the file is over the host's size limit).
+    /// The unified diff (at most 8 KiB; absent when the file is over the host's size limit, or
+    /// past the answer's bound).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diff: Option<String>,
+    /// Its diff was left out to keep the answer within its bound (read the file instead).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub diff_left_out: bool,
 }
 
-/// The files a host says an edit changes, each with its diff.
+/// The files a host says an edit changes, each with its diff, the diffs within
+/// [`MAX_DIFFS_BYTES`] in all.
 pub fn changed_files(files: Vec<RenameFile>) -> Vec<ChangedFile> {
+    let mut room = MAX_DIFFS_BYTES;
     files
         .into_iter()
         .map(|file| {
+            let mut diff_left_out = false;
             let diff = match (&file.before, &file.after) {
-                (Some(before), Some(after)) => {
+                (Some(before), Some(after)) if room > 0 => {
                     let name = file.path.as_str();
                     let (old, new) = (format!("a/{name}"), format!("b/{name}"));
-                    Some(mcp_shared::diff::unified(before, after, &old, &new, MAX_FILE_DIFF_BYTES).text)
+                    let text = mcp_shared::diff::unified(before, after, &old, &new, MAX_FILE_DIFF_BYTES.min(room)).text;
+                    room = room.saturating_sub(text.len());
+                    Some(text)
+                }
+                (Some(_), Some(_)) => {
+                    diff_left_out = true;
+                    None
                 }
                 _ => None,
             };
-            ChangedFile { path: file.path, edits: file.edits, diff }
+            ChangedFile { path: file.path, edits: file.edits, diff, diff_left_out }
         })
         .collect()
 }
 
-/// Each file of an edit on a line of its own (`path (n edit(s))`), then, when the edit was only
-/// previewed, each file's diff.
-pub fn push_files(text: &mut String, files: &[ChangedFile], applied: bool) {
+/// The edits of all `files`, counted without wrapping.
+pub fn total_edits(files: &[ChangedFile]) -> u64 {
+    files.iter().map(|f| u64::from(f.edits)).sum()
+}
+
+/// What a change's answer says besides its files: the files outside the workspace the host
+/// named, the workspace files left out, and how an apply differs from its preview.
+#[derive(Debug, Default)]
+pub struct Notes {
+    /// Files outside the workspace the host named (escaped).
+    pub refused: Vec<String>,
+    /// Workspace files left out of the answer (its bound).
+    pub files_left_out: u64,
+    /// How the apply differs from the preview it followed, a line each.
+    pub differences: Vec<String>,
+}
+
+impl Notes {
+    /// The warning that starts an apply's answer when it differs from its preview.
+    pub fn warning(&self) -> Option<String> {
+        if self.differences.is_empty() {
+            return None;
+        }
+        let mut text = String::from(
+            "Warning: what the IDE applied differs from the preview it gave (the IDE made the change; check these files with read_file, and undo it in the IDE if it is not wanted):",
+        );
+        for difference in &self.differences {
+            text.push_str("\n  - ");
+            text.push_str(difference);
+        }
+        text.push('\n');
+        Some(text)
+    }
+}
+
+/// Each file of an edit on a line of its own (`path (n edit(s))`), the files left out and those
+/// outside the workspace that the host named, then, when the edit was only previewed, each
+/// file's diff.
+pub fn push_files(text: &mut String, files: &[ChangedFile], applied: bool, notes: &Notes) {
     for file in files {
         text.push_str(&format!("\n{} ({} edit(s))", file.path, file.edits));
+    }
+    if notes.files_left_out > 0 {
+        text.push_str(&format!("\n… and {} more file(s), not listed (the answer's size bound).", notes.files_left_out));
+    }
+    if !notes.refused.is_empty() {
+        let names: Vec<String> = notes.refused.iter().take(10).map(|n| format!("`{n}`")).collect();
+        let more = notes.refused.len().saturating_sub(10);
+        text.push_str(&format!(
+            "\n{} {} file(s) outside the workspace, not counted above: {}{}.",
+            if applied {
+                "Warning: the IDE says its edit also changed"
+            } else {
+                "Refused: the IDE's edit would also change"
+            },
+            notes.refused.len(),
+            names.join(", "),
+            if more > 0 { format!(" and {more} more") } else { String::new() }
+        ));
+        if !applied {
+            text.push_str(" The bridge does not apply an edit that reaches outside the workspace.");
+        }
     }
     if !applied {
         for diff in files.iter().filter_map(|f| f.diff.as_deref()) {
             text.push('\n');
             text.push_str(diff);
         }
+        let left_out = files.iter().filter(|f| f.diff_left_out).count();
+        if left_out > 0 {
+            text.push_str(&format!(
+                "\n(The diffs of {left_out} more file(s) are left out: the answer shows at most {} KiB of diffs. read_file shows a file.)",
+                MAX_DIFFS_BYTES / 1024
+            ));
+        }
     }
+}
+
+/// A host's answer that describes a change: its files, the files it named outside the
+/// workspace, the command it runs.
+pub trait DescribesChange {
+    /// The change as the bridge shows it.
+    fn described(&self) -> Described;
+    /// Its notes, before any comparison with a preview.
+    fn notes(&self) -> Notes;
+    /// The language server was still starting (the answer describes nothing).
+    fn loading(&self) -> bool;
+}
+
+impl DescribesChange for crate::protocol::RenameResult {
+    fn described(&self) -> Described {
+        Described::of(&self.files, &self.refused, None)
+    }
+
+    fn notes(&self) -> Notes {
+        Notes { refused: self.refused.clone(), files_left_out: self.files_left_out, differences: Vec::new() }
+    }
+
+    fn loading(&self) -> bool {
+        self.loading
+    }
+}
+
+impl DescribesChange for crate::protocol::EditResult {
+    fn described(&self) -> Described {
+        let command = self.command.then(|| self.command_name.clone().unwrap_or_default());
+        Described::of(&self.files, &self.refused, command)
+    }
+
+    fn notes(&self) -> Notes {
+        Notes { refused: self.refused.clone(), files_left_out: self.files_left_out, differences: Vec::new() }
+    }
+
+    fn loading(&self) -> bool {
+        self.loading
+    }
+}
+
+/// Asks the host for a change (`lang/rename`, `lang/applyCodeAction`, `lang/format`), previewed
+/// or applied, held to its preview: a preview is remembered; an apply whose preview named files
+/// outside the workspace is refused before it is sent; an apply is compared with the preview
+/// it follows, and the answer's notes say how it differs.
+pub async fn ask_change<P, T>(
+    bridge: &Bridge,
+    method: &str,
+    params: &P,
+    apply: bool,
+    wait_ms: u64,
+    tool: &'static str,
+    changes: &str,
+) -> Result<(T, Notes), ToolError>
+where
+    P: serde::Serialize,
+    T: serde::de::DeserializeOwned + Untrusted + DescribesChange,
+{
+    let key = previews::key_of(tool, params);
+    let preview = if apply { bridge.previews().recall(&key) } else { None };
+    if let Some(outside) = preview.as_ref().map(|p| &p.refused).filter(|r| !r.is_empty()) {
+        let names: Vec<String> = outside.iter().take(10).map(|n| format!("`{n}`")).collect();
+        return Err(ToolError::new(
+            ErrorCode::AccessDenied,
+            format!(
+                "Nothing was applied: the IDE's preview of this change also changes {} file(s) outside the workspace ({}), and the bridge never applies an edit that reaches outside it. Make that change in the IDE itself if it is wanted.",
+                outside.len(),
+                names.join(", ")
+            ),
+        ));
+    }
+    let result: T = ask_or_change(bridge, method, params, wait_ms, tool, apply.then_some(changes)).await?;
+    if result.loading() {
+        return Ok((result, Notes::default()));
+    }
+    let described = result.described();
+    let mut notes = result.notes();
+    match preview {
+        Some(preview) => notes.differences = described.differences(&preview),
+        None if !apply => bridge.previews().remember(key, described),
+        None => {}
+    }
+    Ok((result, notes))
 }
 
 /// Whether a call of a tool that previews unless told `apply: true` changes anything: a preview

@@ -48,7 +48,13 @@ pub struct RenameSymbolOutput {
     /// The files, with their number of edits and diff.
     pub files: Vec<ChangedFile>,
     /// The edits in all files.
-    pub total_edits: u32,
+    pub total_edits: u64,
+    /// Files outside the workspace the IDE named (never changed through the bridge).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<String>,
+    /// How the IDE's apply differs from the preview it gave, a line per difference.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub differences: Vec<String>,
 }
 
 /// `rename_symbol`.
@@ -107,15 +113,14 @@ impl Tool for RenameSymbol {
             new_name: params.new_name.clone(),
             apply: params.apply,
         };
-        let changes = params.apply.then_some("the files that use it");
-        let result: RenameResult =
-            lang::ask_or_change(&self.bridge, METHOD_RENAME, &wire, wait, NAME, changes).await?;
+        let (result, notes): (RenameResult, _) =
+            lang::ask_change(&self.bridge, METHOD_RENAME, &wire, params.apply, wait, NAME, "the files that use it").await?;
         if result.loading {
             let what = format!("`{}` in {}", params.symbol, params.path);
             return Err(lang::still_loading(Some(&result.resolved), None, &what, wait));
         }
         let files = lang::changed_files(result.files);
-        let total_edits = files.iter().map(|f| f.edits).sum::<u32>();
+        let total_edits = lang::total_edits(&files);
         let at = lang::resolved_note(&params.path, &params.symbol, &result.resolved, params.column.is_some());
         let mut text = match (files.is_empty(), result.applied) {
             (true, _) => format!("Nothing to rename: the language server found no place to change for {at}."),
@@ -130,7 +135,10 @@ impl Tool for RenameSymbol {
                 files.len()
             ),
         };
-        lang::push_files(&mut text, &files, result.applied);
+        lang::push_files(&mut text, &files, result.applied, &notes);
+        if let Some(warning) = notes.warning() {
+            text.insert_str(0, &warning);
+        }
         let output = RenameSymbolOutput {
             symbol: params.symbol,
             new_name: params.new_name,
@@ -138,6 +146,8 @@ impl Tool for RenameSymbol {
             applied: result.applied,
             files,
             total_edits,
+            refused: notes.refused,
+            differences: notes.differences,
         };
         Ok(ToolOutput::text_and_json(text, json!(output)))
     }

@@ -15,7 +15,7 @@ use serde_json::json;
 use super::lang::{self, SymbolParams};
 use crate::{
     bridge::Bridge,
-    protocol::{METHOD_SIGNATURE_HELP, Resolved, Signature, SignatureHelpResult},
+    protocol::{METHOD_SIGNATURE_HELP, Resolved, Signature, SignatureHelpResult, SymbolAt},
 };
 
 /// The tool's name.
@@ -60,8 +60,8 @@ impl Tool for SignatureHelp {
 
     fn description(&self) -> Cow<'static, str> {
         "The parameters of the call at a position, through the IDE's language server, the active one \
-         marked. The position is just after `symbol`'s text on `line` of `path`: `greet(` for the first \
-         argument of `greet(…)`, `greet(a,` for the second. Needs the VS Code extension."
+         marked. The position is just after `symbol`'s text on `line` of `path`: `greet` or `greet(` for \
+         the first argument of `greet(…)`, `greet(a,` for the second. Needs the VS Code extension."
             .into()
     }
 
@@ -79,14 +79,29 @@ impl Tool for SignatureHelp {
 
     async fn run(&self, params: SymbolParams, _ctx: ToolContext) -> ToolResult {
         let (wire, wait) = params.at(&self.bridge).await;
-        let result = lang::ask::<_, SignatureHelpResult>(&self.bridge, METHOD_SIGNATURE_HELP, &wire, wait, NAME).await?;
+        let mut result =
+            lang::ask::<_, SignatureHelpResult>(&self.bridge, METHOD_SIGNATURE_HELP, &wire, wait, NAME).await?;
         if result.loading {
             let what = format!("`{}` in {}", params.symbol, params.path);
             return Err(lang::still_loading(Some(&result.resolved), None, &what, wait));
         }
-        let at = format!("{}:{}, after `{}`", params.path, result.resolved.line, params.symbol);
+        // Named by the called function (`total` on the line of `total(…)`): the call's
+        // parentheses start after it, so the position after `total(` is asked for too.
+        let mut after = params.symbol.clone();
+        if result.signatures.is_empty() && !params.symbol.ends_with(['(', ',']) {
+            let called = SymbolAt { symbol: format!("{}(", params.symbol), ..wire };
+            if let Ok(inside) =
+                lang::ask::<_, SignatureHelpResult>(&self.bridge, METHOD_SIGNATURE_HELP, &called, wait, NAME).await
+                && !inside.loading
+                && !inside.signatures.is_empty()
+            {
+                after = called.symbol;
+                result = inside;
+            }
+        }
+        let at = format!("{}:{}, after `{after}`", params.path, result.resolved.line);
         let mut text = if result.signatures.is_empty() {
-            format!("No signature at {at}: the position is not inside a call's parentheses (name the text up to and including `(`).")
+            format!("No signature at {at}: the position is not inside a call's parentheses, nor is `{}` a function called there (name the text up to and including `(`, or `,` for a later argument).", params.symbol)
         } else {
             format!("The call at {at}:")
         };
@@ -103,6 +118,9 @@ impl Tool for SignatureHelp {
             if let Some(doc) = signature.documentation.as_deref().filter(|d| !d.trim().is_empty()) {
                 text.push_str(&format!("\n    {}", doc.trim().replace('\n', "\n    ")));
             }
+        }
+        if result.truncated > 0 {
+            text.push_str(&format!("\n… and {} more signature(s), not listed.", result.truncated));
         }
         let output = SignatureHelpOutput {
             symbol: params.symbol,
