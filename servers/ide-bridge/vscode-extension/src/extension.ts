@@ -14,6 +14,7 @@ import * as vscode from 'vscode';
 
 import {
   BridgeHost,
+  CommandNotice,
   DEFAULT_MAX_FILE_SIZE,
   DEFAULT_PORT,
   NoUserError,
@@ -378,6 +379,20 @@ class EditorNotifier implements Notifier {
         proposals.forget(empty);
       }
     }
+  }
+
+  /**
+   * A code action's command: asked every time, in a modal dialog (nothing can show what a
+   * command will do). Dismissing it denies.
+   */
+  async confirmCommand(notice: CommandNotice): Promise<boolean> {
+    const command = notice.command === '' ? 'an IDE command' : `the IDE command "${notice.command}"`;
+    const choice = await vscode.window.showWarningMessage(
+      `An MCP client wants to run ${command} of the code action "${notice.title}". Its effect cannot be previewed: it may change files or run tools. Allow it only if you trust it.`,
+      { modal: true },
+      'Run',
+    );
+    return choice === 'Run';
   }
 
   /** Closes the diff editor showing `proposed`, if the editor can say which tab that is. */

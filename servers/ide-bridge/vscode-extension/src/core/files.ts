@@ -210,6 +210,30 @@ export class Files {
   }
 
   /**
+   * Asks the user whether a code action's command may run (always, whatever `confirmWrites`
+   * says: a command's effect cannot be previewed); refused (`ACCESS_DENIED`) when the user
+   * declines, `UNAVAILABLE` when nobody can answer.
+   */
+  async confirmCommand(title: string, command: string): Promise<void> {
+    let allowed = false;
+    const shown = command === '' ? 'its IDE command' : `the IDE command \`${command}\``;
+    try {
+      allowed = await this.notifier.confirmCommand({ title, command });
+    } catch (error) {
+      if (error instanceof NoUserError) {
+        throw WireError.of(
+          'UNAVAILABLE',
+          `the code action "${title}" runs ${shown}, which needs the IDE's user to allow it, and no editor window is connected to ask (${error.message}); nothing was changed`,
+        );
+      }
+      this.notifier.log('warn', `asking the user about the command of "${title}" failed: ${String(error)}`);
+    }
+    if (!allowed) {
+      throw WireError.of('ACCESS_DENIED', `the IDE's user did not allow ${shown} of the code action "${title}"; nothing was changed`);
+    }
+  }
+
+  /**
    * Tells the user (and the log) that the host changed files by other means than `fs/write`
    * (a rename, a save): each file with its new text.
    */

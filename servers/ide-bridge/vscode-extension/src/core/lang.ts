@@ -114,6 +114,8 @@ export interface EditorCodeAction {
   edit?: EditorRename;
   /** Runs its command, when it has one. */
   run?: () => Promise<void>;
+  /** The command's id, when it has one. */
+  commandName?: string;
 }
 
 /** The editor's language features; the extension implements it over `vscode.execute*Provider`. */
@@ -630,9 +632,18 @@ export class Lang {
     const { info, action } = chosen;
     const what = `the code action "${info.title}"`;
     const files = action.edit === undefined ? [] : this.editFiles(action.edit, what);
+    const commandName = action.run === undefined ? undefined : action.commandName ?? '';
     let applied = false;
     let ran = false;
     if (params.apply) {
+      // A command may change anything: never in a read-only workspace, and only once the user
+      // has said yes (its effect cannot be previewed), asked before anything is changed.
+      if (this.files.settings.readOnly && (action.run !== undefined || files.length > 0)) {
+        throw WireError.of('READ_ONLY', `the workspace is read-only; ${what} was not applied and its command was not run`);
+      }
+      if (action.run !== undefined) {
+        await this.files.confirmCommand(info.title, commandName ?? '');
+      }
       if (action.edit !== undefined && files.length > 0) {
         await this.applyPlan(action.edit, files, params.save, what);
         applied = true;
@@ -642,7 +653,16 @@ export class Lang {
         ran = true;
       }
     }
-    return { title: info.title, files, applied, saved: applied && params.save, command: info.command, ran, loading: false };
+    return {
+      title: info.title,
+      files,
+      applied,
+      saved: applied && params.save,
+      command: info.command,
+      ...(commandName === undefined ? {} : { commandName }),
+      ran,
+      loading: false,
+    };
   }
 
   /** `lang/format`: the formatter's edit, previewed or applied and saved. */

@@ -464,6 +464,8 @@ export interface EditResult {
   applied: boolean;
   saved: boolean;
   command: boolean;
+  /** The command the action runs (its id), when it runs one. */
+  commandName?: string;
   ran: boolean;
   loading: boolean;
 }

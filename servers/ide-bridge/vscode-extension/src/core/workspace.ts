@@ -90,12 +90,25 @@ export interface WriteNotice {
 export class NoUserError extends Error {}
 
 /** How the core talks to the user. */
+/** A code action's command an MCP client asks to run. */
+export interface CommandNotice {
+  /** The code action's title. */
+  title: string;
+  /** The command's id (`editor.action.organizeImports`), when the language server names it. */
+  command: string;
+}
+
 export interface Notifier {
   /**
    * Asks the user whether a write may happen (only when writes need confirmation). Resolves
    * `true` to allow it.
    */
   confirmWrite(notice: WriteNotice): Promise<boolean>;
+  /**
+   * Asks the user whether a code action's IDE command may run (always: its effect cannot be
+   * previewed). Resolves `true` to run it; throws {@link NoUserError} when nobody can answer.
+   */
+  confirmCommand(notice: CommandNotice): Promise<boolean>;
   /** Tells the user a write happened (every write is shown to the user). */
   didWrite(notice: WriteNotice): void;
   /** A line for the log (never shown to MCP clients). */

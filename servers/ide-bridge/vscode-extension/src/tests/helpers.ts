@@ -12,7 +12,7 @@ import type { TestContext } from 'node:test';
 
 import { WebSocket } from 'ws';
 
-import { BridgeHost, HostOptions, NodeWorkspace, Notifier, Workspace, WriteNotice } from '../core';
+import { BridgeHost, CommandNotice, HostOptions, NodeWorkspace, Notifier, Workspace, WriteNotice } from '../core';
 import { VsFileSystem, VsFileType, VscodeWorkspace } from '../vscode/vscodeWorkspace';
 
 /** The token of test hosts. */
@@ -40,6 +40,13 @@ export class RecordingNotifier extends EventEmitter implements Notifier {
   readonly asked: WriteNotice[] = [];
   readonly lines: string[] = [];
   decide: (notice: WriteNotice) => Promise<boolean> = () => Promise.resolve(true);
+  readonly commands: CommandNotice[] = [];
+  decideCommand: (notice: CommandNotice) => Promise<boolean> = () => Promise.resolve(true);
+
+  confirmCommand(notice: CommandNotice): Promise<boolean> {
+    this.commands.push(notice);
+    return this.decideCommand(notice);
+  }
 
   confirmWrite(notice: WriteNotice): Promise<boolean> {
     this.asked.push(notice);

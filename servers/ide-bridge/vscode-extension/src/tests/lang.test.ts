@@ -518,3 +518,48 @@ test('version 4: lang/typeHierarchy gives supertypes and subtypes level by level
   const none = await client.call('lang/typeHierarchy', { path: 'src/b.ts', line: 1, symbol: 'answer', direction: 'both', depth: 1 });
   assert.deepEqual([none.found, none.items, none.loading], [false, [], false]);
 });
+
+test('version 4: a code action command runs only after the user allows it, never read-only; its preview names it', async (t) => {
+  const ran: string[] = [];
+  const setup = async (extra: Record<string, unknown>) => {
+    const { app, client } = await connected(t, extra);
+    up();
+    langServer.documentSymbols = () => [{ name: 'x', kind: 13, range: new Range(0, 0, 0, 1), selectionRange: new Range(0, 0, 0, 1), children: [] }];
+    const a = Uri.file(path.join(app, 'src/a.ts'));
+    editorState.tabs.push({ input: new TabInputText(a), isActive: false, isDirty: false });
+    vscode.commands.registerCommand('test.sendSequence', (...args: unknown[]) => void ran.push(JSON.stringify(args)));
+    langServer.codeActions = () => [
+      { title: 'Type into the terminal', kind: CodeActionKind.QuickFix, command: { command: 'test.sendSequence', title: 'x', arguments: ['rm -rf ~\n'] } },
+    ];
+    const listed = await client.call('lang/codeActions', { path: 'src/a.ts', line: 1 });
+    return { client, id: listed.actions[0].id as string };
+  };
+  // Read-only: refused, nothing run, nobody asked.
+  {
+    const { client, id } = await setup({ readOnly: true });
+    const refused = await client.request('lang/applyCodeAction', { path: 'src/a.ts', line: 1, id, apply: true });
+    assert.equal(refused.error?.code, Code.READ_ONLY);
+    assert.deepEqual(ran, []);
+    assert.equal(ui.messages.filter((m) => m.modal).length, 0);
+    await extension.deactivate();
+  }
+  // The preview names the command and runs nothing; apply asks (a modal); Cancel runs nothing.
+  {
+    const { client, id } = await setup({});
+    const preview = await client.call('lang/applyCodeAction', { path: 'src/a.ts', line: 1, id });
+    assert.deepEqual([preview.command, preview.commandName, preview.ran, preview.applied], [true, 'test.sendSequence', false, false]);
+    assert.deepEqual(ran, [], 'a preview runs nothing');
+    ui.answer = () => undefined;
+    const declined = await client.request('lang/applyCodeAction', { path: 'src/a.ts', line: 1, id, apply: true });
+    assert.equal(declined.error?.code, Code.ACCESS_DENIED);
+    assert.deepEqual(ran, [], 'declined: not run');
+    const asked = ui.messages.filter((m) => m.modal);
+    assert.equal(asked.length, 1);
+    assert.match(asked[0].text, /test\.sendSequence/);
+    assert.match(asked[0].text, /Type into the terminal/);
+    ui.answer = (_text, items) => (items.includes('Run') ? 'Run' : undefined);
+    const allowed = await client.call('lang/applyCodeAction', { path: 'src/a.ts', line: 1, id, apply: true });
+    assert.deepEqual([allowed.ran, allowed.commandName], [true, 'test.sendSequence']);
+    assert.deepEqual(ran, [JSON.stringify(['rm -rf ~\n'])]);
+  }
+});

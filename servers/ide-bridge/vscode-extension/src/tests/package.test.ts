@@ -40,7 +40,7 @@ test('the packaged files are enough to load the extension and serve a request', 
     const core = require(${JSON.stringify(path.join(copy, 'out', 'core', 'index.js'))});
     const { WebSocket } = require(${JSON.stringify(path.join(copy, 'node_modules', 'ws'))});
     (async () => {
-      const notifier = { confirmWrite: async () => true, didWrite() {}, log() {} };
+      const notifier = { confirmWrite: async () => true, confirmCommand: async () => true, didWrite() {}, log() {} };
       const host = await core.BridgeHost.listen({ workspace: new core.NodeWorkspace(), folders: [${JSON.stringify(workspace)}], notifier, token: 't' }, 0);
       const ws = new WebSocket('ws://127.0.0.1:' + host.port, { headers: { Authorization: 'Bearer t' } });
       await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });

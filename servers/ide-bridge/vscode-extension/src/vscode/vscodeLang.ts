@@ -559,7 +559,7 @@ export class VscodeLang implements LangState, ReviewState {
       }
       if ('command' in a && typeof a.command === 'string') {
         const command = a as vscode.Command;
-        out.push({ title: command.title, preferred: false, fixes: [], run: async () => void (await vscode.commands.executeCommand(command.command, ...(command.arguments ?? []))) });
+        out.push({ title: command.title, preferred: false, fixes: [], run: async () => void (await vscode.commands.executeCommand(command.command, ...(command.arguments ?? []))), commandName: command.command });
         continue;
       }
       const action = a as vscode.CodeAction;
@@ -575,7 +575,7 @@ export class VscodeLang implements LangState, ReviewState {
         preferred: action.isPreferred === true,
         fixes,
         ...(action.edit === undefined ? {} : { edit: await this.plan(action.edit) }),
-        ...(command === undefined ? {} : { run: async () => void (await vscode.commands.executeCommand(command.command, ...(command.arguments ?? []))) }),
+        ...(command === undefined ? {} : { run: async () => void (await vscode.commands.executeCommand(command.command, ...(command.arguments ?? []))), commandName: command.command }),
       });
     }
     return out;
