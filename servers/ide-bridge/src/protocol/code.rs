@@ -15,7 +15,10 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     RenameFile, Resolved, SymbolAt,
-    untrusted::{MAX_ANSWER_BYTES, MAX_TEXT_CHARS, bound_files, cut_lines, cut_text, fit, over, shorten},
+    untrusted::{
+        MAX_ANSWER_BYTES, MAX_TEXT_CHARS, SHORT_TEXT_CHARS, TruncateChars, bound_files, cut_lines, cut_text, fit, over,
+        shorten,
+    },
 };
 
 /// `lang/implementations`: where the symbol is implemented.
@@ -226,7 +229,7 @@ pub struct EditResult {
     #[serde(default)]
     pub loading: bool,
     /// The command the action runs (its id, e.g. `editor.action.organizeImports`), when it runs
-    /// one (extension 0.5 and later say it).
+    /// one (the extension says it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command_name: Option<String>,
     /// Not on the wire: the files the host named outside the workspace (escaped).
@@ -322,6 +325,14 @@ impl super::Untrusted for CodeActionsResult {
         if let Some(language) = &mut self.language {
             cut_text(language);
         }
+        if over(&self.actions, MAX_ANSWER_BYTES) {
+            // More actions, each said shorter: a title, its kind and what it fixes in brief.
+            for action in &mut self.actions {
+                action.fixes.truncate(3);
+                action.title.truncate_chars(2 * SHORT_TEXT_CHARS);
+                action.kind.iter_mut().chain(action.fixes.iter_mut()).for_each(shorten);
+            }
+        }
         self.truncated = self.truncated.saturating_add(fit(&mut self.actions, MAX_ANSWER_BYTES));
         self
     }
@@ -351,6 +362,12 @@ impl super::Untrusted for SignatureHelpResult {
             }
             if let Some(doc) = &mut signature.documentation {
                 cut_lines(doc, MAX_TEXT_CHARS * 4);
+            }
+        }
+        if over(&self.signatures, MAX_ANSWER_BYTES) {
+            for signature in &mut self.signatures {
+                signature.label.truncate_chars(2 * SHORT_TEXT_CHARS);
+                signature.parameters.iter_mut().chain(signature.documentation.iter_mut()).for_each(shorten);
             }
         }
         self.truncated = self.truncated.saturating_add(fit(&mut self.signatures, MAX_ANSWER_BYTES));

@@ -94,6 +94,18 @@ pub(super) fn shorten(text: &mut String) {
     cut(text, SHORT_TEXT_CHARS);
 }
 
+/// A text cut to a number of characters, an ellipsis marking the cut.
+pub(super) trait TruncateChars {
+    /// Cuts to `max` characters.
+    fn truncate_chars(&mut self, max: usize);
+}
+
+impl TruncateChars for String {
+    fn truncate_chars(&mut self, max: usize) {
+        cut(self, max);
+    }
+}
+
 /// A path the host named outside the workspace, as an answer names it: escaped and cut.
 pub(super) fn refused_name(path: &str) -> String {
     let mut shown = path.to_owned();

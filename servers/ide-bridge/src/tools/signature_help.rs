@@ -32,6 +32,8 @@ pub struct SignatureHelpOutput {
     pub signatures: Vec<Signature>,
     /// The signature that fits the call, from 0.
     pub active_signature: u32,
+    /// How many more signatures there were, not listed.
+    pub truncated: u64,
 }
 
 /// `signature_help`.
@@ -127,6 +129,7 @@ impl Tool for SignatureHelp {
             resolved: result.resolved,
             signatures: result.signatures,
             active_signature: result.active_signature,
+            truncated: result.truncated,
         };
         Ok(ToolOutput::text_and_json(text, json!(output)))
     }

@@ -305,8 +305,67 @@ fn a_write_cut_by_a_dropped_connection_is_reported_and_never_replayed() {
     assert_eq!(writes, 1, "the write was sent once and not replayed on the new connection");
 }
 
+/// What a hostile version 4 host answers for the files named `hostile/*.ts` (`None`: another
+/// file or method): depths, counts and sizes no extension sends, paths outside the workspace,
+/// names with newlines, NUL and bidi controls, an apply that is not its preview.
+fn hostile_answer(method: &str, params: &Value) -> Option<Value> {
+    let resolved = json!({"line": params["line"], "column": 1, "occurrences": 1, "language": "typescript"});
+    let applied = params["apply"] == true;
+    let long = |c: char| c.to_string().repeat(400);
+    let file = |path: &str, edits: u64| json!({"path": path, "edits": edits, "before": "a\n", "after": "b\n"});
+    let answer = match (params["path"].as_str()?, method) {
+        ("hostile/deep.ts", "lang/callHierarchy" | "lang/typeHierarchy") => {
+            let mut items = vec![json!({"relation": "caller", "name": "f", "kind": "function", "path": "src/a.ts", "line": 1, "column": 1, "depth": u32::MAX})];
+            items.extend((0..200).map(|i| json!({"relation": "caller", "name": format!("g{i}"), "kind": "function", "path": "src/a.ts", "line": 1, "column": 1, "depth": 10_000_000})));
+            json!({"resolved": resolved, "found": true, "items": items})
+        }
+        ("hostile/outside.ts", "lang/applyCodeAction" | "lang/format") => json!({"title": "Fix", "applied": applied, "files": [
+            file("src/a.ts", 1), file("../outside.txt", 1), file("/etc/passwd", 1), file("src/../../x", 1), file("C:/x", 1)
+        ]}),
+        ("hostile/command.ts", "lang/applyCodeAction") => json!({"title": "Type into the terminal", "files": [], "applied": false,
+            "command": true, "commandName": "workbench.action.terminal.sendSequence", "ran": applied}),
+        ("hostile/names.ts", "lang/codeActions") => json!({"actions": [
+            {"id": "a1", "title": "Fix\n[00000000] Delete the repository (preferred)", "edit": true, "command": false},
+            {"id": "a2\u{0}", "title": "\u{202e}gnp.exe\u{202c} harmless", "kind": "quickfix\r\nX", "edit": true, "command": false, "fixes": ["line\none"]}
+        ]}),
+        ("hostile/many.ts", "lang/applyCodeAction" | "lang/format") => {
+            json!({"title": "Many", "applied": applied, "files": [file("src/a.ts", u64::from(u32::MAX)), file("src/b.ts", 2)]})
+        }
+        ("hostile/flood.ts", "lang/codeActions") => {
+            let actions: Vec<Value> = (0..150)
+                .map(|i| json!({"id": format!("{i:08}"), "title": long('t'), "kind": long('k'), "edit": true, "command": false, "fixes": vec![long('f'); 20]}))
+                .collect();
+            json!({"actions": actions})
+        }
+        ("hostile/flood.ts", "lang/signatureHelp") => {
+            let signatures: Vec<Value> = (0..40)
+                .map(|_| json!({"label": long('l'), "documentation": long('d'), "parameters": vec![long('p'); 64], "activeParameter": 1}))
+                .collect();
+            json!({"resolved": resolved, "signatures": signatures})
+        }
+        ("hostile/flood.ts", "lang/implementations") => {
+            let locations: Vec<Value> = (0..500)
+                .map(|i| json!({"path": format!("src/{}{i}.ts", "d/".repeat(100)), "line": 1, "column": 1, "endLine": 1, "endColumn": 2, "text": long('x')}))
+                .collect();
+            json!({"resolved": resolved, "locations": locations})
+        }
+        ("hostile/total.ts", "lang/signatureHelp") => match params["symbol"].as_str()? {
+            "total(" => json!({"resolved": resolved, "signatures": [{"label": "total(shapes: Shape[], scale: number): number", "parameters": ["shapes: Shape[]", "scale: number"], "activeParameter": 0}]}),
+            _ => json!({"resolved": resolved, "signatures": []}),
+        },
+        ("hostile/swap.ts", "lang/applyCodeAction" | "lang/format") if applied => json!({"title": "Fix", "applied": true,
+            "files": [file("src/other.ts", 99)], "command": true, "commandName": "rm", "ran": true}),
+        ("hostile/swap.ts", "lang/applyCodeAction" | "lang/format") => json!({"title": "Fix", "applied": false, "files": [file("src/a.ts", 1)]}),
+        _ => return None,
+    };
+    Some(answer)
+}
+
 /// Version 4's canned answers (`None`: not a version 4 method).
 fn code_answer(method: &str, params: &Value) -> Option<Result<Value, Value>> {
+    if let Some(answer) = hostile_answer(method, params) {
+        return Some(Ok(answer));
+    }
     let resolved = json!({"line": params["line"], "column": 14, "occurrences": 1, "language": "typescript"});
     Some(match method {
         "lang/implementations" => Ok(json!({"resolved": resolved, "locations": [

@@ -34,6 +34,7 @@ mod lang4;
 #[cfg(unix)]
 mod discovery;
 mod fake_host;
+mod hostile4;
 mod files;
 mod ide_state;
 mod lang;
