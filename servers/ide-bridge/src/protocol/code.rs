@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::{
     RenameFile, Resolved, SymbolAt,
     untrusted::{
-        MAX_ANSWER_BYTES, MAX_TEXT_CHARS, SHORT_TEXT_CHARS, TruncateChars, bound_files, cut_lines, cut_text, fit, over,
+        MAX_ANSWER_BYTES, MAX_TEXT_CHARS, SHORT_TEXT_CHARS, TruncateChars, bound_files, bound_resolved, cut_lines, cut_text, fit, over,
         shorten,
     },
 };
@@ -277,6 +277,7 @@ pub struct SignatureHelpResult {
 
 impl super::Untrusted for HierarchyResult {
     fn bounded(mut self) -> HierarchyResult {
+        bound_resolved(&mut self.resolved);
         if self.items.len() > MAX_HIERARCHY_ITEMS {
             self.truncated = self.truncated.saturating_add((self.items.len() - MAX_HIERARCHY_ITEMS) as u64);
             self.items.truncate(MAX_HIERARCHY_ITEMS);
@@ -350,6 +351,7 @@ impl super::Untrusted for EditResult {
 
 impl super::Untrusted for SignatureHelpResult {
     fn bounded(mut self) -> SignatureHelpResult {
+        bound_resolved(&mut self.resolved);
         if self.signatures.len() > 20 {
             self.truncated = self.truncated.saturating_add((self.signatures.len() - 20) as u64);
             self.signatures.truncate(20);

@@ -106,6 +106,13 @@ impl TruncateChars for String {
     }
 }
 
+/// Where the host found a symbol, its language id escaped.
+pub(super) fn bound_resolved(resolved: &mut super::Resolved) {
+    if let Some(language) = &mut resolved.language {
+        cut_text(language);
+    }
+}
+
 /// A path the host named outside the workspace, as an answer names it: escaped and cut.
 pub(super) fn refused_name(path: &str) -> String {
     let mut shown = path.to_owned();
@@ -140,7 +147,8 @@ pub(super) fn bound_files(files: &mut Vec<RenameFile>, refused: &mut Vec<String>
     // The texts are not shown whole (a diff of each is, bounded on its own): only the names
     // and counts count here.
     let mut names: Vec<(&str, u32)> = files.iter().map(|f| (f.path.as_str(), f.edits)).collect();
-    left_out += fit(&mut names, MAX_ANSWER_BYTES);
+    // Half the bound: each file's diff is shown beside it.
+    left_out += fit(&mut names, MAX_ANSWER_BYTES / 2);
     let keep = names.len();
     files.truncate(keep);
     left_out
@@ -181,6 +189,7 @@ impl Untrusted for Location {
 
 impl Untrusted for LocationsResult {
     fn bounded(mut self) -> LocationsResult {
+        bound_resolved(&mut self.resolved);
         if self.locations.len() > MAX_LOCATIONS {
             self.truncated = self.truncated.saturating_add((self.locations.len() - MAX_LOCATIONS) as u64);
             self.locations.truncate(MAX_LOCATIONS);
@@ -196,6 +205,7 @@ impl Untrusted for LocationsResult {
 
 impl Untrusted for HoverResult {
     fn bounded(mut self) -> HoverResult {
+        bound_resolved(&mut self.resolved);
         let mut room = MAX_HOVER_CHARS;
         self.contents.retain_mut(|part| {
             if room == 0 {
@@ -246,12 +256,16 @@ impl Untrusted for SymbolsResult {
         fit(&mut self.symbols, MAX_ANSWER_BYTES);
         left_out += before[self.symbols.len()..].iter().sum::<u64>();
         self.truncated = self.truncated.saturating_add(left_out);
+        if let Some(language) = &mut self.language {
+            cut_text(language);
+        }
         self
     }
 }
 
 impl Untrusted for RenameResult {
     fn bounded(mut self) -> RenameResult {
+        bound_resolved(&mut self.resolved);
         self.files_left_out = bound_files(&mut self.files, &mut self.refused);
         self
     }

@@ -215,7 +215,7 @@ pub const MAX_FILE_DIFF_BYTES: usize = 8 * 1024;
 
 /// The most diff text one answer shows, all files together: the files past it are listed
 /// without their diff.
-pub const MAX_DIFFS_BYTES: usize = 64 * 1024;
+pub const MAX_DIFFS_BYTES: usize = 32 * 1024;
 
 /// One file an edit changes (a rename, a code action, formatting).
 #[derive(Debug, Serialize, JsonSchema)]

@@ -35,6 +35,7 @@ mod lang4;
 mod discovery;
 mod fake_host;
 mod hostile4;
+mod hostile_property;
 mod files;
 mod ide_state;
 mod lang;
