@@ -139,7 +139,52 @@ const pwned = (id) => host.pwned(id);
   view = await render(editor, "text_editor", first, firstResult, null);
   const stale = view.frame.getByRole("button", { name: "Undo" });
   check(await stale.isDisabled(), "Undo is disabled once a later change was made");
-  check((await view.frame.locator("[role=status]").innerText()).includes("no longer the file's latest change"), "and the view says why");
+  check((await view.frame.locator("[role=status]").innerText()).includes("no longer the latest change"), "and the view says why");
+
+  // Undo is pinned to its change, not to the file's content: alpha -> beta (view 1), beta ->
+  // gamma, gamma -> beta. The file holds view 1's result again, but Undo there is not offered
+  // (it would undo another change).
+  fs.writeFileSync(path.join(root, "g.txt"), "alpha\n");
+  const one = { command: "str_replace", path: `${root}/g.txt`, old_str: "alpha", new_str: "beta" };
+  const oneResult = await editor.call("text_editor", one);
+  await editor.call("text_editor", { command: "str_replace", path: `${root}/g.txt`, old_str: "beta", new_str: "gamma" });
+  await editor.call("text_editor", { command: "str_replace", path: `${root}/g.txt`, old_str: "gamma", new_str: "beta" });
+  view = await render(editor, "text_editor", one, oneResult, null);
+  const pinned = view.frame.getByRole("button", { name: "Undo" });
+  await view.frame.locator("[role=status]", { hasText: "not offered" }).waitFor({ timeout: 10000 });
+  check(await pinned.isDisabled(), "Undo of a change that is no longer the latest is not offered, even when the content came back");
+  check(fs.readFileSync(path.join(root, "g.txt"), "utf8") === "beta\n", "and nothing was undone");
+
+  // The diff table shows every line Apply writes: a removed `-- keep backups` and an added
+  // `++ DROP TABLE t;` are rows (they start like `--- ` and `+++ ` headers).
+  fs.writeFileSync(path.join(root, "q.sql"), "SELECT 1;\n-- keep backups\nSELECT 2;\n");
+  args = { path: `${root}/q.sql`, edits: [{ old_str: "-- keep backups", new_str: "++ DROP TABLE t;" }], dry_run: true };
+  result = await editor.call("edit_file", args);
+  view = await render(editor, "edit_file", args, result, "text-editor-sql.png");
+  const removed = await view.frame.locator(".diff tr.del").allInnerTexts();
+  const added = await view.frame.locator(".diff tr.add").allInnerTexts();
+  check(removed.length === 1 && removed[0].includes("-- keep backups"), "a removed `-- ` line is shown removed");
+  check(added.length === 1 && added[0].includes("++ DROP TABLE t;"), "an added `++ ` line is shown added");
+  const numbers = await view.frame.locator(".diff tr:not(.hunk) td:first-child").allInnerTexts();
+  check(JSON.stringify(numbers) === JSON.stringify(["1", "2", "", "3"]), `the old line numbers stay true (${numbers})`);
+
+  // A file name with a newline and a bidi override is shown escaped: no forged line.
+  const odd = "x\n+ rm -rf ~\u202e.txt";
+  args = { command: "create", path: `${root}/${odd}`, file_text: "hi\n" };
+  result = await editor.call("text_editor", args);
+  view = await render(editor, "text_editor", args, result, null);
+  const title = await view.frame.locator("h1").innerText();
+  check(title.includes("x\\n+ rm -rf ~\\u{202e}.txt") && !title.includes("\u202e"), `a name's newline and bidi override are escaped (${JSON.stringify(title)})`);
+  const headers = await view.frame.locator(".diff").innerText();
+  check(!headers.split("\n").some((l) => l.trim().startsWith("+ rm -rf")), "the diff has no forged line");
+
+  // A dry run too large to show offers no Apply.
+  fs.writeFileSync(path.join(root, "big.txt"), "head\n" + "x\n".repeat(2_200_000));
+  args = { path: `${root}/big.txt`, edits: [{ old_str: "head", new_str: "HEAD" }], dry_run: true };
+  result = await editor.call("edit_file", args);
+  view = await render(editor, "edit_file", args, result, null);
+  await view.frame.locator("[role=status]", { hasText: "Apply is not offered" }).waitFor({ timeout: 10000 });
+  check((await view.frame.getByRole("button", { name: "Apply" }).count()) === 0, "a change too large to show has no Apply");
 
   // edit_file's dry run: Apply writes exactly the previewed edits.
   fs.writeFileSync(path.join(root, "app.py"), "def main():\n    print('hi')\n\nmain()\n");
@@ -203,6 +248,14 @@ const pwned = (id) => host.pwned(id);
   check((await image.evaluate((img) => img.naturalWidth)) === 2, "and shown");
   check((await pwned(view.id)) === null, "no script from the manuscript ran");
   check((await view.frame.locator(".meta").innerText()).includes("2026-11-29"), "the front matter is the header");
+  // The manuscript changed after the preview: Save draft files nothing, and says why.
+  const original = fs.readFileSync(path.join(drafts, "hello.md"), "utf8");
+  fs.writeFileSync(path.join(drafts, "hello.md"), original + "\nA paragraph nobody saw.\n");
+  await view.frame.getByRole("button", { name: "Save draft" }).click();
+  await view.frame.getByText("Not saved").waitFor({ timeout: 10000 });
+  check(!fs.existsSync(path.join(repo, "projects")), "Save draft of a manuscript changed since its preview filed nothing");
+  check((await view.frame.locator("[role=status]").innerText()).includes("changed since the preview"), "and the view says why");
+  fs.writeFileSync(path.join(drafts, "hello.md"), original);
   await view.frame.getByRole("button", { name: "Save draft" }).click();
   await view.frame.getByRole("button", { name: "Saved" }).waitFor({ timeout: 10000 });
   const article = path.join(repo, "projects/2026-11/01-hello-views/article.md");
