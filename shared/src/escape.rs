@@ -73,7 +73,10 @@ mod tests {
         assert_eq!(one_line("a\n+ rm -rf ~"), "a\\n+ rm -rf ~");
         assert_eq!(one_line("x\r\0\t\u{1b}[2J\u{7f}\u{85}"), "x\\r\\0\\t\\u{001b}[2J\\u{007f}\\u{0085}");
         assert_eq!(one_line("abc\u{202e}fdp.exe"), "abc\\u{202e}fdp.exe");
-        assert_eq!(one_line("\u{2066}\u{2069}\u{200f}\u{061c}\u{2028}\u{feff}"), "\\u{2066}\\u{2069}\\u{200f}\\u{061c}\\u{2028}\\u{feff}");
+        assert_eq!(
+            one_line("\u{2066}\u{2069}\u{200f}\u{061c}\u{2028}\u{feff}"),
+            "\\u{2066}\\u{2069}\\u{200f}\\u{061c}\\u{2028}\\u{feff}"
+        );
         assert_eq!(lines("a\n\tb\r\n\u{202e}"), "a\n\tb\\r\n\\u{202e}");
         assert_eq!(one_line("日本語 é"), "日本語 é");
         let mut s = String::from("t\nitle");

@@ -6,6 +6,8 @@
 //! what Apply writes. The rows come from the view's own script (`ui.rows` in `view.js`), run
 //! by Node (`view_rows.mjs`).
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::{io::Write as _, process::Command};
 
 use mcp_shared::diff::unified;
@@ -152,7 +154,7 @@ proptest! {
 #[test]
 fn a_removed_sql_comment_and_an_added_line_are_rows_of_the_hunk() {
     let diff = unified("a\n-- keep backups\nb\n", "a\n++ DROP TABLE t;\nb\n", "a/q.sql", "b/q.sql", 4096);
-    let rows = &rows_of(&[diff.text.clone()])[0];
+    let rows = &rows_of(std::slice::from_ref(&diff.text))[0];
     let kinds: Vec<&str> = rows.iter().map(|r| r["kind"].as_str().unwrap()).collect();
     assert_eq!(kinds, ["hunk", "ctx", "del", "add", "ctx"], "{}", diff.text);
     assert_eq!(rows[2]["text"], "-- keep backups");

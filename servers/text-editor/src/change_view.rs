@@ -166,11 +166,17 @@ mod tests {
             data["undo"],
             json!({"name": "str_replace_based_edit_tool", "arguments": {"command": "undo_edit", "path": "src/a.txt", "if_change": "5eed-7"}})
         );
-        assert_eq!(data["check"]["call"]["arguments"], json!({"command": "view", "path": "src/a.txt", "if_change": "5eed-7"}));
+        assert_eq!(
+            data["check"]["call"]["arguments"],
+            json!({"command": "view", "path": "src/a.txt", "if_change": "5eed-7"})
+        );
         assert_eq!(data["check"]["expect"], "present");
         seen.change = None;
         let unkept = super::data(&shown, Some(&seen), None);
-        assert!(unkept.get("undo").is_none() && unkept["undoUnavailable"].as_str().unwrap().contains("not in the undo history"));
+        assert!(
+            unkept.get("undo").is_none()
+                && unkept["undoUnavailable"].as_str().unwrap().contains("not in the undo history")
+        );
     }
 
     #[test]

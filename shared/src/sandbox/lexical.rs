@@ -154,10 +154,10 @@ pub fn shown_name(name: &std::ffi::OsStr) -> std::borrow::Cow<'_, str> {
     out.into()
 }
 
-/// Whether a listing escapes `c`: control characters and the Unicode line and paragraph
-/// separators.
+/// Whether a listing escapes `c`: what [`crate::escape`] hides (control characters, the Unicode
+/// line and paragraph separators, the bidirectional controls that would reorder a name).
 fn needs_escape(c: char) -> bool {
-    c.is_control() || c == '\u{2028}' || c == '\u{2029}'
+    crate::escape::is_hidden(c)
 }
 
 /// Whether `name` is the name of one of our temporary files (never listed).

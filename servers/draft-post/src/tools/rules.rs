@@ -41,9 +41,12 @@ pub fn slug(value: &Option<String>, _: &()) -> garde::Result {
 /// `if_source_sha256`, `if_result_sha256`: a SHA-256 in hex (64 characters 0-9, a-f).
 pub fn sha256(value: &Option<String>, _: &()) -> garde::Result {
     match value {
-        Some(hash) if hash.len() != 64 || !hash.bytes().all(|b| b.is_ascii_hexdigit()) => Err(garde::Error::new(
-            format!("must be a SHA-256 in hex (64 characters 0-9, a-f), not {:?}", mcp_shared::view::shown_briefly(hash)),
-        )),
+        Some(hash) if hash.len() != 64 || !hash.bytes().all(|b| b.is_ascii_hexdigit()) => {
+            Err(garde::Error::new(format!(
+                "must be a SHA-256 in hex (64 characters 0-9, a-f), not {:?}",
+                mcp_shared::view::shown_briefly(hash)
+            )))
+        }
         _ => Ok(()),
     }
 }

@@ -59,15 +59,17 @@ impl Described {
         let mut out = Vec::new();
         for shown in &preview.files {
             match self.files.iter().find(|f| f.path == shown.path) {
-                None => out.push(format!("`{}`: in the preview ({} edit(s)), not in what the IDE applied", shown.path, shown.edits)),
+                None => out.push(format!(
+                    "`{}`: in the preview ({} edit(s)), not in what the IDE applied",
+                    shown.path, shown.edits
+                )),
                 Some(done) if done.edits != shown.edits => out.push(format!(
                     "`{}`: the IDE applied {} edit(s), the preview showed {}",
                     done.path, done.edits, shown.edits
                 )),
-                Some(done) if done.after.is_some() && shown.after.is_some() && done.after != shown.after => out.push(format!(
-                    "`{}`: its text after the apply is not the one the preview showed",
-                    done.path
-                )),
+                Some(done) if done.after.is_some() && shown.after.is_some() && done.after != shown.after => {
+                    out.push(format!("`{}`: its text after the apply is not the one the preview showed", done.path))
+                }
                 Some(_) => {}
             }
         }
@@ -149,7 +151,10 @@ mod tests {
             ]
         );
         let changed = Described::of(&[file("a.ts", 1, "other text")], &[], None);
-        assert_eq!(changed.differences(&preview), ["`a.ts`: its text after the apply is not the one the preview showed"]);
+        assert_eq!(
+            changed.differences(&preview),
+            ["`a.ts`: its text after the apply is not the one the preview showed"]
+        );
         let more = Described::of(&[file("a.ts", 3, "new")], &["../x".into()], None);
         assert_eq!(more.differences(&preview).len(), 2);
     }

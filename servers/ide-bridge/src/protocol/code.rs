@@ -16,8 +16,8 @@ use serde::{Deserialize, Serialize};
 use super::{
     RenameFile, Resolved, SymbolAt,
     untrusted::{
-        MAX_ANSWER_BYTES, MAX_TEXT_CHARS, SHORT_TEXT_CHARS, TruncateChars, bound_files, bound_resolved, cut_lines, cut_text, fit, over,
-        shorten,
+        MAX_ANSWER_BYTES, MAX_TEXT_CHARS, SHORT_TEXT_CHARS, TruncateChars, bound_files, bound_resolved, cut_lines,
+        cut_text, fit, over, shorten,
     },
 };
 

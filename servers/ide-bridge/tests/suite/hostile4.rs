@@ -63,10 +63,7 @@ fn files_outside_the_workspace_are_named_and_counted_and_such_an_edit_is_never_a
     let refused = bridge.call_tool("apply_code_action", apply).unwrap();
     assert_eq!(code(&refused), "ACCESS_DENIED", "{refused}");
     assert!(text_of(&refused).starts_with("Nothing was applied"), "{refused}");
-    assert!(
-        fake.drain().iter().all(|m| m["method"] != "lang/applyCodeAction"),
-        "the apply never reached the IDE"
-    );
+    assert!(fake.drain().iter().all(|m| m["method"] != "lang/applyCodeAction"), "the apply never reached the IDE");
     // format too.
     let formatted = bridge.call_tool("format", json!({"path": "hostile/outside.ts"})).unwrap();
     assert!(text_of(&formatted).contains("4 file(s) outside the workspace"), "{formatted}");
@@ -106,7 +103,8 @@ fn names_and_titles_from_the_host_are_escaped() {
 fn edit_counts_are_summed_without_wrapping() {
     let env = Env::new();
     let (_fake, mut bridge) = hostile(&env);
-    let preview = bridge.call_tool("apply_code_action", json!({"path": "hostile/many.ts", "line": 1, "id": "m"})).unwrap();
+    let preview =
+        bridge.call_tool("apply_code_action", json!({"path": "hostile/many.ts", "line": 1, "id": "m"})).unwrap();
     let text = text_of(&preview);
     assert!(text.contains("would make 4294967297 edit(s) in 2 file(s)"), "{text}");
     assert_eq!(preview["structuredContent"]["total_edits"], 4_294_967_297u64);
@@ -131,7 +129,6 @@ fn every_answer_is_bounded_as_a_whole_and_says_what_it_left_out() {
         assert!(structured < 100 * 1024, "{tool}: {structured} bytes of structured content");
         assert!(text_of(&result).chars().count() < 210_000, "{tool}: {} characters", text_of(&result).chars().count());
         assert!(size(&result) < 320_000, "{tool}: {} bytes", size(&result));
-        let structured = &result["structuredContent"];
         assert!(result["structuredContent"]["truncated"].as_u64().unwrap_or(0) > 0, "{tool} says what it left out");
         assert!(text_of(&result).contains("more"), "{tool}");
     }
@@ -148,7 +145,10 @@ fn signature_help_named_by_the_called_function_finds_the_call() {
     assert!(text.starts_with("The call at hostile/total.ts:1, after `total(`:"), "{text}");
     assert!(text.contains("* total(shapes: Shape[], scale: number): number"), "{text}");
     let asked: Vec<Value> = fake.drain().into_iter().filter(|m| m["method"] == "lang/signatureHelp").collect();
-    assert_eq!(asked.iter().map(|m| m["params"]["symbol"].clone()).collect::<Vec<_>>(), [json!("total"), json!("total(")]);
+    assert_eq!(
+        asked.iter().map(|m| m["params"]["symbol"].clone()).collect::<Vec<_>>(),
+        [json!("total"), json!("total(")]
+    );
 }
 
 #[test]

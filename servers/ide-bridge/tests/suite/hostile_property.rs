@@ -91,8 +91,17 @@ fn number() -> impl Strategy<Value = u64> {
 
 /// File contents: lines a diff parser could take for its own (`--- `, `+++ `, `@@`, `\`).
 fn content() -> impl Strategy<Value = String> {
-    proptest::collection::vec(prop_oneof!["[a-z ]{0,10}", Just("--- a".to_owned()), Just("+++ b".to_owned()), Just("@@ -1 +1 @@".to_owned()), Just("\\ No newline".to_owned())], 0..6)
-        .prop_map(|lines| lines.join("\n"))
+    proptest::collection::vec(
+        prop_oneof![
+            "[a-z ]{0,10}",
+            Just("--- a".to_owned()),
+            Just("+++ b".to_owned()),
+            Just("@@ -1 +1 @@".to_owned()),
+            Just("\\ No newline".to_owned())
+        ],
+        0..6,
+    )
+    .prop_map(|lines| lines.join("\n"))
 }
 
 /// `items` as many times as `copies` says (thousands of the same item cost one generation).
@@ -116,11 +125,15 @@ fn location() -> impl Strategy<Value = Value> {
 }
 
 fn resolved() -> impl Strategy<Value = Value> {
-    (number(), number(), name()).prop_map(|(line, column, language)| json!({"line": line, "column": column, "occurrences": line, "language": language}))
+    (number(), number(), name()).prop_map(
+        |(line, column, language)| json!({"line": line, "column": column, "occurrences": line, "language": language}),
+    )
 }
 
 fn edit_file() -> impl Strategy<Value = Value> {
-    (path(), number(), content(), content()).prop_map(|(path, edits, before, after)| json!({"path": path, "edits": edits, "before": before, "after": after}))
+    (path(), number(), content(), content()).prop_map(
+        |(path, edits, before, after)| json!({"path": path, "edits": edits, "before": before, "after": after}),
+    )
 }
 
 /// A tool, its arguments, and a random answer of the shape its method has.
@@ -160,10 +173,15 @@ fn case() -> impl Strategy<Value = (&'static str, Value, Value)> {
         let d: Vec<Value> = d.into_iter().map(|(path, message, line)| json!({"path": path, "line": line, "column": 1, "endLine": line, "endColumn": 2, "severity": "error", "source": message, "code": message, "message": message})).collect();
         json!({"diagnostics": many(d, n), "truncated": 0, "settled": true})
     }).boxed();
-    let editors = (proptest::collection::vec((path(), name()), 0..4), copies()).prop_map(|(e, n)| {
-        let e: Vec<Value> = e.into_iter().map(|(path, language)| json!({"path": path, "active": true, "dirty": false, "language": language})).collect();
-        json!({"editors": many(e, n), "outside": 0})
-    }).boxed();
+    let editors = (proptest::collection::vec((path(), name()), 0..4), copies())
+        .prop_map(|(e, n)| {
+            let e: Vec<Value> = e
+                .into_iter()
+                .map(|(path, language)| json!({"path": path, "active": true, "dirty": false, "language": language}))
+                .collect();
+            json!({"editors": many(e, n), "outside": 0})
+        })
+        .boxed();
     let hover = (resolved(), proptest::collection::vec(name(), 0..4), copies()).prop_map(|(resolved, c, n)| json!({"resolved": resolved, "contents": many(c.into_iter().map(Value::from).collect(), n)})).boxed();
     let selection = (path(), name()).prop_map(|(path, text)| json!({"selection": {"path": path, "start": {"line": 1, "column": 1}, "end": {"line": 1, "column": 2}, "text": text.repeat(200)}})).boxed();
     let with = move |extra: Value| {
@@ -175,17 +193,47 @@ fn case() -> impl Strategy<Value = (&'static str, Value, Value)> {
     };
     let range = json!({"path": "src/a.ts", "line": 1});
     prop_oneof![
-        locations.clone().prop_map({ let a = with(json!({})); move |v| ("find_definition", a.clone(), v) }),
-        locations.clone().prop_map({ let a = with(json!({})); move |v| ("find_references", a.clone(), v) }),
-        locations.prop_map({ let a = with(json!({})); move |v| ("find_implementations", a.clone(), v) }),
-        hierarchy.clone().prop_map({ let a = with(json!({"direction": "incoming", "depth": 3})); move |v| ("call_hierarchy", a.clone(), v) }),
-        hierarchy.prop_map({ let a = with(json!({"direction": "both", "depth": 3})); move |v| ("type_hierarchy", a.clone(), v) }),
-        signatures.prop_map({ let a = with(json!({})); move |v| ("signature_help", a.clone(), v) }),
-        hover.prop_map({ let a = with(json!({})); move |v| ("describe_symbol", a.clone(), v) }),
-        actions.prop_map({ let a = range.clone(); move |v| ("code_actions", a.clone(), v) }),
-        edit.clone().prop_map({ let a = json!({"path": "src/a.ts", "line": 1, "id": "x"}); move |v| ("apply_code_action", a.clone(), v) }),
+        locations.clone().prop_map({
+            let a = with(json!({}));
+            move |v| ("find_definition", a.clone(), v)
+        }),
+        locations.clone().prop_map({
+            let a = with(json!({}));
+            move |v| ("find_references", a.clone(), v)
+        }),
+        locations.prop_map({
+            let a = with(json!({}));
+            move |v| ("find_implementations", a.clone(), v)
+        }),
+        hierarchy.clone().prop_map({
+            let a = with(json!({"direction": "incoming", "depth": 3}));
+            move |v| ("call_hierarchy", a.clone(), v)
+        }),
+        hierarchy.prop_map({
+            let a = with(json!({"direction": "both", "depth": 3}));
+            move |v| ("type_hierarchy", a.clone(), v)
+        }),
+        signatures.prop_map({
+            let a = with(json!({}));
+            move |v| ("signature_help", a.clone(), v)
+        }),
+        hover.prop_map({
+            let a = with(json!({}));
+            move |v| ("describe_symbol", a.clone(), v)
+        }),
+        actions.prop_map({
+            let a = range.clone();
+            move |v| ("code_actions", a.clone(), v)
+        }),
+        edit.clone().prop_map({
+            let a = json!({"path": "src/a.ts", "line": 1, "id": "x"});
+            move |v| ("apply_code_action", a.clone(), v)
+        }),
         edit.prop_map(|v| ("format", json!({"path": "src/a.ts"}), v)),
-        (resolved(), proptest::collection::vec(edit_file(), 0..4), copies()).prop_map({ let a = with(json!({"new_name": "y"})); move |(r, f, n)| ("rename_symbol", a.clone(), json!({"resolved": r, "files": many(f, n), "applied": false})) }),
+        (resolved(), proptest::collection::vec(edit_file(), 0..4), copies()).prop_map({
+            let a = with(json!({"new_name": "y"}));
+            move |(r, f, n)| ("rename_symbol", a.clone(), json!({"resolved": r, "files": many(f, n), "applied": false}))
+        }),
         symbols.clone().prop_map(|v| ("list_symbols", json!({"path": "src/a.ts"}), v)),
         symbols.prop_map(|v| ("list_symbols", json!({"query": "x"}), v)),
         diagnostics.prop_map(|v| ("get_diagnostics", json!({}), v)),

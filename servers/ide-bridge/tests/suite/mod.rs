@@ -34,9 +34,9 @@ mod lang4;
 #[cfg(unix)]
 mod discovery;
 mod fake_host;
+mod files;
 mod hostile4;
 mod hostile_property;
-mod files;
 mod ide_state;
 mod lang;
 mod limits;

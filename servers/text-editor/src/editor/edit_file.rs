@@ -155,7 +155,7 @@ impl Editor {
             format!(
                 "Dry run: nothing was written. The {} edits would change {} ({counts}):\n{}",
                 edits.len(),
-                t.shown,
+                mcp_shared::escape::one_line(t.shown),
                 diff.text
             )
         } else {
@@ -163,7 +163,7 @@ impl Editor {
             seen = t.seen.take();
             format!(
                 "The file {} has been edited: {} edits in one write ({counts}; one `undo_edit` reverts them all):\n{}",
-                t.shown,
+                mcp_shared::escape::one_line(t.shown),
                 edits.len(),
                 diff.text
             )

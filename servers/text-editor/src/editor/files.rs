@@ -117,7 +117,7 @@ impl Editor {
             return Err(error.into());
         }
         let id = self.history().push(&history_key(path), Record::new(Change::Deleted { bytes, mode }, &[]));
-        let seen = self.limits.views.then(|| Seen {
+        let seen = self.limits.views.then_some(Seen {
             before: None,
             after: None,
             kept: true,

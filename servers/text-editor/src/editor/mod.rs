@@ -240,7 +240,11 @@ impl Editor {
         request: Request,
     ) -> Result<Reply, ToolError> {
         let (if_sha256, if_change) = (request.if_sha256.clone(), request.if_change.clone());
-        let target = Target { if_sha256: if_sha256.as_deref(), if_change: if_change.as_deref(), ..Target::new(sandbox, path, command, None) };
+        let target = Target {
+            if_sha256: if_sha256.as_deref(),
+            if_change: if_change.as_deref(),
+            ..Target::new(sandbox, path, command, None)
+        };
         self.dispatch(&target, request)
     }
 
@@ -256,7 +260,11 @@ impl Editor {
         abandoned: &AtomicBool,
     ) -> Result<Reply, ToolError> {
         let (if_sha256, if_change) = (request.if_sha256.clone(), request.if_change.clone());
-        let target = Target { if_sha256: if_sha256.as_deref(), if_change: if_change.as_deref(), ..Target::new(sandbox, path, command, Some(abandoned)) };
+        let target = Target {
+            if_sha256: if_sha256.as_deref(),
+            if_change: if_change.as_deref(),
+            ..Target::new(sandbox, path, command, Some(abandoned))
+        };
         self.dispatch(&target, request)
     }
 

@@ -28,7 +28,10 @@ fn edit_file(bytes: &[u8], edits: &[Edit], dry_run: bool) -> (Result<String, Str
     std::fs::write(&file, bytes).unwrap();
     let sandbox = Sandbox::new([dir.path()]).unwrap();
     let path = sandbox.resolve(file.to_str().unwrap()).unwrap();
-    let result = editor().edit_file(&sandbox, &path, edits, dry_run, Default::default(), None).map(|r| r.text).map_err(|e| e.message);
+    let result = editor()
+        .edit_file(&sandbox, &path, edits, dry_run, Default::default(), None)
+        .map(|r| r.text)
+        .map_err(|e| e.message);
     (result, std::fs::read(&file).unwrap())
 }
 
@@ -413,4 +416,31 @@ fn a_huge_old_str_is_not_echoed_whole() {
         "{}",
         error.message.len()
     );
+}
+
+/// A file name with a newline or a bidi override cannot forge a line of a listing, a search's
+/// answer or a diff header: every tool shows it escaped.
+#[cfg(unix)]
+#[test]
+fn odd_names_are_escaped_in_every_listing_search_and_diff() {
+    let mut s = Server::start();
+    s.write("a\n+ rm -rf ~", "hello\n");
+    s.write("b\u{202e}txt.exe", "hello\n");
+    let root = s.root.to_str().unwrap().to_owned();
+    let answers = [
+        ("list_tree", json!({"path": root})),
+        ("find_files", json!({"pattern": "*"})),
+        ("search_text", json!({"pattern": "hello"})),
+        (
+            "edit_file",
+            json!({"path": s.path("a\n+ rm -rf ~"), "edits": [{"old_str": "hello", "new_str": "bye"}], "dry_run": true}),
+        ),
+    ];
+    for (tool, args) in answers {
+        let result = s.client.call_tool(tool, args).unwrap();
+        let text = first_text(&result);
+        assert!(!text.lines().any(|l| l.starts_with("+ rm -rf ~")), "{tool}: {text}");
+        assert!(!text.contains('\u{202e}'), "{tool}: {text}");
+        assert!(text.contains("\\n+ rm -rf ~"), "{tool}: {text}");
+    }
 }

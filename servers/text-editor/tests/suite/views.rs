@@ -235,7 +235,10 @@ fn a_dry_run_too_large_to_show_offers_no_apply() {
     let path = s.path("big.txt");
     let preview = s
         .client
-        .call_tool("edit_file", json!({"path": path, "edits": [{"old_str": "head", "new_str": "HEAD"}], "dry_run": true}))
+        .call_tool(
+            "edit_file",
+            json!({"path": path, "edits": [{"old_str": "head", "new_str": "HEAD"}], "dry_run": true}),
+        )
         .unwrap();
     let data = &preview["_meta"][DATA];
     assert_eq!(data["note"], "The file is too large to show its change here.", "{data}");

@@ -86,7 +86,7 @@ pub(super) fn search_one(
     limits: SearchLimits,
     cancel: &CancellationToken,
 ) -> FileResult {
-    let shown = shown.display().to_string();
+    let shown = mcp_shared::sandbox::shown_name(shown.as_os_str()).into_owned();
     let nothing = |skipped| FileResult { skipped, ..FileResult::default() };
     if cancel.is_cancelled() {
         return nothing(None);
