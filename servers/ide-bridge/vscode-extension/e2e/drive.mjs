@@ -307,7 +307,8 @@ try {
   // 1d. Version 4: implementations, call and type hierarchies, signature help, code actions,
   // formatting, and diagnostics that have seen the file's current content.
   const allowButton = page.getByRole('button', { name: 'Allow' });
-  /** Waits for `call`, clicking Allow on each confirmation the IDE shows meanwhile (confirmWrites). */
+  /** Waits for `call`, clicking Allow on each confirmation the IDE shows meanwhile (confirmWrites,
+   *  and the dialog that asks before a code action's command runs). */
   const allowing = async (call) => {
     let done = false;
     const settled = call.finally(() => (done = true));

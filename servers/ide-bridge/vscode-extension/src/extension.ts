@@ -390,9 +390,9 @@ class EditorNotifier implements Notifier {
     const choice = await vscode.window.showWarningMessage(
       `An MCP client wants to run ${command} of the code action "${notice.title}". Its effect cannot be previewed: it may change files or run tools. Allow it only if you trust it.`,
       { modal: true },
-      'Run',
+      'Allow',
     );
-    return choice === 'Run';
+    return choice === 'Allow';
   }
 
   /** Closes the diff editor showing `proposed`, if the editor can say which tab that is. */

@@ -557,7 +557,7 @@ test('version 4: a code action command runs only after the user allows it, never
     assert.equal(asked.length, 1);
     assert.match(asked[0].text, /test\.sendSequence/);
     assert.match(asked[0].text, /Type into the terminal/);
-    ui.answer = (_text, items) => (items.includes('Run') ? 'Run' : undefined);
+    ui.answer = (_text, items) => (items.includes('Allow') ? 'Allow' : undefined);
     const allowed = await client.call('lang/applyCodeAction', { path: 'src/a.ts', line: 1, id, apply: true });
     assert.deepEqual([allowed.ran, allowed.commandName], [true, 'test.sendSequence']);
     assert.deepEqual(ran, [JSON.stringify(['rm -rf ~\n'])]);
