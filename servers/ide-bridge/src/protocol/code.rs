@@ -17,7 +17,7 @@ use super::{
     RenameFile, Resolved, SymbolAt,
     untrusted::{
         MAX_ANSWER_BYTES, MAX_TEXT_CHARS, SHORT_TEXT_CHARS, TruncateChars, bound_files, bound_resolved, cut_lines,
-        cut_text, fit, over, shorten,
+        cut_text, fit, shorten, shrink,
     },
 };
 
@@ -300,9 +300,10 @@ impl super::Untrusted for HierarchyResult {
                 cut_text(text);
             }
         }
-        if over(&self.items, MAX_ANSWER_BYTES) {
-            self.items.iter_mut().filter_map(|i| i.text.as_mut()).for_each(shorten);
-        }
+        shrink(&mut self.items, 2, |i, stage| match stage {
+            0 => i.text.iter_mut().for_each(shorten),
+            _ => i.text = None,
+        });
         self.truncated = self.truncated.saturating_add(fit(&mut self.items, MAX_ANSWER_BYTES));
         self
     }
@@ -326,14 +327,17 @@ impl super::Untrusted for CodeActionsResult {
         if let Some(language) = &mut self.language {
             cut_text(language);
         }
-        if over(&self.actions, MAX_ANSWER_BYTES) {
-            // More actions, each said shorter: a title, its kind and what it fixes in brief.
-            for action in &mut self.actions {
-                action.fixes.truncate(3);
-                action.title.truncate_chars(2 * SHORT_TEXT_CHARS);
-                action.kind.iter_mut().chain(action.fixes.iter_mut()).for_each(shorten);
+        // More actions, each said shorter: a title, its kind and what it fixes in brief.
+        shrink(&mut self.actions, 2, |a, stage| {
+            if stage == 0 {
+                a.fixes.truncate(3);
+                a.title.truncate_chars(2 * SHORT_TEXT_CHARS);
+                a.kind.iter_mut().chain(a.fixes.iter_mut()).for_each(shorten);
+            } else {
+                a.fixes.clear();
+                shorten(&mut a.title);
             }
-        }
+        });
         self.truncated = self.truncated.saturating_add(fit(&mut self.actions, MAX_ANSWER_BYTES));
         self
     }
@@ -366,12 +370,15 @@ impl super::Untrusted for SignatureHelpResult {
                 cut_lines(doc, MAX_TEXT_CHARS * 4);
             }
         }
-        if over(&self.signatures, MAX_ANSWER_BYTES) {
-            for signature in &mut self.signatures {
-                signature.label.truncate_chars(2 * SHORT_TEXT_CHARS);
-                signature.parameters.iter_mut().chain(signature.documentation.iter_mut()).for_each(shorten);
+        shrink(&mut self.signatures, 2, |s, stage| {
+            if stage == 0 {
+                s.label.truncate_chars(2 * SHORT_TEXT_CHARS);
+                s.parameters.iter_mut().chain(s.documentation.iter_mut()).for_each(shorten);
+            } else {
+                s.documentation = None;
+                s.parameters.iter_mut().for_each(|p| p.truncate_chars(SHORT_TEXT_CHARS / 2));
             }
-        }
+        });
         self.truncated = self.truncated.saturating_add(fit(&mut self.signatures, MAX_ANSWER_BYTES));
         self
     }

@@ -47,7 +47,7 @@ pub fn is_workspace_path(path: &str) -> bool {
 
 /// The most JSON one answer's items take (locations, actions, signatures, files, …): past it,
 /// the rest is left out and counted. The text a model reads is about as long again.
-pub const MAX_ANSWER_BYTES: usize = 96 * 1024;
+pub const MAX_ANSWER_BYTES: usize = 48 * 1024;
 
 /// A line's text in a list over [`MAX_ANSWER_BYTES`]: cut to this many characters before any
 /// item is left out (the place matters more than the rest of its line).
@@ -87,6 +87,18 @@ pub fn fit<T: Serialize>(items: &mut Vec<T>, budget: usize) -> u64 {
 /// Whether the JSON of `items` is over `budget` bytes.
 pub(super) fn over<T: Serialize>(items: &[T], budget: usize) -> bool {
     serde_json::to_string(items).map_or(true, |s| s.len() > budget)
+}
+
+/// Makes `items` shorter, stage after stage (`stage(item, n)` for `n` in `0..stages`), while
+/// their JSON is over [`MAX_ANSWER_BYTES`]: the places are kept, what is said of each is cut
+/// (then [`fit`] leaves out what still does not fit).
+pub(super) fn shrink<T: Serialize>(items: &mut [T], stages: usize, stage: impl Fn(&mut T, usize)) {
+    for n in 0..stages {
+        if !over(items, MAX_ANSWER_BYTES) {
+            return;
+        }
+        items.iter_mut().for_each(|item| stage(item, n));
+    }
 }
 
 /// `text` cut to [`SHORT_TEXT_CHARS`] (an answer over its bound keeps more places that way).
@@ -195,9 +207,11 @@ impl Untrusted for LocationsResult {
             self.locations.truncate(MAX_LOCATIONS);
         }
         self.locations = self.locations.into_iter().map(Untrusted::bounded).collect();
-        if over(&self.locations, MAX_ANSWER_BYTES) {
-            self.locations.iter_mut().filter_map(|l| l.text.as_mut()).for_each(shorten);
-        }
+        shrink(&mut self.locations, 3, |l, stage| match stage {
+            0 => l.text.iter_mut().for_each(shorten),
+            1 => l.text.iter_mut().for_each(|t| cut(t, SHORT_TEXT_CHARS / 2)),
+            _ => l.text = None,
+        });
         self.truncated = self.truncated.saturating_add(fit(&mut self.locations, MAX_ANSWER_BYTES));
         self
     }

@@ -123,12 +123,13 @@ fn every_answer_is_bounded_as_a_whole_and_says_what_it_left_out() {
         let result = bridge.call_tool(tool, args).unwrap();
         assert!(!is_error(&result), "{tool}: {result}");
         // Before: 726K, 428K and 248K characters.
-        // Before: 726K, 428K and 248K characters. Now the lists take at most 96 KiB of JSON
+        // Before: 726K, 428K and 248K characters. Now the lists take at most 48 KiB of JSON
         // (the text the model reads says the same again, and the JSON is also sent as text).
         let structured = result["structuredContent"].to_string().len();
-        assert!(structured < 100 * 1024, "{tool}: {structured} bytes of structured content");
-        assert!(text_of(&result).chars().count() < 210_000, "{tool}: {} characters", text_of(&result).chars().count());
-        assert!(size(&result) < 320_000, "{tool}: {} bytes", size(&result));
+        assert!(structured < 52 * 1024, "{tool}: {structured} bytes of structured content");
+        let chars = text_of(&result).chars().count();
+        assert!(chars < 120_000, "{tool}: {chars} characters");
+        assert!(size(&result) < 180_000, "{tool}: {} bytes", size(&result));
         assert!(result["structuredContent"]["truncated"].as_u64().unwrap_or(0) > 0, "{tool} says what it left out");
         assert!(text_of(&result).contains("more"), "{tool}");
     }
