@@ -193,7 +193,15 @@ impl ServerExtension for BridgeExtension {
                     (self.bridge.call(METHOD_DIAGNOSTICS, params).await, Op::Ide(get_diagnostics::NAME))
                 };
                 let value = value.map_err(|e| mcp_error(&e, op))?;
-                let contents = ResourceContents::text(value.to_string(), uri).with_mime_type("application/json");
+                // Held to the protocol's bounds as the tools' answers are (paths outside the
+                // workspace, floods, hidden characters).
+                let bounded = if uri == SELECTION_URI {
+                    bounded_json::<crate::protocol::SelectionResult>(value)
+                } else {
+                    bounded_json::<crate::protocol::DiagnosticsResult>(value)
+                }
+                .map_err(|e| McpError::internal_error(format!("the IDE's answer for {uri} is malformed: {e}"), None))?;
+                let contents = ResourceContents::text(bounded.to_string(), uri).with_mime_type("application/json");
                 return Ok(ReadResourceResult::new(vec![contents]));
             }
             let folders = self.bridge.workspace_folders();
@@ -229,4 +237,11 @@ impl ServerExtension for BridgeExtension {
                 .collect()
         })
     }
+}
+
+/// A host's answer decoded as `T`, held to the protocol's bounds, and written again.
+fn bounded_json<T: serde::de::DeserializeOwned + serde::Serialize + crate::protocol::Untrusted>(
+    value: serde_json::Value,
+) -> Result<serde_json::Value, serde_json::Error> {
+    serde_json::from_value::<T>(value).map(crate::protocol::Untrusted::bounded).and_then(serde_json::to_value)
 }

@@ -310,3 +310,29 @@ proptest! {
         })?;
     }
 }
+
+#[test]
+fn the_selection_and_diagnostics_resources_are_held_to_the_same_bounds() {
+    let env = Env::new();
+    let host = ScriptedHost::start();
+    let ws = env.workspace("ws", &[]);
+    let mut bridge = env.bridge(&ws, &["--url", &format!("ws://127.0.0.1:{}", host.port), "--token", "t"]);
+    let diagnostic = |path: &str| json!({"path": path, "line": 1, "column": 1, "endLine": 1, "endColumn": 2, "severity": "error", "message": "bad\u{202e}"});
+    let mut flood: Vec<Value> = vec![diagnostic("/etc/passwd"), diagnostic("../up.ts")];
+    flood.extend(std::iter::repeat_n(diagnostic("src/a.ts"), 5000));
+    *host.answer.lock().unwrap() = json!({"diagnostics": flood, "truncated": 0, "settled": true});
+    let read = bridge.request("resources/read", json!({"uri": "ide://diagnostics"})).unwrap();
+    let text = read["result"]["contents"][0]["text"].as_str().unwrap().to_owned();
+    assert!(
+        !text.contains("/etc/passwd") && !text.contains("../up.ts") && !text.contains('\u{202e}'),
+        "{}",
+        &text[..300]
+    );
+    assert!(text.len() < 60 * 1024, "{} bytes", text.len());
+    let diagnostics: Value = serde_json::from_str(&text).unwrap();
+    assert!(diagnostics["truncated"].as_u64().unwrap() >= 4502, "{}", diagnostics["truncated"]);
+    *host.answer.lock().unwrap() = json!({"selection": {"path": "/etc/shadow", "start": {"line": 1, "column": 1}, "end": {"line": 1, "column": 2}, "text": "root:$6$"}});
+    let read = bridge.request("resources/read", json!({"uri": "ide://selection"})).unwrap();
+    let text = read["result"]["contents"][0]["text"].as_str().unwrap();
+    assert!(!text.contains("root:$6$") && !text.contains("/etc/shadow"), "{text}");
+}
