@@ -74,11 +74,11 @@ pub struct DraftPostInput {
     #[garde(skip)]
     #[serde(default)]
     pub dry_run: Option<bool>,
-    /// Optional: the SHA-256 (hex) of the manuscript's text as a dry run read it (its `source_sha256`); when it has another now, nothing is written and the call is refused with CONFLICT.
+    /// Optional (the preview's Save draft sends it): the SHA-256 (hex) of the manuscript's text as the dry run read it; when it has another now, nothing is written and the call is refused with CONFLICT.
     #[garde(custom(rules::sha256))]
     #[serde(default)]
     pub if_source_sha256: Option<String>,
-    /// Optional: the SHA-256 (hex) of what a dry run said would be filed (its `result_sha256`: the article's path and text and its attachments); when the call would now file anything else, nothing is written and the call is refused with CONFLICT.
+    /// Optional (the preview's Save draft sends it): the SHA-256 (hex) of what the dry run said would be filed (the article's path and text, its attachments); when the call would now file anything else, nothing is written and the call is refused with CONFLICT.
     #[garde(custom(rules::sha256))]
     #[serde(default)]
     pub if_result_sha256: Option<String>,
