@@ -3,8 +3,9 @@
 //! NUL, bidi controls, very long lines, no final newline): each row a view shows has the text
 //! of the line its number names in the old or new text, the rows count what the diff counts,
 //! and applying the rows' hunks to the old text gives the new one: what the view shows is
-//! what Apply writes. The rows come from the view's own script (`ui.rows` in `view.js`), run
-//! by Node (`view_rows.mjs`).
+//! what Apply writes (`servers/text-editor/tests/suite/views.rs` compares it with the file
+//! Apply wrote). The rows come from the view's own script (`ui.rows` in `view.js`), run by Node
+//! (`view_rows.mjs`, which also applies them).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -14,8 +15,9 @@ use mcp_shared::diff::unified;
 use proptest::prelude::*;
 use serde_json::Value;
 
-/// The rows of each diff, as the view reads them.
-fn rows_of(diffs: &[String]) -> Vec<Vec<Value>> {
+/// For each `(diff, old)`: the rows the view shows the diff as, and the text made by applying
+/// those rows to `old` (`None` where a row disagrees with it), both by the view's own script.
+fn shown(cases: &[(String, String)]) -> Vec<(Vec<Value>, Option<String>)> {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/view_rows.mjs");
     let mut child = Command::new("node")
         .arg(script)
@@ -23,11 +25,15 @@ fn rows_of(diffs: &[String]) -> Vec<Vec<Value>> {
         .stdout(std::process::Stdio::piped())
         .spawn()
         .expect("Node.js (`node` on PATH) runs the view's script for this test");
-    let input = serde_json::to_vec(diffs).unwrap();
-    child.stdin.take().unwrap().write_all(&input).unwrap();
+    let input: Vec<Value> = cases.iter().map(|(diff, old)| serde_json::json!({"diff": diff, "old": old})).collect();
+    child.stdin.take().unwrap().write_all(&serde_json::to_vec(&input).unwrap()).unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "view_rows.mjs failed");
-    serde_json::from_slice(&out.stdout).unwrap()
+    let answers: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    answers
+        .into_iter()
+        .map(|a| (a["rows"].as_array().unwrap().clone(), a["applied"].as_str().map(str::to_owned)))
+        .collect()
 }
 
 /// `text`'s lines, each with its `\n` (the last one without, when the text has none).
@@ -42,46 +48,6 @@ fn row_line(row: &Value) -> String {
         line.push('\n');
     }
     line
-}
-
-/// The new text, made by applying the rows' hunks to `old`; `None` where a row disagrees with
-/// `old`.
-fn apply(old: &str, rows: &[Value]) -> Option<String> {
-    let old = lines(old);
-    let mut out = Vec::new();
-    let mut at = 0usize; // the next old line (0-based) not yet copied
-    let mut i = 0;
-    while i < rows.len() {
-        let hunk = rows[i]["text"].as_str()?;
-        if rows[i]["kind"] != "hunk" {
-            return None;
-        }
-        let start: usize = hunk.trim_start_matches("@@ -").split([',', ' ']).next()?.parse().ok()?;
-        let empty_old = hunk.trim_start_matches("@@ -").split(' ').next()?.ends_with(",0");
-        let first = if empty_old { start } else { start.checked_sub(1)? };
-        out.extend(old.get(at..first)?.iter().cloned());
-        at = first;
-        i += 1;
-        while i < rows.len() && rows[i]["kind"] != "hunk" {
-            let row = &rows[i];
-            match row["kind"].as_str()? {
-                "ctx" | "del" => {
-                    if old.get(at)? != &row_line(row) {
-                        return None;
-                    }
-                    if row["kind"] == "ctx" {
-                        out.push(row_line(row));
-                    }
-                    at += 1;
-                }
-                "add" => out.push(row_line(row)),
-                _ => return None,
-            }
-            i += 1;
-        }
-    }
-    out.extend(old.get(at..)?.iter().cloned());
-    Some(out.concat())
 }
 
 fn line() -> impl Strategy<Value = String> {
@@ -120,9 +86,9 @@ proptest! {
             .iter()
             .map(|(old, new, small)| unified(old, new, "a/f", "b/f", if *small { 300 } else { 1 << 20 }))
             .collect();
-        let texts: Vec<String> = diffs.iter().map(|d| d.text.clone()).collect();
-        let all_rows = rows_of(&texts);
-        for (((old, new, _), diff), rows) in batch.iter().zip(&diffs).zip(&all_rows) {
+        let cases: Vec<(String, String)> = batch.iter().zip(&diffs).map(|((old, _, _), d)| (d.text.clone(), old.clone())).collect();
+        let answers = shown(&cases);
+        for (((old, new, _), diff), (rows, applied)) in batch.iter().zip(&diffs).zip(&answers) {
             let (old_lines, new_lines) = (lines(old), lines(new));
             // Every row is the line its number names.
             for row in rows {
@@ -145,7 +111,6 @@ proptest! {
             let count = |kind: &str| rows.iter().filter(|r| r["kind"] == kind).count();
             prop_assert_eq!((count("add"), count("del")), (diff.added, diff.removed), "{}", diff.text);
             prop_assert_eq!(count("note"), 0, "{}", diff.text);
-            let applied = apply(old, rows);
             prop_assert_eq!(applied.as_deref(), Some(new.as_str()), "{}", diff.text);
         }
     }
@@ -154,7 +119,8 @@ proptest! {
 #[test]
 fn a_removed_sql_comment_and_an_added_line_are_rows_of_the_hunk() {
     let diff = unified("a\n-- keep backups\nb\n", "a\n++ DROP TABLE t;\nb\n", "a/q.sql", "b/q.sql", 4096);
-    let rows = &rows_of(std::slice::from_ref(&diff.text))[0];
+    let (rows, applied) = &shown(&[(diff.text.clone(), "a\n-- keep backups\nb\n".to_owned())])[0];
+    assert_eq!(applied.as_deref(), Some("a\n++ DROP TABLE t;\nb\n"));
     let kinds: Vec<&str> = rows.iter().map(|r| r["kind"].as_str().unwrap()).collect();
     assert_eq!(kinds, ["hunk", "ctx", "del", "add", "ctx"], "{}", diff.text);
     assert_eq!(rows[2]["text"], "-- keep backups");

@@ -3,16 +3,18 @@
 //! Synchronous on purpose: the tool runs it on a blocking thread, one call per file at a time
 //! (see [`crate::locks`]); tests call it directly. Each command is an `impl Editor` block in its
 //! own file of this module (`view.rs`, `create.rs`, `str_replace.rs`, `insert.rs`,
-//! `undo_edit.rs`; `files.rs`: the undo of `move_file` / `delete_file`), on the shared helpers
-//! here: validation, the locked open, the load, the atomic apply with its history record.
+//! `undo_edit.rs`; `files.rs`: the undo of `move_file` / `delete_file`; `guards.rs`: the
+//! `if_sha256` and `if_change` checks), on the shared helpers here: validation, the locked open, the load, the atomic apply with its history record.
 
 use std::sync::{Mutex, atomic::AtomicBool};
 
 pub use edit_file::{Edit, Expected};
+pub use guards::check_sha256;
 
 mod create;
 mod edit_file;
 mod files;
+mod guards;
 mod insert;
 mod str_replace;
 mod undo_edit;
@@ -170,46 +172,6 @@ impl Seen {
     }
 }
 
-/// `if_sha256`: `Ok` when no hash was given or `current` (the file's content; `None`: there is
-/// no file) hashes to it; otherwise a `CONFLICT` that says what to do. A malformed hash is
-/// `INVALID_ARGS`. Checked before anything is written.
-pub fn check_sha256(expected: Option<&str>, current: Option<&[u8]>, shown: &str) -> Result<(), ToolError> {
-    let Some(expected) = expected else {
-        return Ok(());
-    };
-    if expected.len() != 64 || !expected.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Err(ToolError::new(
-            ErrorCode::InvalidArgs,
-            format!(
-                "`if_sha256` must be a SHA-256 in hex (64 characters 0-9, a-f), not `{}`; nothing was changed.",
-                mcp_shared::view::shown_briefly(expected)
-            ),
-        ));
-    }
-    match current {
-        None => Err(ToolError::new(
-            ErrorCode::Conflict,
-            format!(
-                "No change was made: {shown} does not exist, so it cannot have the SHA-256 given in `if_sha256`. View the directory, then decide again."
-            ),
-        )),
-        Some(bytes) => {
-            let actual = mcp_shared::view::sha256_hex(bytes);
-            if actual.eq_ignore_ascii_case(expected) {
-                Ok(())
-            } else {
-                Err(ToolError::new(
-                    ErrorCode::Conflict,
-                    format!(
-                        "No change was made: {shown} changed since it was read (its SHA-256 is now {actual}, not the {} given in `if_sha256`). View it again, then redo the change on what it holds now.",
-                        expected.to_ascii_lowercase()
-                    ),
-                ))
-            }
-        }
-    }
-}
-
 /// The editor.
 #[derive(Debug)]
 pub struct Editor {
@@ -322,77 +284,6 @@ impl Editor {
                 Err(error::invalid(render::is_a_directory(t.shown)))
             }
             (Some(_), _) => Ok(metadata),
-        }
-    }
-
-    /// `if_change` (`view` with it is this check alone; `undo_edit` checks it first): `Ok` when
-    /// the change of that id is the file's latest and the file is as it left it (a deleted file
-    /// still absent), otherwise a `CONFLICT` that says which change is the latest now. A view
-    /// made for one change can so never undo another, even one that left the same content.
-    pub(crate) fn check_change(&self, t: &Target<'_>) -> Result<Reply, ToolError> {
-        let Some(wanted) = t.if_change else {
-            return Ok(Reply::text(String::new()));
-        };
-        let key = history_key(t.path);
-        let (latest, record) = {
-            let history = self.history();
-            let shape = |r: &Record| (matches!(r.change, Change::Deleted { .. }), r.after_len, r.after_hash);
-            (history.latest_id(&key), history.peek(&key).map(shape))
-        };
-        let refused = |why: String| {
-            Err(ToolError::new(
-                ErrorCode::Conflict,
-                format!("Nothing was undone: {why}. View the file, then change it directly if it still needs it."),
-            ))
-        };
-        let (Some(latest), Some(record)) = (latest, record) else {
-            return refused(format!(
-                "the change `{}` is not in the undo history of {} (it was undone already, or this server restarted since)",
-                mcp_shared::view::shown_briefly(wanted),
-                t.shown
-            ));
-        };
-        if latest != wanted {
-            return refused(format!(
-                "the change `{}` is no longer the latest change of {} (a later change, `{latest}`, would be undone instead)",
-                mcp_shared::view::shown_briefly(wanted),
-                t.shown
-            ));
-        }
-        let current = match t.sandbox.read(t.path) {
-            Ok(bytes) => Some(bytes),
-            Err(mcp_shared::sandbox::SandboxError::NotFound { .. }) => None,
-            Err(e) => return Err(t.sandbox_error(e)),
-        };
-        let (deleted, after_len, after_hash) = record;
-        let as_left = match (deleted, &current) {
-            (true, None) => true,
-            (true, Some(_)) | (false, None) => false,
-            (false, Some(bytes)) => bytes.len() as u64 == after_len && history::fingerprint(bytes) == after_hash,
-        };
-        if !as_left {
-            return refused(format!("{} was changed by someone else since the change `{wanted}`", t.shown));
-        }
-        Ok(Reply::text(format!(
-            "The change `{wanted}` is the latest change of {}: undo_edit with this if_change reverts exactly it.",
-            t.shown
-        )))
-    }
-
-    /// `view` with `if_sha256`: refused unless the file has that content (a check that it has not
-    /// changed since it was read, e.g. by the change view before it offers its Undo).
-    fn check_current(&self, t: &Target<'_>) -> Result<(), ToolError> {
-        match t.sandbox.metadata(t.path) {
-            Err(mcp_shared::sandbox::SandboxError::NotFound { .. }) => check_sha256(t.if_sha256, None, t.shown),
-            Err(e) => Err(t.sandbox_error(e)),
-            Ok(md) if md.is_dir => {
-                Err(error::invalid(format!("{} is a directory; `if_sha256` applies to files.", t.shown)))
-            }
-            Ok(md) if md.len > self.limits.max_file_size => Err(self.too_large(t, md.len)),
-            Ok(_) => {
-                let bytes = t.sandbox.read(t.path).map_err(|e| t.sandbox_error(e))?;
-                check_sha256(t.if_sha256, Some(&bytes), t.shown)
-            }
         }
     }
 

@@ -4,6 +4,7 @@
 //! `if_sha256` refuses a write to a file changed since it was read, writing nothing.
 
 use mcp_tests::StdioClient;
+use proptest::prelude::*;
 use serde_json::{Value, json};
 
 use super::{BIN, Server, TOOL, first_text};
@@ -14,6 +15,11 @@ const DATA: &str = "mcp-suite/view";
 fn sha256(bytes: &[u8]) -> String {
     use sha2::Digest as _;
     sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Calls the view's `{name, arguments}` as the host does.
+fn call_from_view(s: &mut Server, call: &Value) -> Value {
+    s.client.call_tool(call["name"].as_str().unwrap(), call["arguments"].clone()).unwrap()
 }
 
 #[test]
@@ -95,7 +101,7 @@ fn a_change_carries_its_diff_hash_and_undo_and_the_reference_text_is_unchanged()
     assert_eq!(data["undo"]["arguments"]["command"], "undo_edit");
     // The Undo the view sends reverts exactly this change.
     let undo = data["undo"].clone();
-    let undone = s.client.call_tool(undo["name"].as_str().unwrap(), undo["arguments"].clone()).unwrap();
+    let undone = call_from_view(&mut s, &undo);
     assert!(!mcp_tests::is_error(&undone), "{undone}");
     assert_eq!(s.read_string("n.txt"), "alpha\r\nbeta\r\n");
 }
@@ -134,7 +140,7 @@ fn if_sha256_refuses_a_write_to_a_changed_file_and_writes_nothing() {
         .unwrap();
     let apply = preview["_meta"][DATA]["apply"].clone();
     assert_eq!(apply["arguments"]["if_sha256"], sha256(b"1\ntwo\n").as_str());
-    let applied = s.client.call_tool(apply["name"].as_str().unwrap(), apply["arguments"].clone()).unwrap();
+    let applied = call_from_view(&mut s, &apply);
     assert!(!mcp_tests::is_error(&applied), "{applied}");
     assert_eq!(s.read_string("f.txt"), "1\n2\n");
 }
@@ -154,11 +160,6 @@ fn no_views_leaves_the_extension_out() {
     let path = s.path("c.txt");
     let result = s.call(json!({"command": "create", "path": path, "file_text": "x\n"}));
     assert!(result.get("_meta").is_none_or(|m| m.get(DATA).is_none()), "{result}");
-}
-
-/// Calls the view's `{name, arguments}` as the host does.
-fn call_from_view(s: &mut Server, call: &Value) -> Value {
-    s.client.call_tool(call["name"].as_str().unwrap(), call["arguments"].clone()).unwrap()
 }
 
 #[test]
@@ -244,4 +245,72 @@ fn a_dry_run_too_large_to_show_offers_no_apply() {
     assert_eq!(data["note"], "The file is too large to show its change here.", "{data}");
     assert!(data.get("apply").is_none(), "{data}");
     assert!(data["applyUnavailable"].as_str().unwrap().contains("too large to show"));
+}
+
+/// The rows the change view shows a diff as, applied to `old` by the view's own script
+/// (`shared/tests/view_rows.mjs`, over `ui.rows` of `view.js`): `None` where a row disagrees
+/// with `old`.
+fn shown_applied(diff: &str, old: &str) -> Option<String> {
+    use std::io::Write as _;
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/tests/view_rows.mjs");
+    let mut child = std::process::Command::new("node")
+        .arg(script)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("Node.js (`node` on PATH) runs the view's script for this test");
+    let input = json!([{"diff": diff, "old": old}]).to_string();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "view_rows.mjs failed");
+    let answers: Value = serde_json::from_slice(&out.stdout).unwrap();
+    answers[0]["applied"].as_str().map(str::to_owned)
+}
+
+fn hostile_line() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-c ]{0,4}",
+        Just("-- keep backups".to_owned()),
+        Just("++ DROP TABLE t;".to_owned()),
+        Just("--- a/x".to_owned()),
+        Just("+++ b/x".to_owned()),
+        Just("@@ -1 +1 @@".to_owned()),
+        Just("\\ No newline at end of file".to_owned()),
+        Just("a\rb".to_owned()),
+        Just("\u{202e}x".to_owned()),
+        "[x]{300,500}",
+    ]
+}
+
+fn hostile_text() -> impl Strategy<Value = String> {
+    (proptest::collection::vec(hostile_line(), 1..10), any::<bool>()).prop_map(|(lines, last)| {
+        let mut text = lines.join("\n");
+        if last {
+            text.push('\n');
+        }
+        text
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// What the change view shows of a dry run is what its Apply writes: the view's rows applied
+    /// to the file as it was give, byte for byte, the file Apply wrote.
+    #[test]
+    fn the_diff_a_preview_shows_applied_to_the_old_text_is_what_apply_writes(old in hostile_text(), new in hostile_text()) {
+        prop_assume!(!old.is_empty() && old != new);
+        let mut s = Server::start();
+        s.write("f.txt", &old);
+        let path = s.path("f.txt");
+        let preview = s.client.call_tool("edit_file", json!({"path": path, "edits": [{"old_str": old, "new_str": new}], "dry_run": true})).unwrap();
+        prop_assert!(!mcp_tests::is_error(&preview), "{}", preview);
+        let data = preview["_meta"][DATA].clone();
+        prop_assume!(data["truncated"] == false && data["apply"].is_object());
+        let shown = shown_applied(data["diff"].as_str().unwrap(), &old);
+        let applied = call_from_view(&mut s, &data["apply"]);
+        prop_assert!(!mcp_tests::is_error(&applied), "{}", applied);
+        let written = s.read_string("f.txt");
+        prop_assert_eq!(shown.as_deref(), Some(written.as_str()), "{}", data["diff"]);
+    }
 }
