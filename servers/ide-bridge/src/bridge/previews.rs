@@ -1,9 +1,11 @@
 //! What the bridge showed of a change before it was applied: the last previews of `rename_symbol`,
 //! `apply_code_action` and `format`, each under the call it answered (its wire params without
 //! `apply`, `save` and the wait), so that the apply that follows is held to it. An apply whose
-//! preview reached outside the workspace is never sent; an IDE that then applies something else
-//! than it previewed (other files, other edit counts, another text, a command it did not name) is
-//! said so in the answer, file by file.
+//! preview reached outside the workspace is never sent; before an apply is sent, the change is
+//! previewed again, and when the files' texts before or after (their SHA-256) or anything else
+//! moved since the preview, nothing is applied; an IDE that then applies something else than it
+//! previewed (other files, other edit counts, another text, a command it did not name) is said so
+//! in the answer, file by file.
 
 use std::{collections::VecDeque, sync::Mutex};
 
@@ -23,6 +25,8 @@ pub struct FileChange {
     pub path: String,
     /// How many places change.
     pub edits: u32,
+    /// The SHA-256 (hex) of the text before the change.
+    pub before: Option<String>,
     /// The SHA-256 (hex) of the text after the change.
     pub after: Option<String>,
 }
@@ -47,6 +51,7 @@ impl Described {
             .map(|f| FileChange {
                 path: f.path.clone(),
                 edits: f.edits,
+                before: f.before.as_deref().map(|t| mcp_shared::view::sha256_hex(t.as_bytes())),
                 after: f.after.as_deref().map(|t| mcp_shared::view::sha256_hex(t.as_bytes())),
             })
             .collect();
@@ -60,15 +65,18 @@ impl Described {
         for shown in &preview.files {
             match self.files.iter().find(|f| f.path == shown.path) {
                 None => out.push(format!(
-                    "`{}`: in the preview ({} edit(s)), not in what the IDE applied",
+                    "`{}`: in the preview ({} edit(s)), not in the IDE's change",
                     shown.path, shown.edits
                 )),
                 Some(done) if done.edits != shown.edits => out.push(format!(
-                    "`{}`: the IDE applied {} edit(s), the preview showed {}",
+                    "`{}`: the IDE's change has {} edit(s), the preview showed {}",
                     done.path, done.edits, shown.edits
                 )),
+                Some(done) if done.before.is_some() && shown.before.is_some() && done.before != shown.before => {
+                    out.push(format!("`{}`: its text before the change is not the one the preview showed", done.path))
+                }
                 Some(done) if done.after.is_some() && shown.after.is_some() && done.after != shown.after => {
-                    out.push(format!("`{}`: its text after the apply is not the one the preview showed", done.path))
+                    out.push(format!("`{}`: its text after the change is not the one the preview showed", done.path))
                 }
                 Some(_) => {}
             }
@@ -77,15 +85,15 @@ impl Described {
             out.push(format!("`{}`: changed by the IDE ({} edit(s)), not in the preview", done.path, done.edits));
         }
         for outside in self.refused.iter().filter(|r| !preview.refused.contains(r)) {
-            out.push(format!("`{outside}`: outside the workspace, named by the IDE's apply, not in the preview"));
+            out.push(format!("`{outside}`: outside the workspace, named by the IDE's change, not in the preview"));
         }
         match (&preview.command, &self.command) {
             (None, Some(command)) => out.push(format!(
-                "the IDE ran a command{} that the preview did not name",
+                "the IDE's change runs a command{} that the preview did not name",
                 if command.is_empty() { String::new() } else { format!(" (`{command}`)") }
             )),
             (Some(shown), Some(ran)) if !shown.is_empty() && !ran.is_empty() && shown != ran => {
-                out.push(format!("the IDE ran the command `{ran}`, the preview named `{shown}`"))
+                out.push(format!("the IDE's change runs the command `{ran}`, the preview named `{shown}`"))
             }
             _ => {}
         }
@@ -145,15 +153,21 @@ mod tests {
         assert_eq!(
             said,
             [
-                "`a.ts`: in the preview (1 edit(s)), not in what the IDE applied",
+                "`a.ts`: in the preview (1 edit(s)), not in the IDE's change",
                 "`other.ts`: changed by the IDE (99 edit(s)), not in the preview",
-                "the IDE ran a command (`rm`) that the preview did not name",
+                "the IDE's change runs a command (`rm`) that the preview did not name",
             ]
         );
         let changed = Described::of(&[file("a.ts", 1, "other text")], &[], None);
         assert_eq!(
             changed.differences(&preview),
-            ["`a.ts`: its text after the apply is not the one the preview showed"]
+            ["`a.ts`: its text after the change is not the one the preview showed"]
+        );
+        let mut moved = file("a.ts", 1, "new");
+        moved.before = Some("edited meanwhile".into());
+        assert_eq!(
+            Described::of(&[moved], &[], None).differences(&preview),
+            ["`a.ts`: its text before the change is not the one the preview showed"]
         );
         let more = Described::of(&[file("a.ts", 3, "new")], &["../x".into()], None);
         assert_eq!(more.differences(&preview).len(), 2);

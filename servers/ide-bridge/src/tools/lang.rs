@@ -380,8 +380,10 @@ impl DescribesChange for crate::protocol::EditResult {
 
 /// Asks the host for a change (`lang/rename`, `lang/applyCodeAction`, `lang/format`), previewed
 /// or applied, held to its preview: a preview is remembered; an apply whose preview named files
-/// outside the workspace is refused before it is sent; an apply is compared with the preview
-/// it follows, and the answer's notes say how it differs.
+/// outside the workspace is refused before it is sent; before an apply is sent, the change is
+/// previewed again and refused (`CONFLICT`) when it moved since the preview (the files' texts
+/// before or after, the files, the command); an apply is compared with the preview it follows,
+/// and the answer's notes say how it differs.
 pub async fn ask_change<P, T>(
     bridge: &Bridge,
     method: &str,
@@ -407,6 +409,27 @@ where
                 names.join(", ")
             ),
         ));
+    }
+    if let Some(preview) = &preview {
+        // The change as it would be made now, held to the one the preview showed.
+        let mut again = serde_json::to_value(params).map_err(|e| {
+            ToolError::new(ErrorCode::InternalError, format!("the preview's params could not be written: {e}"))
+        })?;
+        again["apply"] = json!(false);
+        if again.get("save").is_some() {
+            again["save"] = json!(false);
+        }
+        let now: T = ask(bridge, method, &again, wait_ms, tool).await?;
+        let moved = if now.loading() { Vec::new() } else { now.described().differences(preview) };
+        if !moved.is_empty() {
+            return Err(ToolError::new(
+                ErrorCode::Conflict,
+                format!(
+                    "Nothing was applied: the change is not the one its preview showed any more ({}). Preview it again, then decide.",
+                    moved.join("; ")
+                ),
+            ));
+        }
     }
     let result: T = ask_or_change(bridge, method, params, wait_ms, tool, apply.then_some(changes)).await?;
     if result.loading() {

@@ -361,6 +361,12 @@ fn hostile_answer(method: &str, params: &Value) -> Option<Value> {
             }
             _ => json!({"resolved": resolved, "signatures": []}),
         },
+        ("hostile/moving.ts", "lang/applyCodeAction" | "lang/format") => {
+            // The file changes under the preview: each answer has another text before it.
+            static SEEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+            let n = SEEN.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            json!({"title": "Fix", "applied": applied, "files": [{"path": "src/a.ts", "edits": 1, "before": format!("v{n}\n"), "after": "b\n"}]})
+        }
         ("hostile/swap.ts", "lang/applyCodeAction" | "lang/format") if applied => {
             json!({"title": "Fix", "applied": true,
             "files": [file("src/other.ts", 99)], "command": true, "commandName": "rm", "ran": true})

@@ -167,9 +167,35 @@ fn an_apply_that_is_not_its_preview_is_said_file_by_file() {
         let applied = bridge.call_tool(tool, args).unwrap();
         let text = text_of(&applied);
         assert!(text.starts_with("Warning: what the IDE applied differs from the preview it gave"), "{tool}: {text}");
-        assert!(text.contains("`src/a.ts`: in the preview (1 edit(s)), not in what the IDE applied"), "{text}");
+        assert!(text.contains("`src/a.ts`: in the preview (1 edit(s)), not in the IDE's change"), "{text}");
         assert!(text.contains("`src/other.ts`: changed by the IDE (99 edit(s)), not in the preview"), "{text}");
-        assert!(text.contains("the IDE ran a command (`rm`) that the preview did not name"), "{text}");
+        assert!(text.contains("the IDE's change runs a command (`rm`) that the preview did not name"), "{text}");
         assert_eq!(applied["structuredContent"]["differences"].as_array().unwrap().len(), 3, "{applied}");
+    }
+}
+
+#[test]
+fn an_apply_whose_change_moved_since_its_preview_is_refused_and_never_sent() {
+    let env = Env::new();
+    let (fake, mut bridge) = hostile(&env);
+    for tool in ["apply_code_action", "format"] {
+        let mut args = json!({"path": "hostile/moving.ts", "line": 1});
+        if tool == "apply_code_action" {
+            args["id"] = json!("m");
+        }
+        let preview = bridge.call_tool(tool, args.clone()).unwrap();
+        assert!(!is_error(&preview), "{preview}");
+        fake.drain();
+        args["apply"] = json!(true);
+        let refused = bridge.call_tool(tool, args).unwrap();
+        assert_eq!(code(&refused), "CONFLICT", "{tool}: {refused}");
+        let text = text_of(&refused);
+        assert!(
+            text.starts_with("Nothing was applied: the change is not the one its preview showed any more"),
+            "{text}"
+        );
+        assert!(text.contains("`src/a.ts`: its text before the change is not the one the preview showed"), "{text}");
+        let sent = fake.drain();
+        assert!(sent.iter().all(|m| m["params"]["apply"] != true), "{tool}: the apply never reached the IDE: {sent:?}");
     }
 }
