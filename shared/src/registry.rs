@@ -194,6 +194,7 @@ pub struct ToolContext {
     progress_token: Option<ProgressToken>,
     peer: Option<Peer<RoleServer>>,
     roots: CallRoots,
+    session: Option<Arc<str>>,
 }
 
 impl ToolContext {
@@ -203,13 +204,25 @@ impl ToolContext {
         progress_token: Option<ProgressToken>,
         peer: Option<Peer<RoleServer>>,
     ) -> Self {
-        ToolContext { cancellation, progress_token, peer, roots: CallRoots::None }
+        ToolContext { cancellation, progress_token, peer, roots: CallRoots::None, session: None }
     }
 
     /// Where the call's client roots come from (set by the server for each call).
     pub fn with_roots(mut self, roots: CallRoots) -> Self {
         self.roots = roots;
         self
+    }
+
+    /// The HTTP session the call belongs to (set by the server for each call).
+    pub fn with_session(mut self, session: Option<Arc<str>>) -> Self {
+        self.session = session;
+        self
+    }
+
+    /// The `Mcp-Session-Id` of the HTTP session the call came in; `None` over stdio and for
+    /// sessionless requests (`--stateless`, 2026-07-28), where the process is the session.
+    pub fn session(&self) -> Option<&str> {
+        self.session.as_deref()
     }
 
     /// The client's MCP roots for this call ([`crate::client_roots`]): asked for once per

@@ -29,6 +29,7 @@ mod error;
 mod fuzzy;
 mod guide;
 mod history;
+mod journal;
 mod lines;
 mod locks;
 mod render;
@@ -37,7 +38,7 @@ mod workspace;
 
 pub mod document;
 
-pub use editor::{Command, Edit, Editor, Limits, Reply, Request};
+pub use editor::{Command, Edit, Editor, Limits, Origin, Reply, Request, default_journal_dir};
 pub use tools::NAMES as TOOL_NAMES;
 pub use workspace::EditorRoots;
 

@@ -32,9 +32,21 @@ struct Cli {
     #[arg(long, value_name = "BYTES", default_value_t = 64 * 1024 * 1024)]
     max_file_size: u64,
 
-    /// How many edits of each file `undo_edit` can revert.
+    /// How many edits of each file `undo_edit` can revert, one level per call (0: no undo, no
+    /// change journal, and no list_changes / revert_changes).
     #[arg(long, value_name = "N", default_value_t = 32)]
     undo_depth: usize,
+
+    /// Where the change journals are kept (one per workspace, private to this user). Default:
+    /// the user's state directory (`$XDG_STATE_HOME`, `~/Library/Application Support`,
+    /// `%LOCALAPPDATA%`), under `mcp-suite/text-editor`. Never inside a root.
+    #[arg(long, value_name = "DIR")]
+    journal_dir: Option<PathBuf>,
+
+    /// The most a workspace's change journal may hold, in bytes; beyond it the oldest changes
+    /// are dropped (never a deletion or move whose undo a reply promised).
+    #[arg(long, value_name = "BYTES", default_value_t = 256 * 1024 * 1024, value_parser = clap::value_parser!(u64).range(65_536..))]
+    journal_max_bytes: u64,
 
     /// Do not fsync written files and their directories: faster, but an edit may be lost on a
     /// power failure (never torn: writes stay atomic).
@@ -76,6 +88,11 @@ fn run() -> anyhow::Result<()> {
             undo_depth: cli.undo_depth,
             fsync: !cli.no_fsync,
             views: !cli.transport.no_views,
+            journal_dir: match cli.journal_dir {
+                Some(dir) => Some(std::path::absolute(dir)?),
+                None => mcp_server_text_editor::default_journal_dir(),
+            },
+            journal_max_bytes: cli.journal_max_bytes,
         },
     };
     let server = match mcp_server_text_editor::server(&config) {

@@ -148,6 +148,14 @@ pub fn create_private_dir(dir: &std::path::Path) -> io::Result<()> {
     imp::create_private_dir(dir)
 }
 
+/// Where this user's programs keep state that must outlive a restart but is not a document:
+/// `$XDG_STATE_HOME` (default `~/.local/state`) on Linux and the other Unixes,
+/// `~/Library/Application Support` on macOS, `%LOCALAPPDATA%` on Windows. `None` when the
+/// environment names no such place (no home directory).
+pub fn state_dir() -> Option<std::path::PathBuf> {
+    imp::state_dir().filter(|dir| dir.is_absolute())
+}
+
 /// Whether the process `pid` is running and is this user's (Unix: it may be signalled).
 pub fn process_alive(pid: u32) -> bool {
     imp::process_alive(pid)

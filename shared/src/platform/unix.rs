@@ -125,6 +125,23 @@ pub(super) fn create_private_dir(dir: &std::path::Path) -> io::Result<()> {
     Ok(())
 }
 
+pub(super) fn state_dir() -> Option<std::path::PathBuf> {
+    let home = std::env::home_dir().filter(|h| !h.as_os_str().is_empty());
+    state_dir_of(std::env::var_os("XDG_STATE_HOME"), home)
+}
+
+/// [`state_dir`] for these values of `XDG_STATE_HOME` and the home directory.
+fn state_dir_of(xdg: Option<std::ffi::OsString>, home: Option<std::path::PathBuf>) -> Option<std::path::PathBuf> {
+    if cfg!(target_os = "macos") {
+        return home.map(|h| h.join("Library/Application Support"));
+    }
+    match xdg.map(std::path::PathBuf::from) {
+        // The XDG rule: a relative value is invalid and ignored.
+        Some(dir) if dir.is_absolute() => Some(dir),
+        _ => home.map(|h| h.join(".local/state")),
+    }
+}
+
 pub(super) fn process_alive(pid: u32) -> bool {
     let Some(pid) = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw) else {
         return false;
@@ -135,6 +152,16 @@ pub(super) fn process_alive(pid: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    #[cfg(not(target_os = "macos"))]
+    fn the_state_directory_follows_xdg_state_home() {
+        let home = Some(std::path::PathBuf::from("/home/u"));
+        assert_eq!(state_dir_of(Some("/x/state".into()), home.clone()), Some("/x/state".into()));
+        assert_eq!(state_dir_of(Some("relative".into()), home.clone()), Some("/home/u/.local/state".into()));
+        assert_eq!(state_dir_of(None, home), Some("/home/u/.local/state".into()));
+        assert_eq!(state_dir_of(None, None), None);
+    }
 
     #[test]
     fn mode_bits_are_kept_exactly() {

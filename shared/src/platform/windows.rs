@@ -130,6 +130,10 @@ pub(super) fn create_private_dir(dir: &std::path::Path) -> io::Result<()> {
     }
 }
 
+pub(super) fn state_dir() -> Option<std::path::PathBuf> {
+    std::env::var_os("LOCALAPPDATA").map(std::path::PathBuf::from).filter(|dir| !dir.as_os_str().is_empty())
+}
+
 /// `OpenProcess` + `GetExitCodeProcess`: the process exists and has not exited. The only
 /// `unsafe` of the suite: two Win32 calls with a handle that is closed before returning.
 #[allow(unsafe_code)]

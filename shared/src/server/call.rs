@@ -150,7 +150,15 @@ impl McpServer {
         } else {
             CallRoots::Session(Arc::clone(&self.roots), context.peer.clone())
         };
-        let ctx = ToolContext::new(context.ct.clone(), progress_token, Some(context.peer.clone())).with_roots(roots);
+        let session = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.headers.get("mcp-session-id"))
+            .and_then(|value| value.to_str().ok())
+            .map(Arc::from);
+        let ctx = ToolContext::new(context.ct.clone(), progress_token, Some(context.peer.clone()))
+            .with_roots(roots)
+            .with_session(session);
         match self.call(&request.name, request.arguments, ctx).await {
             Some(output) => {
                 let outcome = output.error_item().map_or("OK", |e| e.code.as_str());

@@ -7,7 +7,7 @@ use mcp_shared::{ErrorCode, sandbox::WriteOptions};
 use crate::{
     editor::{Editor, Reply, Target, history_key},
     error::{self, ToolError},
-    history::{Change, Record},
+    journal,
 };
 
 impl Editor {
@@ -28,8 +28,12 @@ impl Editor {
         }
         let options = WriteOptions { create_parents: true, create_new: true, ..self.write_options() };
         t.still_wanted()?;
-        t.sandbox.write_atomic(t.path, text.as_bytes(), &options).map_err(|e| t.sandbox_error(e))?;
-        let id = self.history().push(&history_key(t.path), Record::new(Change::Created, text.as_bytes()));
+        let effect = journal::Effect::new(history_key(t.path), journal::Before::Absent, Some(text.as_bytes()));
+        let mut change = journal::Change::new(&t.origin.tool, &t.origin.session, journal::Kind::Edit, vec![effect]);
+        change.dirs = crate::editor::files::missing_parents(t.sandbox, t.path).into_iter().map(Into::into).collect();
+        let ((), id) = self.journalled(t.sandbox, change, &[&[]], None, || {
+            t.sandbox.write_atomic(t.path, text.as_bytes(), &options).map_err(|e| t.sandbox_error(e))
+        })?;
         if self.limits.views {
             let mut seen = crate::editor::Seen::new(None, Some(text.as_bytes()));
             seen.change = id;

@@ -62,8 +62,10 @@ impl Editor {
         dry_run: bool,
         expected: Expected<'_>,
         abandoned: Option<&AtomicBool>,
+        origin: &crate::editor::Origin,
     ) -> Result<Reply, ToolError> {
-        let t = Target { if_sha256: expected.sha256, ..Target::new(sandbox, path, Command::StrReplace, abandoned) };
+        let t =
+            Target { if_sha256: expected.sha256, ..Target::new(sandbox, path, Command::StrReplace, abandoned, origin) };
         if let Some(result) = expected.result_sha256 {
             // Malformed: refused before the file is even read.
             crate::editor::check_sha256(Some(result), None, "").or_else(|e| match e.code {
@@ -271,7 +273,7 @@ mod tests {
         let sandbox = Sandbox::new([dir]).unwrap();
         let editor = Editor::new(crate::Limits { fsync: false, ..Default::default() });
         let target = sandbox.resolve(path.to_str().unwrap()).unwrap();
-        let result = editor.edit_file(&sandbox, &target, edits, dry, Expected::default(), None);
+        let result = editor.edit_file(&sandbox, &target, edits, dry, Expected::default(), None, &Default::default());
         (result, std::fs::read(&path).unwrap(), editor)
     }
 

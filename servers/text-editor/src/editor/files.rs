@@ -8,6 +8,9 @@
 //! `overwrite` replaced one, is kept for undo. `undo_edit` on a deleted path writes the file back
 //! byte for byte with its permission bits; on a move's destination it moves the file back (and
 //! restores what it overwrote). Either refuses (`CONFLICT`) when someone changed the files since.
+//! Both are changes of the journal whose reply promises an undo: their bytes are kept there
+//! (never dropped while not undone), and when the journal has no room for them, or cannot be
+//! written, nothing is changed.
 
 use mcp_shared::{
     ErrorCode,
@@ -15,14 +18,14 @@ use mcp_shared::{
 };
 
 use crate::{
-    editor::{Editor, Reply, Seen, Target, check_sha256, history_key},
+    editor::{Editor, Origin, Reply, Seen, check_sha256, history_key},
     error::ToolError,
-    history::{self, Change, Record},
+    journal::{self, Before, Effect, Kind},
 };
 
 /// The directories above `path` that do not exist (absolute, deepest first): those a write
 /// with `create_parents` makes.
-fn missing_parents(sandbox: &Sandbox, path: &SandboxPath) -> Vec<String> {
+pub(crate) fn missing_parents(sandbox: &Sandbox, path: &SandboxPath) -> Vec<String> {
     let mut missing = Vec::new();
     let mut at = path.parent();
     while let Some(dir) = at {
@@ -84,16 +87,18 @@ impl Editor {
         WriteOptions { fsync: self.limits().fsync, create_parents: true, create_new, mode_if_new: Some(mode) }
     }
 
-    /// `delete_file`: removes the regular file `path`, keeping it for `undo_edit`. When the
-    /// undo history has no room for its bytes, nothing is deleted (a reply never promises an
-    /// undo the history could drop); with `--undo-depth 0`, the reply says it cannot be undone.
+    /// `delete_file`: removes the regular file `path`, keeping it in the journal for
+    /// `undo_edit`. When the journal has no room for its bytes, nothing is deleted (a reply never
+    /// promises an undo the journal could drop); with `--undo-depth 0`, the reply says it cannot
+    /// be undone.
     pub fn delete_file(
         &self,
         sandbox: &Sandbox,
         path: &SandboxPath,
         if_sha256: Option<&str>,
+        origin: &Origin,
     ) -> Result<Reply, ToolError> {
-        if !self.history().keeps_anything() {
+        if self.journal(sandbox).is_none() {
             let (bytes, _) = read_regular(self, sandbox, path, "The path")?;
             check_sha256(if_sha256, Some(&bytes), path.display())?;
             sandbox.remove_file(path).map_err(ToolError::from)?;
@@ -104,19 +109,17 @@ impl Editor {
             )));
         }
         // The size first, so that a file with no room is refused before it is read.
-        let md = sandbox.metadata(path).map_err(ToolError::from)?;
-        self.room_for_undo(usize::try_from(md.len).unwrap_or(usize::MAX), path, "deleted")?;
+        self.room_for_undo(sandbox, path, "deleted")?;
         let (bytes, mode) = read_regular(self, sandbox, path, "The path")?;
         check_sha256(if_sha256, Some(&bytes), path.display())?;
         let len = bytes.len();
-        if !self.history().reserve_pinned(len) {
-            return Err(self.no_room_for_undo(len, path, "deleted"));
-        }
-        if let Err(error) = sandbox.remove_file(path) {
-            self.history().release_pinned(len);
-            return Err(error.into());
-        }
-        let id = self.history().push(&history_key(path), Record::new(Change::Deleted { bytes, mode }, &[]));
+        let effect = Effect::new(history_key(path), Before::Bytes { mode }, None);
+        let mut change = journal::Change::new(&origin.tool, &origin.session, Kind::Edit, vec![effect]);
+        change.pinned = true;
+        let no_room = |room: u64, held: u64| self.no_room_for_undo(len, path, "deleted", room, held);
+        let ((), id) = self.journalled(sandbox, change, &[&bytes], Some(&no_room), || {
+            sandbox.remove_file(path).map_err(ToolError::from)
+        })?;
         let seen = self.limits.views.then_some(Seen {
             before: None,
             after: None,
@@ -129,22 +132,27 @@ impl Editor {
             .with_seen(seen))
     }
 
-    /// `Ok` when the undo history has room for `len` more bytes of a file kept for its undo.
-    fn room_for_undo(&self, len: usize, path: &SandboxPath, what: &str) -> Result<(), ToolError> {
-        if len > self.history().room_for_pinned() { Err(self.no_room_for_undo(len, path, what)) } else { Ok(()) }
+    /// `Ok` when the journal has room for the file at `path` (by its size), to refuse a file
+    /// with no room before it is read; the room is checked again, held, when it is recorded.
+    fn room_for_undo(&self, sandbox: &Sandbox, path: &SandboxPath, what: &str) -> Result<(), ToolError> {
+        let Some(journal) = self.journal(sandbox) else { return Ok(()) };
+        let Ok(md) = sandbox.metadata(path) else { return Ok(()) };
+        let (room, held) = self
+            .with_txn(&journal, sandbox, |txn| (txn.room_for_pinned(), txn.pinned_bytes()))
+            .map_err(|e| crate::editor::journal_unusable(&e))?;
+        if md.len > room {
+            return Err(self.no_room_for_undo(usize::try_from(md.len).unwrap_or(usize::MAX), path, what, room, held));
+        }
+        Ok(())
     }
 
-    fn no_room_for_undo(&self, len: usize, path: &SandboxPath, what: &str) -> ToolError {
-        let (room, held) = {
-            let history = self.history();
-            (history.room_for_pinned(), history.pinned_bytes())
-        };
+    fn no_room_for_undo(&self, len: usize, path: &SandboxPath, what: &str, room: u64, held: u64) -> ToolError {
         ToolError::new(
             ErrorCode::FileTooLarge,
             format!(
-                "{} was not {what}: its {len} bytes would be kept in memory so that `undo_edit` can bring it back, and the undo history has room for {room} more bytes (it holds {held} bytes of deleted and replaced files, of {} in all). Nothing was changed. Undo a deletion or move that should not stay, or remove the file outside this server.",
+                "{} was not {what}: its {len} bytes would be kept in the change journal so that `undo_edit` can bring it back, and the journal has room for {room} more bytes of deleted and replaced files (it holds {held} of them, of --journal-max-bytes {} in all). Nothing was changed. Undo a deletion or move that should not stay, or remove the file outside this server.",
                 path.display(),
-                history::DEFAULT_BUDGET_BYTES
+                self.limits.journal_max_bytes
             ),
         )
     }
@@ -158,6 +166,7 @@ impl Editor {
         to: &SandboxPath,
         overwrite: bool,
         if_sha256: Option<&str>,
+        origin: &Origin,
     ) -> Result<Reply, ToolError> {
         if from.absolute() == to.absolute() {
             return Err(ToolError::new(
@@ -175,58 +184,42 @@ impl Editor {
             result_sha256: None,
             change: None,
         });
-        let keeps = self.history().keeps_anything();
+        let keeps = self.journal(sandbox).is_some();
         let created_dirs = missing_parents(sandbox, to);
-        // With `overwrite`, a destination that appears between the look and the write (another
-        // process moving a file there) is looked at again and replaced, so that the undo keeps
-        // what was really replaced: a second try, then the honest answer.
-        let mut tries = 0;
-        let (overwritten, kept) = loop {
-            tries += 1;
-            let overwritten = self.destination(sandbox, from, to, overwrite)?;
-            // The undo's room (what the move replaces), reserved before anything is touched.
-            let kept = overwritten.as_ref().map_or(0, |(old, _)| old.len());
-            if keeps && !self.history().reserve_pinned(kept) {
-                return Err(self.no_room_for_undo(kept, to, "replaced"));
-            }
+        let overwritten = self.destination(sandbox, from, to, overwrite)?;
+        let move_it = || -> Result<(), ToolError> {
             let options = self.file_write_options(mode, overwritten.is_none());
-            match sandbox.write_atomic(to, &bytes, &options) {
-                Ok(()) => break (overwritten, kept),
-                Err(error) => {
-                    if keeps {
-                        self.history().release_pinned(kept);
-                    }
-                    let raced = matches!(error, mcp_shared::sandbox::SandboxError::AlreadyExists { .. });
-                    if !(raced && overwrite && tries < 3) {
-                        return Err(error.into());
-                    }
-                }
+            sandbox.write_atomic(to, &bytes, &options).map_err(ToolError::from)?;
+            if let Err(error) = sandbox.remove_file(from) {
+                // Put the destination back as it was: the move did not happen.
+                let _ = match &overwritten {
+                    Some((old, old_mode)) => sandbox.write_atomic(to, old, &self.file_write_options(*old_mode, false)),
+                    None => sandbox.remove_file(to),
+                };
+                return Err(error.into());
             }
+            Ok(())
         };
-        let release = || {
-            if keeps {
-                self.history().release_pinned(kept);
-            }
-        };
-        if let Err(error) = sandbox.remove_file(from) {
-            // Put the destination back as it was: the move did not happen.
-            let _ = match &overwritten {
-                Some((old, old_mode)) => sandbox.write_atomic(to, old, &self.file_write_options(*old_mode, false)),
-                None => sandbox.remove_file(to),
-            };
-            release();
-            return Err(error.into());
-        }
         let len = bytes.len();
         if !keeps {
+            move_it()?;
             return Ok(Reply::text(format!(
                 "Moved {} to {} ({len} bytes). This cannot be undone: this server keeps no undo history (--undo-depth 0).",
                 from.display(),
                 to.display()
             )));
         }
-        let change = Change::Moved { from: from.absolute().display().to_string(), mode, overwritten, created_dirs };
-        let id = self.history().push(&history_key(to), Record::new(change, &bytes));
+        let source = Effect::new(history_key(from), Before::SameAs { path: history_key(to), mode }, None);
+        let (was, kept): (Before, &[u8]) = match &overwritten {
+            Some((old, old_mode)) => (Before::Bytes { mode: *old_mode }, old),
+            None => (Before::Absent, &[]),
+        };
+        let destination = Effect::new(history_key(to), was, Some(&bytes));
+        let mut change = journal::Change::new(&origin.tool, &origin.session, Kind::Edit, vec![source, destination]);
+        change.pinned = true;
+        change.dirs = created_dirs.into_iter().map(Into::into).collect();
+        let no_room = |room: u64, held: u64| self.no_room_for_undo(kept.len(), to, "replaced", room, held);
+        let ((), id) = self.journalled(sandbox, change, &[&[], kept], Some(&no_room), move_it)?;
         let seen = seen.map(|seen| Seen { change: id, ..seen });
         Ok(Reply::text(format!(
             "Moved {} to {} ({len} bytes). `undo_edit` on {} moves it back.",
@@ -238,7 +231,7 @@ impl Editor {
     }
 
     /// What is at the destination of a move: nothing (`None`), or the file `overwrite` lets it
-    /// replace (content, permission bits), kept for the undo if the history has room.
+    /// replace (content, permission bits), kept for the undo.
     fn destination(
         &self,
         sandbox: &Sandbox,
@@ -263,91 +256,12 @@ impl Editor {
                     to.display()
                 ),
             )),
-            Ok(md) => {
-                if self.history().keeps_anything() {
-                    self.room_for_undo(usize::try_from(md.len).unwrap_or(usize::MAX), to, "replaced")?;
-                }
+            Ok(_) => {
+                self.room_for_undo(sandbox, to, "replaced")?;
                 Ok(Some(read_regular(self, sandbox, to, "The destination")?))
             }
             Err(mcp_shared::sandbox::SandboxError::NotFound { .. }) => Ok(None),
             Err(e) => Err(e.into()),
         }
-    }
-
-    /// `undo_edit` of a `delete_file` or of a `move_file` (the record on top of `key`'s stack).
-    pub(crate) fn undo_file_operation(&self, t: &Target<'_>, key: &std::path::Path) -> Result<Reply, ToolError> {
-        let Some(record) = self.history().pop(key) else {
-            return Err(ToolError::new(ErrorCode::NotFound, format!("No edit history found for {}.", t.shown)));
-        };
-        let conflict = |why: String| {
-            ToolError::new(
-                ErrorCode::Conflict,
-                format!(
-                    "No edit was undone: {why}, and undoing would overwrite that. Check the files and act on them directly."
-                ),
-            )
-        };
-        let result = (|| match &record.change {
-            Change::Deleted { bytes, mode } => {
-                if t.sandbox.exists(t.path).map_err(|e| t.sandbox_error(e))? {
-                    return Err(conflict(format!("{} was created again since it was deleted", t.shown)));
-                }
-                crate::editor::check_sha256(t.if_sha256, None, t.shown)?;
-                t.still_wanted()?;
-                t.sandbox
-                    .write_atomic(t.path, bytes, &self.file_write_options(*mode, true))
-                    .map_err(|e| t.sandbox_error(e))?;
-                if self.limits.views {
-                    *t.seen.borrow_mut() = Some(crate::editor::Seen::new(None, Some(bytes)));
-                }
-                Ok(Reply::text(format!(
-                    "Last edit to {0} undone successfully. {0} had been deleted by that edit, so it has been restored ({1} bytes).",
-                    t.shown,
-                    bytes.len()
-                )))
-            }
-            Change::Moved { from, mode, overwritten, created_dirs } => {
-                let source = t.sandbox.resolve(from).map_err(ToolError::from)?;
-                let current = t.sandbox.read(t.path).map_err(|e| t.sandbox_error(e))?;
-                if !record.matches(&current) {
-                    return Err(conflict(format!("{} was changed since it was moved there", t.shown)));
-                }
-                crate::editor::check_sha256(t.if_sha256, Some(&current), t.shown)?;
-                if t.sandbox.exists(&source).map_err(ToolError::from)? {
-                    return Err(conflict(format!("{from} exists again since the file was moved from there")));
-                }
-                t.still_wanted()?;
-                t.sandbox
-                    .write_atomic(&source, &current, &self.file_write_options(*mode, true))
-                    .map_err(ToolError::from)?;
-                let restored = match overwritten {
-                    Some((old, old_mode)) => {
-                        t.sandbox.write_atomic(t.path, old, &self.file_write_options(*old_mode, false))
-                    }
-                    None => t.sandbox.remove_file(t.path),
-                };
-                restored.map_err(|e| t.sandbox_error(e))?;
-                // The directories the move made, if nothing else was put in them since.
-                for dir in created_dirs {
-                    let removed = t.sandbox.resolve(dir).and_then(|dir| t.sandbox.remove_empty_dir(&dir));
-                    if !matches!(removed, Ok(true)) {
-                        break;
-                    }
-                }
-                let also = if overwritten.is_some() { ", and the file it had replaced is back" } else { "" };
-                Ok(Reply::text(format!(
-                    "Last edit to {} undone successfully: the file was moved back to {from}{also}.",
-                    t.shown
-                )))
-            }
-            _ => Err(ToolError::new(
-                ErrorCode::InternalError,
-                "The undo record is of another kind; nothing was changed.",
-            )),
-        })();
-        if result.is_err() {
-            self.history().restore(key, record);
-        }
-        result
     }
 }

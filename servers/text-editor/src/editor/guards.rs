@@ -7,7 +7,7 @@ use mcp_shared::ErrorCode;
 use crate::{
     editor::{Editor, Reply, Target, history_key},
     error::{self, ToolError},
-    history::{self, Change, Record},
+    journal::Txn,
 };
 
 /// `if_sha256`: `Ok` when no hash was given or `current` (the file's content; `None`: there is
@@ -52,51 +52,70 @@ pub fn check_sha256(expected: Option<&str>, current: Option<&[u8]>, shown: &str)
 
 impl Editor {
     /// `if_change` (`view` with it is this check alone; `undo_edit` checks it first): `Ok` when
-    /// the change of that id is the file's latest and the file is as it left it (a deleted file
-    /// still absent), otherwise a `CONFLICT` that says which change is the latest now. A view
-    /// made for one change can so never undo another, even one that left the same content.
+    /// the change of that id is the one `undo_edit` would take back and the file is as it left
+    /// it (a deleted file still absent), otherwise a `CONFLICT` that says which change is the
+    /// latest now. A view made for one change can so never undo another, even one that left the
+    /// same content.
     pub(crate) fn check_change(&self, t: &Target<'_>) -> Result<Reply, ToolError> {
+        if t.if_change.is_none() {
+            return Ok(Reply::text(String::new()));
+        }
+        let Some(journal) = self.journal(t.sandbox) else {
+            return self.check_change_without_journal(t);
+        };
+        self.with_txn(&journal, t.sandbox, |txn| self.check_change_in(t, txn))
+            .map_err(|e| crate::editor::journal_unusable(&e))?
+    }
+
+    fn check_change_without_journal(&self, t: &Target<'_>) -> Result<Reply, ToolError> {
+        Err(ToolError::new(
+            ErrorCode::Conflict,
+            format!(
+                "Nothing was undone: this server keeps no undo history (--undo-depth 0), so the change `{}` of {} cannot be undone. View the file, then change it directly if it still needs it.",
+                mcp_shared::view::shown_briefly(t.if_change.unwrap_or_default()),
+                t.shown
+            ),
+        ))
+    }
+
+    /// [`Editor::check_change`] on the journal, held.
+    pub(crate) fn check_change_in(&self, t: &Target<'_>, txn: &mut Txn<'_>) -> Result<Reply, ToolError> {
         let Some(wanted) = t.if_change else {
             return Ok(Reply::text(String::new()));
         };
         let key = history_key(t.path);
-        let (latest, record) = {
-            let history = self.history();
-            let shape = |r: &Record| (matches!(r.change, Change::Deleted { .. }), r.after_len, r.after_hash);
-            (history.latest_id(&key), history.peek(&key).map(shape))
-        };
         let refused = |why: String| {
             Err(ToolError::new(
                 ErrorCode::Conflict,
                 format!("Nothing was undone: {why}. View the file, then change it directly if it still needs it."),
             ))
         };
-        let (Some(latest), Some(record)) = (latest, record) else {
+        let latest = crate::editor::undo_edit::candidate(txn, &key, self.limits.undo_depth);
+        let Some((seq, group)) = latest else {
             return refused(format!(
-                "the change `{}` is not in the undo history of {} (it was undone already, or this server restarted since)",
+                "the change `{}` is not in the undo history of {} (it was undone already, or dropped from the journal)",
                 mcp_shared::view::shown_briefly(wanted),
                 t.shown
             ));
         };
-        if latest != wanted {
+        let latest_id = txn.id_of(seq);
+        if latest_id != wanted {
             return refused(format!(
-                "the change `{}` is no longer the latest change of {} (a later change, `{latest}`, would be undone instead)",
+                "the change `{}` is no longer the latest change of {} (a later change, `{latest_id}`, would be undone instead)",
                 mcp_shared::view::shown_briefly(wanted),
                 t.shown
             ));
         }
+        if let Some(change) = txn.change(seq) {
+            crate::editor::undo_edit::refuse_other_session(change, t)?;
+        }
+        let effect = txn.change(seq).and_then(|c| c.effects.iter().find(|e| e.group == group && e.path == key)).cloned();
         let current = match t.sandbox.read(t.path) {
             Ok(bytes) => Some(bytes),
             Err(mcp_shared::sandbox::SandboxError::NotFound { .. }) => None,
             Err(e) => return Err(t.sandbox_error(e)),
         };
-        let (deleted, after_len, after_hash) = record;
-        let as_left = match (deleted, &current) {
-            (true, None) => true,
-            (true, Some(_)) | (false, None) => false,
-            (false, Some(bytes)) => bytes.len() as u64 == after_len && history::fingerprint(bytes) == after_hash,
-        };
-        if !as_left {
+        if !effect.is_some_and(|e| e.left(current.as_deref())) {
             return refused(format!("{} was changed by someone else since the change `{wanted}`", t.shown));
         }
         Ok(Reply::text(format!(

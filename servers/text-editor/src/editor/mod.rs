@@ -6,18 +6,22 @@
 //! `undo_edit.rs`; `files.rs`: the undo of `move_file` / `delete_file`; `guards.rs`: the
 //! `if_sha256` and `if_change` checks), on the shared helpers here: validation, the locked open, the load, the atomic apply with its history record.
 
-use std::sync::{Mutex, atomic::AtomicBool};
+use std::{
+    collections::HashMap,
+    path::PathBuf,
+    sync::{Arc, Mutex, atomic::AtomicBool},
+};
 
 pub use edit_file::{Edit, Expected};
 pub use guards::check_sha256;
 
 mod create;
 mod edit_file;
-mod files;
+pub(crate) mod files;
 mod guards;
 mod insert;
 mod str_replace;
-mod undo_edit;
+pub(crate) mod undo_edit;
 mod view;
 
 use mcp_shared::{
@@ -29,7 +33,8 @@ use serde_json::Value;
 use crate::{
     document::{self, Document, NotText},
     error::{self, ToolError},
-    history::{self, Change, History, Record},
+    history::{self, Change},
+    journal::{self, Journal, JournalError, Txn},
     lines::{self, Splice},
     render,
 };
@@ -84,11 +89,29 @@ pub struct Limits {
     pub fsync: bool,
     /// Keep what each write did for the change view (off with `--no-views`: no hash, no copy).
     pub views: bool,
+    /// Where journals are kept (`--journal-dir`; default: the state directory's
+    /// `mcp-suite/text-editor`); `None`: nowhere known, journals last the process's life.
+    pub journal_dir: Option<PathBuf>,
+    /// The bound of each journal, in bytes (`--journal-max-bytes`).
+    pub journal_max_bytes: u64,
+}
+
+/// The default place of journals: `mcp-suite/text-editor` in the user's state directory.
+pub fn default_journal_dir() -> Option<PathBuf> {
+    mcp_shared::platform::state_dir().map(|dir| dir.join("mcp-suite").join("text-editor"))
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_output_chars: 16_000, max_file_size: 64 * 1024 * 1024, undo_depth: 32, fsync: true, views: true }
+        Limits {
+            max_output_chars: 16_000,
+            max_file_size: 64 * 1024 * 1024,
+            undo_depth: 32,
+            fsync: true,
+            views: true,
+            journal_dir: default_journal_dir(),
+            journal_max_bytes: journal::DEFAULT_MAX_BYTES,
+        }
     }
 }
 
@@ -112,6 +135,61 @@ pub struct Request {
     /// `if_change`: `undo_edit` (or `view`, as a check) only if the file's latest change is
     /// this one (see [`Editor::check_change`]).
     pub if_change: Option<String>,
+    /// Who asks, for the journal.
+    pub origin: Origin,
+}
+
+/// Who makes a change: the tool (and command) and the session, as the journal records them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    /// The tool, e.g. `text_editor str_replace`.
+    pub tool: String,
+    /// The session ([`session_label`]).
+    pub session: String,
+}
+
+impl Default for Origin {
+    fn default() -> Self {
+        Origin { tool: "text_editor".to_owned(), session: process_session().to_owned() }
+    }
+}
+
+/// This process's session label: `stdio-<pid>-<start>` (every call over stdio, and every
+/// sessionless HTTP request, belongs to it).
+pub fn process_session() -> &'static str {
+    static LABEL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    LABEL.get_or_init(|| {
+        let nanos =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        format!("process-{}-{:x}", std::process::id(), (nanos as u64) & 0xffff_ffff)
+    })
+}
+
+/// The session label of an HTTP session: this process's, and a hash of its id (the id itself
+/// admits to the session, so it is not written down); `None`: this process's
+/// ([`process_session`]).
+pub fn session_label(session_id: Option<&str>) -> String {
+    match session_id {
+        Some(id) => {
+            format!("{}/http-{:012x}", process_session(), journal::fingerprint(id.as_bytes()) & 0xffff_ffff_ffff)
+        }
+        None => process_session().to_owned(),
+    }
+}
+
+/// Whether the session `label` is another one than `mine` that may still be at work: another
+/// HTTP session of this process, or a session of another server process that is still running.
+/// A stopped server's sessions are over: their changes are anyone's to undo.
+pub fn other_live_session(label: &str, mine: &str) -> bool {
+    if label == mine {
+        return false;
+    }
+    let process = label.split('/').next().unwrap_or_default();
+    if process == process_session() {
+        return true;
+    }
+    let pid = process.strip_prefix("process-").and_then(|rest| rest.split('-').next()).and_then(|p| p.parse().ok());
+    pid.is_some_and(mcp_shared::platform::process_alive)
 }
 
 /// A successful result: the text the model reads, and an optional note after it.
@@ -176,16 +254,96 @@ impl Seen {
 #[derive(Debug)]
 pub struct Editor {
     pub(crate) limits: Limits,
-    pub(crate) history: Mutex<History>,
+    /// The journal of each workspace (by its roots), opened on first use.
+    journals: Mutex<HashMap<Vec<PathBuf>, Arc<Journal>>>,
     /// The line counts of files viewed from their end (`view_range` `[-20, -1]`).
     line_counts: Mutex<view::LineCounts>,
 }
 
 impl Editor {
-    /// An editor with `limits` and an empty history.
+    /// An editor with `limits`.
     pub fn new(limits: Limits) -> Editor {
-        let history = History::new(limits.undo_depth, history::DEFAULT_BUDGET_BYTES);
-        Editor { limits, history: Mutex::new(history), line_counts: Mutex::default() }
+        Editor { limits, journals: Mutex::default(), line_counts: Mutex::default() }
+    }
+
+    /// The journal of `sandbox`'s workspace; `None` with `--undo-depth 0` (nothing is kept).
+    pub fn journal(&self, sandbox: &Sandbox) -> Option<Arc<Journal>> {
+        if self.limits.undo_depth == 0 {
+            return None;
+        }
+        let roots = sandbox.roots().to_vec();
+        let mut journals = self.journals.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let journal = journals.entry(roots).or_insert_with_key(|roots| {
+            Arc::new(Journal::for_roots(
+                self.limits.journal_dir.as_deref(),
+                roots,
+                self.limits.journal_max_bytes,
+                self.limits.fsync,
+            ))
+        });
+        Some(Arc::clone(journal))
+    }
+
+    /// Runs `f` on `journal`, held, after settling any change whose writer died.
+    pub(crate) fn with_txn<R>(
+        &self,
+        journal: &Journal,
+        sandbox: &Sandbox,
+        f: impl FnOnce(&mut Txn<'_>) -> R,
+    ) -> Result<R, JournalError> {
+        let mut txn = journal.lock()?;
+        if !txn.pending().is_empty() {
+            journal::plan::settle(&mut txn, sandbox, self.limits.max_file_size, self.limits.fsync)?;
+        }
+        Ok(f(&mut txn))
+    }
+
+    /// Makes a change to the files (`write`) journalled as `change` with `payloads` (one per
+    /// effect): recorded as begun before, as done or failed after, the journal held throughout.
+    /// Gives the change's id, when it was recorded. When the journal cannot be used, an edit is
+    /// made unrecorded (and logged). A pinned change (its reply promises an undo: `no_room`
+    /// given) is refused instead, and also when the journal has no room for its bytes
+    /// (`no_room(room, held)`).
+    pub(crate) fn journalled<R>(
+        &self,
+        sandbox: &Sandbox,
+        change: journal::Change,
+        payloads: &[&[u8]],
+        no_room: Option<&dyn Fn(u64, u64) -> ToolError>,
+        write: impl FnOnce() -> Result<R, ToolError>,
+    ) -> Result<(R, Option<String>), ToolError> {
+        let Some(journal) = self.journal(sandbox) else {
+            return write().map(|r| (r, None));
+        };
+        let mut write = Some(write);
+        let held = self.with_txn(&journal, sandbox, |txn| {
+            if let Some(no_room) = no_room {
+                let (needed, room) = (change.payload_bytes_of(payloads), txn.room_for_pinned());
+                if needed > room {
+                    return Ok(Err(no_room(room, txn.pinned_bytes())));
+                }
+            }
+            let seq = txn.begin(change, payloads)?;
+            let Some(write) = write.take() else {
+                return Ok(Err(ToolError::new(ErrorCode::InternalError, "The change was made already.")));
+            };
+            let result = write();
+            if let Err(error) = txn.finish(seq, result.is_ok()) {
+                tracing::error!(%error, seq, "the end of a change could not be journalled");
+            }
+            Ok(result.map(|r| (r, Some(txn.id_of(seq)))))
+        });
+        let error = match held {
+            Ok(Ok(result)) => return result,
+            Ok(Err(error)) | Err(error) => error,
+        };
+        match write.take() {
+            Some(write) if no_room.is_none() => {
+                tracing::warn!(%error, "the change journal cannot be written; the edit is made without it");
+                write().map(|r| (r, None))
+            }
+            _ => Err(journal_unusable(&error)),
+        }
     }
 
     /// The limits.
@@ -201,11 +359,12 @@ impl Editor {
         path: &SandboxPath,
         request: Request,
     ) -> Result<Reply, ToolError> {
-        let (if_sha256, if_change) = (request.if_sha256.clone(), request.if_change.clone());
+        let (if_sha256, if_change, origin) =
+            (request.if_sha256.clone(), request.if_change.clone(), request.origin.clone());
         let target = Target {
             if_sha256: if_sha256.as_deref(),
             if_change: if_change.as_deref(),
-            ..Target::new(sandbox, path, command, None)
+            ..Target::new(sandbox, path, command, None, &origin)
         };
         self.dispatch(&target, request)
     }
@@ -221,11 +380,12 @@ impl Editor {
         request: Request,
         abandoned: &AtomicBool,
     ) -> Result<Reply, ToolError> {
-        let (if_sha256, if_change) = (request.if_sha256.clone(), request.if_change.clone());
+        let (if_sha256, if_change, origin) =
+            (request.if_sha256.clone(), request.if_change.clone(), request.origin.clone());
         let target = Target {
             if_sha256: if_sha256.as_deref(),
             if_change: if_change.as_deref(),
-            ..Target::new(sandbox, path, command, Some(abandoned))
+            ..Target::new(sandbox, path, command, Some(abandoned), &origin)
         };
         self.dispatch(&target, request)
     }
@@ -256,13 +416,6 @@ impl Editor {
 
     pub(crate) fn line_counts(&self) -> std::sync::MutexGuard<'_, view::LineCounts> {
         self.line_counts.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    pub(crate) fn history(&self) -> std::sync::MutexGuard<'_, History> {
-        match self.history.lock() {
-            Ok(guard) => guard,
-            Err(poisoned) => poisoned.into_inner(),
-        }
     }
 
     /// The reference's `validate_path`: a missing path is an error except for `create`, an
@@ -458,9 +611,16 @@ impl Editor {
             (None, _) => true,
             (Some(_), Err(_)) => false,
         };
-        t.sandbox
-            .write_atomic_unless_changed(t.path, new_bytes, &self.write_options(), &unchanged)
-            .map_err(|e| t.sandbox_error(e))?;
+        let Change::Splice { offset, removed, inserted_len } = &change;
+        let (before, payload) =
+            (journal::Before::Splice { offset: *offset as u64, inserted_len: *inserted_len as u64 }, &removed[..]);
+        let effect = journal::Effect::new(history_key(t.path), before, Some(new_bytes));
+        let record = journal::Change::new(&t.origin.tool, &t.origin.session, journal::Kind::Edit, vec![effect]);
+        let ((), id) = self.journalled(t.sandbox, record, &[payload], None, || {
+            t.sandbox
+                .write_atomic_unless_changed(t.path, new_bytes, &self.write_options(), &unchanged)
+                .map_err(|e| t.sandbox_error(e))
+        })?;
         if self.limits.views {
             let before = match &change {
                 Change::Splice { offset, removed, inserted_len } if new_bytes.len() <= MAX_SEEN_BYTES => {
@@ -474,8 +634,6 @@ impl Editor {
             };
             *t.seen.borrow_mut() = Some(Seen::new(before, Some(new_bytes)));
         }
-        let record = Record::new(change, new_bytes);
-        let id = self.history().push(&history_key(t.path), record);
         if let Some(seen) = t.seen.borrow_mut().as_mut() {
             seen.change = id;
         }
@@ -504,6 +662,8 @@ pub(crate) struct Target<'a> {
     pub if_change: Option<&'a str>,
     /// What the write did, set by [`Editor::write`].
     pub seen: std::cell::RefCell<Option<Seen>>,
+    /// Who asks.
+    pub origin: &'a Origin,
 }
 
 /// Which file, of what size and modification time: what an edit read, checked again before
@@ -521,6 +681,7 @@ impl<'a> Target<'a> {
         path: &'a SandboxPath,
         command: Command,
         abandoned: Option<&'a AtomicBool>,
+        origin: &'a Origin,
     ) -> Target<'a> {
         Target {
             sandbox,
@@ -532,6 +693,7 @@ impl<'a> Target<'a> {
             if_sha256: None,
             if_change: None,
             seen: std::cell::RefCell::new(None),
+            origin,
         }
     }
 }
@@ -566,6 +728,14 @@ pub fn resolve(sandbox: &Sandbox, raw: &str, command: Command) -> Result<Sandbox
 /// The key of a file in the history and the lock map.
 pub fn history_key(path: &SandboxPath) -> std::path::PathBuf {
     path.absolute()
+}
+
+/// The error of a change refused because the journal that would keep its undo cannot be used.
+pub(crate) fn journal_unusable(error: &JournalError) -> ToolError {
+    ToolError::new(
+        ErrorCode::InternalError,
+        format!("Nothing was changed: {error}. Its reply would promise an undo the journal could not keep; check the journal's directory (--journal-dir), or ask the user to."),
+    )
 }
 
 /// The message for a file that is not text.

@@ -94,7 +94,13 @@ impl Tool for DeleteFile {
         let _guard = self.locks.lock(&history_key(&path)).await;
         let editor = Arc::clone(&self.editor);
         let if_sha256 = input.if_sha256;
-        let reply = blocking("The deletion", move || editor.delete_file(&sandbox, &path, if_sha256.as_deref())).await??;
+        let origin = crate::editor::Origin {
+            tool: "delete_file".to_owned(),
+            session: crate::editor::session_label(ctx.session()),
+        };
+        let reply =
+            blocking("The deletion", move || editor.delete_file(&sandbox, &path, if_sha256.as_deref(), &origin))
+                .await??;
         let shown =
             Shown { tool: "delete_file".into(), action: "deleted", path: input.path, from: None, undo_tool: self.undo_tool.clone() };
         shown.attach(ToolOutput::text(reply.text), reply.seen, None).await

@@ -109,8 +109,12 @@ impl Tool for MoveFile {
         let editor = Arc::clone(&self.editor);
         let overwrite = input.overwrite.unwrap_or(false);
         let if_sha256 = input.if_sha256;
-        let reply =
-            blocking("The move", move || editor.move_file(&sandbox, &from, &to, overwrite, if_sha256.as_deref())).await??;
+        let origin =
+            crate::editor::Origin { tool: "move_file".to_owned(), session: crate::editor::session_label(ctx.session()) };
+        let reply = blocking("The move", move || {
+            editor.move_file(&sandbox, &from, &to, overwrite, if_sha256.as_deref(), &origin)
+        })
+        .await??;
         let Some(seen) = reply.seen else {
             return Ok(ToolOutput::text(reply.text));
         };

@@ -29,7 +29,7 @@ fn edit_file(bytes: &[u8], edits: &[Edit], dry_run: bool) -> (Result<String, Str
     let sandbox = Sandbox::new([dir.path()]).unwrap();
     let path = sandbox.resolve(file.to_str().unwrap()).unwrap();
     let result = editor()
-        .edit_file(&sandbox, &path, edits, dry_run, Default::default(), None)
+        .edit_file(&sandbox, &path, edits, dry_run, Default::default(), None, &Default::default())
         .map(|r| r.text)
         .map_err(|e| e.message);
     (result, std::fs::read(&file).unwrap())

@@ -112,9 +112,16 @@ impl Server {
 pub fn spawn_on(root: &Path, extra: &[&str]) -> StdioClient {
     let mut args = vec!["--root", root.to_str().unwrap()];
     args.extend_from_slice(extra);
-    let mut client = StdioClient::spawn(BIN, &args).unwrap();
+    let mut client = StdioClient::builder(BIN).args(&args).env("XDG_STATE_HOME", state_home()).spawn().unwrap();
     client.initialize().unwrap();
     client
+}
+
+/// The state directory the servers of these tests keep their change journals in (one per
+/// root, and every root is a fresh temporary directory): outside every root, apart from the
+/// user's own.
+pub fn state_home() -> PathBuf {
+    std::env::temp_dir().join("mcp-suite-tests-state")
 }
 
 /// The first text block of a result (the reference's text; a note may follow).

@@ -1,0 +1,915 @@
+//! The change journal: every change made through a writing tool, in order and across files,
+//! kept on disk so that `undo_edit`, `list_changes` and `revert_changes` work after a restart
+//! and across the processes and HTTP sessions that serve one workspace.
+//!
+//! **Where.** One journal per workspace (its set of roots; with one root, per root), in the
+//! user's state directory ([`mcp_shared::platform::state_dir`], or `--journal-dir`):
+//! `mcp-suite/text-editor/journals/<hash of the roots>/`, private (0700, files 0600), never
+//! inside a root. When that place is inside a root, or cannot be made, the journal is kept in an
+//! unlinked temporary file instead: undo and revert work for the process's life, and
+//! `list_changes` says why they will not survive a restart.
+//!
+//! **What.** A change is a list of [`Effect`]s, one per file it touched: what the file was
+//! before (absent, whole bytes, a splice of the bytes after, or the content another path has
+//! after: a move), and the length and hash it had after. Effects of one *group* are undone
+//! together (a move's two paths). Undoing or reverting is itself a change ([`Kind::Undo`],
+//! [`Kind::Revert`]) whose effects take the files back, so it can be reverted in turn.
+//!
+//! **How.** The log (`journal.log`) is append-only frames: a header (JSON, with its xxh3) and
+//! the effects' bytes (each with its xxh3). A change is appended as *begun* before its files
+//! are written and as *done* (or *failed*) after; the writer holds the journal's lock (an
+//! in-process mutex and an exclusive `flock` on `lock`) from one to the other, so another
+//! process that finds a begun change without its end under the lock knows its writer died, and
+//! settles it by the files ([`plan::settle`]): done if every file is as the change left it,
+//! otherwise the files it did reach are put back and it is failed. A torn last frame (kill -9
+//! in a write) is cut off. The log is not fsynced: a process's death loses nothing the kernel
+//! was given, and a power loss can lose the record of the last changes, never record a change
+//! that was not made (the files are fsynced before their change is marked done).
+//!
+//! **Bound.** When the log grows past `--journal-max-bytes`, it is rewritten without the oldest
+//! changes (to three quarters of the bound), except those whose reply promised an undo
+//! (`delete_file`, `move_file`) while they are not undone: their room is reserved before the
+//! file is touched ([`Txn::room_for_pinned`]). Points before a dropped change cannot be reverted
+//! to, and `list_changes` says so.
+
+pub mod plan;
+
+use std::{
+    collections::HashSet,
+    fs::File,
+    io::{self, Read, Seek, SeekFrom, Write},
+    path::{Path, PathBuf},
+    sync::{Mutex, MutexGuard, PoisonError},
+};
+
+use serde::{Deserialize, Serialize};
+
+/// The default bound of a journal, in bytes of log (the undo history's former budget).
+pub const DEFAULT_MAX_BYTES: u64 = 256 * 1024 * 1024;
+
+/// The largest frame header read back (a header names the files of one change).
+const MAX_HEADER_BYTES: u32 = 64 * 1024 * 1024;
+
+/// The bytes before a frame's header: header length (u32), payload length (u64), header hash
+/// (u64), all little-endian.
+const FRAME_PREFIX: u64 = 20;
+
+/// Why the journal could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum JournalError {
+    /// Reading or writing the journal's files failed.
+    #[error("the change journal at {path} could not be used: {source}")]
+    Io {
+        /// The journal's directory.
+        path: String,
+        /// The error.
+        source: io::Error,
+    },
+    /// A change's bytes did not read back as they were written.
+    #[error("the change journal's record of change {seq} is damaged (its bytes do not match their hash)")]
+    Damaged {
+        /// The change.
+        seq: u64,
+    },
+}
+
+/// What a file was before a change, given what it is after.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "was", rename_all = "snake_case")]
+pub enum Before {
+    /// It did not exist (the change created it).
+    Absent,
+    /// These bytes (the payload), with these permission bits.
+    Bytes {
+        /// Permission bits.
+        mode: u32,
+    },
+    /// The bytes after, with `inserted_len` bytes at `offset` replaced by the payload.
+    Splice {
+        /// Where the change starts.
+        offset: u64,
+        /// How many bytes the change put there.
+        inserted_len: u64,
+    },
+    /// The content `path` has after the change (a move's source), with these permission bits.
+    SameAs {
+        /// The other path of the change.
+        path: PathBuf,
+        /// Permission bits.
+        mode: u32,
+    },
+}
+
+/// What a change did to one file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Effect {
+    /// The file (absolute).
+    pub path: PathBuf,
+    /// Effects of one group are undone together.
+    pub group: u32,
+    /// What the file was before.
+    pub before: Before,
+    /// Its length and [`fingerprint`] after; `None`: it did not exist after.
+    pub after: Option<(u64, u64)>,
+    /// The payload's length and hash.
+    #[serde(default)]
+    pub payload: (u64, u64),
+    /// Where the payload is in the log (set when it is written or read).
+    #[serde(skip)]
+    pub payload_at: u64,
+}
+
+impl Effect {
+    /// What a change did to `path`: it was `before`, and is `after` (`None`: absent), in group 0.
+    pub fn new(path: PathBuf, before: Before, after: Option<&[u8]>) -> Effect {
+        Effect {
+            path,
+            group: 0,
+            before,
+            after: after.map(|a| (a.len() as u64, fingerprint(a))),
+            payload: (0, 0),
+            payload_at: 0,
+        }
+    }
+
+    /// Whether `current` (`None`: no file) is the file as this change left it.
+    pub fn left(&self, current: Option<&[u8]>) -> bool {
+        match (self.after, current) {
+            (None, None) => true,
+            (Some((len, hash)), Some(bytes)) => bytes.len() as u64 == len && fingerprint(bytes) == hash,
+            _ => false,
+        }
+    }
+}
+
+/// Who made a change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// A writing tool's change.
+    Edit,
+    /// `undo_edit`: it undid the groups it names.
+    Undo,
+    /// `revert_changes`: it reverted the groups it names.
+    Revert,
+}
+
+/// A change's fate.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum State {
+    /// Begun; its files may or may not be written yet.
+    #[default]
+    Pending,
+    /// Its files were written.
+    Done,
+    /// Nothing of it stayed.
+    Failed,
+}
+
+/// One change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Change {
+    /// Its number (from 1).
+    pub seq: u64,
+    /// When, in milliseconds since the Unix epoch.
+    pub time_ms: u64,
+    /// The tool (and command) that made it, e.g. `text_editor str_replace`.
+    pub tool: String,
+    /// The session that made it.
+    pub session: String,
+    /// What kind of change.
+    pub kind: Kind,
+    /// Its reply promised an undo (`delete_file`, `move_file`): never dropped while not undone.
+    #[serde(default)]
+    pub pinned: bool,
+    /// The groups it undid or reverted: `(change, group)`.
+    #[serde(default)]
+    pub undoes: Vec<(u64, u32)>,
+    /// Directories it created (deepest first): its undo removes those left empty.
+    #[serde(default)]
+    pub dirs: Vec<PathBuf>,
+    /// What it did to each file.
+    pub effects: Vec<Effect>,
+    /// Its fate.
+    #[serde(skip)]
+    pub state: State,
+    /// The bytes of its frame in the log.
+    #[serde(skip)]
+    frame_len: u64,
+}
+
+impl Change {
+    /// A change to be begun: `seq` and `time_ms` are set by [`Txn::begin`].
+    pub fn new(tool: &str, session: &str, kind: Kind, effects: Vec<Effect>) -> Change {
+        Change {
+            seq: 0,
+            time_ms: 0,
+            tool: tool.to_owned(),
+            session: session.to_owned(),
+            kind,
+            pinned: false,
+            undoes: Vec::new(),
+            dirs: Vec::new(),
+            effects,
+            state: State::Pending,
+            frame_len: 0,
+        }
+    }
+
+    /// The groups of its effects, in order.
+    pub fn groups(&self) -> Vec<u32> {
+        let mut groups: Vec<u32> = Vec::new();
+        for effect in &self.effects {
+            if !groups.contains(&effect.group) {
+                groups.push(effect.group);
+            }
+        }
+        groups
+    }
+
+    /// Whether it touched `path`.
+    pub fn touches(&self, path: &Path) -> bool {
+        self.effects.iter().any(|e| e.path == path)
+    }
+
+    /// Bytes `payloads` hold (those [`Txn::begin`] would write with it).
+    pub fn payload_bytes_of(&self, payloads: &[&[u8]]) -> u64 {
+        payloads.iter().map(|p| p.len() as u64).sum()
+    }
+
+    /// Bytes its payloads hold.
+    pub fn payload_bytes(&self) -> u64 {
+        self.effects.iter().map(|e| e.payload.0).sum()
+    }
+}
+
+/// A frame of the log.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "frame", rename_all = "snake_case")]
+enum Frame {
+    /// The first frame: the journal's identity, and what a rewrite dropped.
+    Header { nonce: String, roots: Vec<PathBuf>, dropped_through: u64, next_seq: u64 },
+    /// A change begun (its payloads follow the header).
+    Begin(Box<Change>),
+    /// The change was written.
+    Done { seq: u64 },
+    /// Nothing of the change stayed.
+    Failed { seq: u64 },
+}
+
+/// A fast 64-bit hash of a file's bytes (xxh3), to notice changes made by someone else.
+pub fn fingerprint(bytes: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(bytes)
+}
+
+/// Where a journal lives.
+#[derive(Debug)]
+enum Place {
+    /// `dir/journal.log`, locked through `dir/lock`.
+    Dir { dir: PathBuf, lock: Mutex<Option<File>> },
+    /// An unlinked temporary file: this process's life only, and why.
+    Anonymous { why: String },
+}
+
+/// The log as this process has read it.
+#[derive(Debug)]
+struct Log {
+    file: File,
+    id: Option<mcp_shared::platform::FileId>,
+    /// Where the frames read so far end.
+    end: u64,
+    nonce: String,
+    changes: Vec<Change>,
+    dropped_through: u64,
+    next_seq: u64,
+}
+
+/// A workspace's journal (opened on first use).
+#[derive(Debug)]
+pub struct Journal {
+    place: Place,
+    roots: Vec<PathBuf>,
+    max_bytes: u64,
+    fsync: bool,
+    log: Mutex<Option<Log>>,
+}
+
+/// The name of the journal of `roots` under `base` (the state directory).
+pub fn dir_for(base: &Path, roots: &[PathBuf]) -> PathBuf {
+    let mut names: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
+    names.sort();
+    let key = format!("{:016x}", fingerprint(names.join("\n").as_bytes()));
+    base.join("journals").join(key)
+}
+
+impl Journal {
+    /// The journal of `roots` under `base` (`<state>/mcp-suite/text-editor`), or an anonymous
+    /// one when that place lies inside a root or there is none.
+    pub fn for_roots(base: Option<&Path>, roots: &[PathBuf], max_bytes: u64, fsync: bool) -> Journal {
+        let place = match base {
+            None => Place::Anonymous {
+                why: "no state directory is known (no home directory, and no --journal-dir)".to_owned(),
+            },
+            Some(base) => {
+                let dir = dir_for(base, roots);
+                match roots.iter().find(|root| inside(&dir, root)) {
+                    Some(root) => Place::Anonymous {
+                        why: format!(
+                            "its place, {}, is inside the workspace root {} (the agent could edit it); start the server with --journal-dir DIR outside the workspace",
+                            dir.display(),
+                            root.display()
+                        ),
+                    },
+                    None => Place::Dir { dir, lock: Mutex::new(None) },
+                }
+            }
+        };
+        Journal { place, roots: roots.to_vec(), max_bytes, fsync, log: Mutex::new(None) }
+    }
+
+    /// Why the journal does not outlive this process (`None`: it does).
+    pub fn transient_because(&self) -> Option<&str> {
+        match &self.place {
+            Place::Anonymous { why } => Some(why),
+            Place::Dir { .. } => None,
+        }
+    }
+
+    /// Where the journal is kept (`None`: in an unlinked temporary file).
+    pub fn dir(&self) -> Option<&Path> {
+        match &self.place {
+            Place::Dir { dir, .. } => Some(dir),
+            Place::Anonymous { .. } => None,
+        }
+    }
+
+    /// The bound, in bytes of log.
+    pub fn max_bytes(&self) -> u64 {
+        self.max_bytes
+    }
+
+    fn error(&self, source: io::Error) -> JournalError {
+        let path = self.dir().map_or_else(|| "(a temporary file)".to_owned(), |d| d.display().to_string());
+        JournalError::Io { path, source }
+    }
+
+    /// Takes the journal for one operation: this process's other calls wait, and so do other
+    /// processes on the same journal; the log is brought up to date first.
+    pub fn lock(&self) -> Result<Txn<'_>, JournalError> {
+        let log = self.log.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut txn = Txn { journal: self, log, locked: false };
+        if let Place::Dir { dir, lock } = &self.place {
+            let mut lock = lock.lock().unwrap_or_else(PoisonError::into_inner);
+            if lock.is_none() {
+                create_private_dirs(dir).map_err(|e| self.error(e))?;
+                *lock = Some(open_private(&dir.join("lock"), false).map_err(|e| self.error(e))?);
+            }
+            if let Some(file) = lock.as_ref() {
+                file.lock().map_err(|e| self.error(e))?;
+                txn.locked = true;
+            }
+        }
+        txn.refresh().map_err(|e| self.error(e))?;
+        Ok(txn)
+    }
+}
+
+/// Whether `path` is `root` or inside it (component by component).
+fn inside(path: &Path, root: &Path) -> bool {
+    path.starts_with(root)
+}
+
+/// Makes `dir` and its missing parents, the journal's own directories private.
+fn create_private_dirs(dir: &Path) -> io::Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    if let Some(parent) = dir.parent() {
+        create_private_dirs(parent)?;
+    }
+    mcp_shared::platform::create_private_dir(dir)
+}
+
+/// Opens (creating, 0600) a file for reading and appending.
+fn open_private(path: &Path, truncate: bool) -> io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true).write(true).create(true).truncate(truncate);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.mode(0o600);
+    }
+    options.open(path)
+}
+
+/// The frame's bytes: prefix, header, payloads.
+fn frame_bytes(frame: &Frame, payloads: &[&[u8]]) -> io::Result<Vec<u8>> {
+    let header = serde_json::to_vec(frame).map_err(io::Error::other)?;
+    let payload_len: usize = payloads.iter().map(|p| p.len()).sum();
+    let mut out = Vec::with_capacity(FRAME_PREFIX as usize + header.len() + payload_len);
+    let header_len = u32::try_from(header.len()).map_err(io::Error::other)?;
+    out.extend_from_slice(&header_len.to_le_bytes());
+    out.extend_from_slice(&(payload_len as u64).to_le_bytes());
+    out.extend_from_slice(&fingerprint(&header).to_le_bytes());
+    out.extend_from_slice(&header);
+    for payload in payloads {
+        out.extend_from_slice(payload);
+    }
+    Ok(out)
+}
+
+/// The journal, held for one operation ([`Journal::lock`]).
+pub struct Txn<'a> {
+    journal: &'a Journal,
+    log: MutexGuard<'a, Option<Log>>,
+    locked: bool,
+}
+
+impl Drop for Txn<'_> {
+    fn drop(&mut self) {
+        if self.locked
+            && let Place::Dir { lock, .. } = &self.journal.place
+            && let Some(file) = lock.lock().unwrap_or_else(PoisonError::into_inner).as_ref()
+        {
+            let _ = file.unlock();
+        }
+    }
+}
+
+impl Txn<'_> {
+    fn log(&mut self) -> io::Result<&mut Log> {
+        self.log.as_mut().ok_or_else(|| io::Error::other("the journal is not open"))
+    }
+
+    /// The journal this holds.
+    pub fn journal(&self) -> &Journal {
+        self.journal
+    }
+
+    /// Every change read, oldest first.
+    pub fn changes(&self) -> &[Change] {
+        self.log.as_ref().map_or(&[], |log| &log.changes)
+    }
+
+    /// The change numbered `seq`.
+    pub fn change(&self, seq: u64) -> Option<&Change> {
+        let changes = self.changes();
+        changes.binary_search_by_key(&seq, |c| c.seq).ok().map(|at| &changes[at])
+    }
+
+    /// The highest change number dropped to stay within the bound (0: none).
+    pub fn dropped_through(&self) -> u64 {
+        self.log.as_ref().map_or(0, |log| log.dropped_through)
+    }
+
+    /// The number the next change will get, less one: the latest change's.
+    pub fn latest_seq(&self) -> u64 {
+        self.log.as_ref().map_or(0, |log| log.next_seq.saturating_sub(1))
+    }
+
+    /// The id of change `seq` for `if_change`: the journal's own prefix and the number, so an
+    /// id made for another journal (or one since deleted) never names a change of this one.
+    pub fn id_of(&self, seq: u64) -> String {
+        format!("{}-{seq}", self.log.as_ref().map_or("", |log| log.nonce.as_str()))
+    }
+
+    /// The change number in `id` (made by [`Txn::id_of`] for this journal), if it is one.
+    pub fn seq_of(&self, id: &str) -> Option<u64> {
+        let nonce = &self.log.as_ref()?.nonce;
+        id.strip_prefix(nonce.as_str())?.strip_prefix('-')?.parse().ok()
+    }
+
+    /// The groups that were undone or reverted by a change that was done.
+    pub fn undone(&self) -> HashSet<(u64, u32)> {
+        self.changes().iter().filter(|c| c.state == State::Done).flat_map(|c| c.undoes.iter().copied()).collect()
+    }
+
+    /// Bytes held by pinned changes not undone.
+    pub fn pinned_bytes(&self) -> u64 {
+        let undone = self.undone();
+        self.changes()
+            .iter()
+            .filter(|c| c.pinned && c.state == State::Done && !c.groups().iter().all(|g| undone.contains(&(c.seq, *g))))
+            .map(Change::payload_bytes)
+            .sum()
+    }
+
+    /// Bytes a pinned change may still hold: what the bound leaves beside the pinned ones.
+    pub fn room_for_pinned(&self) -> u64 {
+        self.journal.max_bytes.saturating_sub(self.pinned_bytes())
+    }
+
+    /// Brings the log up to date: opened (and made) the first time, read again whole when
+    /// another process rewrote it, else read from where this process stopped.
+    fn refresh(&mut self) -> io::Result<()> {
+        let path = match &self.journal.place {
+            Place::Dir { dir, .. } => dir.join("journal.log"),
+            Place::Anonymous { .. } => {
+                if self.log.is_none() {
+                    let file = tempfile::tempfile()?;
+                    *self.log = Some(self.new_log(file)?);
+                }
+                return Ok(());
+            }
+        };
+        let on_disk = match std::fs::metadata(&path) {
+            Ok(md) => Some(md),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(e),
+        };
+        let same = match (&*self.log, &on_disk) {
+            (Some(log), Some(md)) => {
+                let id = mcp_shared::platform::file_id_of(&log.file).ok();
+                id.is_some() && id == log.id && md.len() >= log.end && file_id_of_path(&path) == id
+            }
+            _ => false,
+        };
+        if same {
+            let log = self.log()?;
+            let end = log.file.metadata()?.len();
+            if end > log.end {
+                read_frames(log, end)?;
+            }
+            return Ok(());
+        }
+        let file = open_private(&path, false)?;
+        let log = if file.metadata()?.len() == 0 {
+            self.new_log(file)?
+        } else {
+            let mut log = Log {
+                id: mcp_shared::platform::file_id_of(&file).ok(),
+                file,
+                end: 0,
+                nonce: String::new(),
+                changes: Vec::new(),
+                dropped_through: 0,
+                next_seq: 1,
+            };
+            let end = log.file.metadata()?.len();
+            read_frames(&mut log, end)?;
+            if log.nonce.is_empty() {
+                // Not a journal this server wrote (its first frame is no header): start again.
+                tracing::warn!(path = %path.display(), "the change journal was unreadable; starting a new one");
+                log.file.set_len(0)?;
+                self.new_log(log.file)?
+            } else {
+                log
+            }
+        };
+        *self.log = Some(log);
+        Ok(())
+    }
+
+    /// A new, empty log in `file`, its header written.
+    fn new_log(&self, mut file: File) -> io::Result<Log> {
+        let nanos =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let nonce = format!("{:x}", fingerprint(format!("{}-{nanos}", std::process::id()).as_bytes()));
+        let header =
+            Frame::Header { nonce: nonce.clone(), roots: self.journal.roots.clone(), dropped_through: 0, next_seq: 1 };
+        let bytes = frame_bytes(&header, &[])?;
+        file.seek(SeekFrom::Start(0))?;
+        file.write_all(&bytes)?;
+        Ok(Log {
+            id: mcp_shared::platform::file_id_of(&file).ok(),
+            file,
+            end: bytes.len() as u64,
+            nonce,
+            changes: Vec::new(),
+            dropped_through: 0,
+            next_seq: 1,
+        })
+    }
+
+    /// Appends `frame` with `payloads`; where the payloads start.
+    fn append(&mut self, frame: &Frame, payloads: &[&[u8]]) -> io::Result<(u64, u64)> {
+        let bytes = frame_bytes(frame, payloads)?;
+        let header_len = u64::from(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]));
+        let log = self.log()?;
+        log.file.seek(SeekFrom::Start(log.end))?;
+        if let Err(error) = log.file.write_all(&bytes) {
+            // A part written would be read as a torn frame: cut it now.
+            let _ = log.file.set_len(log.end);
+            return Err(error);
+        }
+        let at = log.end;
+        log.end += bytes.len() as u64;
+        Ok((at + FRAME_PREFIX + header_len, bytes.len() as u64))
+    }
+
+    /// Records `change` as begun, its payloads (one per effect, empty where it has none) with
+    /// it; gives its number. Its files are written next, then [`Txn::finish`].
+    pub fn begin(&mut self, mut change: Change, payloads: &[&[u8]]) -> Result<u64, JournalError> {
+        let (seq, now) = {
+            let journal = self.journal;
+        let log = self.log().map_err(|e| journal.error(e))?;
+            (log.next_seq, std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH))
+        };
+        change.seq = seq;
+        change.time_ms = now.map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        for (effect, payload) in change.effects.iter_mut().zip(payloads) {
+            effect.payload = (payload.len() as u64, fingerprint(payload));
+        }
+        let frame = Frame::Begin(Box::new(change));
+        let (mut at, frame_len) = self.append(&frame, payloads).map_err(|e| self.journal.error(e))?;
+        let Frame::Begin(mut change) = frame else {
+            return Err(self.journal.error(io::Error::other("not a change")));
+        };
+        for effect in &mut change.effects {
+            effect.payload_at = at;
+            at += effect.payload.0;
+        }
+        change.frame_len = frame_len;
+        change.state = State::Pending;
+        let journal = self.journal;
+        let log = self.log().map_err(|e| journal.error(e))?;
+        log.next_seq = seq + 1;
+        log.changes.push(*change);
+        Ok(seq)
+    }
+
+    /// Records the end of change `seq`: done (its files were written) or failed (none stayed).
+    pub fn finish(&mut self, seq: u64, done: bool) -> Result<(), JournalError> {
+        let frame = if done { Frame::Done { seq } } else { Frame::Failed { seq } };
+        let (_, len) = self.append(&frame, &[]).map_err(|e| self.journal.error(e))?;
+        let journal = self.journal;
+        let log = self.log().map_err(|e| journal.error(e))?;
+        if let Some(change) = log.changes.iter_mut().rev().find(|c| c.seq == seq) {
+            change.state = if done { State::Done } else { State::Failed };
+            change.frame_len += len;
+        }
+        if log.end > self.journal.max_bytes {
+            self.compact().map_err(|e| self.journal.error(e))?;
+        }
+        Ok(())
+    }
+
+    /// The payload of `effect` (of change `seq`), checked against its hash.
+    pub fn payload(&mut self, seq: u64, effect: &Effect) -> Result<Vec<u8>, JournalError> {
+        let journal = self.journal;
+        let log = self.log().map_err(|e| journal.error(e))?;
+        let len = usize::try_from(effect.payload.0).map_err(|_| JournalError::Damaged { seq })?;
+        let mut bytes = vec![0; len];
+        log.file.seek(SeekFrom::Start(effect.payload_at)).map_err(|e| self.journal.error(e))?;
+        let journal = self.journal;
+        let log = self.log().map_err(|e| journal.error(e))?;
+        log.file.read_exact(&mut bytes).map_err(|_| JournalError::Damaged { seq })?;
+        if fingerprint(&bytes) != effect.payload.1 {
+            return Err(JournalError::Damaged { seq });
+        }
+        Ok(bytes)
+    }
+
+    /// Rewrites the log without the oldest changes, to three quarters of the bound: failed
+    /// changes go, then the oldest of the rest, except pinned changes not undone.
+    fn compact(&mut self) -> io::Result<()> {
+        let target = self.journal.max_bytes / 4 * 3;
+        let undone = self.undone();
+        let live_pin = |c: &Change| c.pinned && !c.groups().iter().all(|g| undone.contains(&(c.seq, *g)));
+        let log = self.log()?;
+        let mut total: u64 = log.changes.iter().filter(|c| c.state == State::Done).map(|c| c.frame_len).sum();
+        let mut dropped_through = log.dropped_through;
+        let mut keep = Vec::new();
+        for change in &log.changes {
+            if change.state != State::Done {
+                continue;
+            }
+            if total > target && !live_pin(change) {
+                total -= change.frame_len;
+                dropped_through = dropped_through.max(change.seq);
+                continue;
+            }
+            keep.push(change.clone());
+        }
+        // The new log, beside the old one, then put in its place.
+        let (nonce, next_seq) = (log.nonce.clone(), log.next_seq);
+        let header = Frame::Header { nonce, roots: self.journal.roots.clone(), dropped_through, next_seq };
+        let mut out = match &self.journal.place {
+            Place::Dir { dir, .. } => open_private(&dir.join("journal.log.new"), true)?,
+            Place::Anonymous { .. } => tempfile::tempfile()?,
+        };
+        out.write_all(&frame_bytes(&header, &[])?)?;
+        for change in &keep {
+            let mut payloads = Vec::with_capacity(change.effects.len());
+            for effect in &change.effects {
+                payloads.push(self.payload(change.seq, effect).map_err(io::Error::other)?);
+            }
+            let refs: Vec<&[u8]> = payloads.iter().map(Vec::as_slice).collect();
+            out.write_all(&frame_bytes(&Frame::Begin(Box::new(change.clone())), &refs)?)?;
+            out.write_all(&frame_bytes(&Frame::Done { seq: change.seq }, &[])?)?;
+        }
+        if self.journal.fsync {
+            out.sync_all()?;
+        }
+        if let Place::Dir { dir, .. } = &self.journal.place {
+            std::fs::rename(dir.join("journal.log.new"), dir.join("journal.log"))?;
+            if self.journal.fsync
+                && let Ok(handle) = File::open(dir)
+            {
+                let _ = handle.sync_all();
+            }
+        }
+        tracing::info!(kept = keep.len(), dropped_through, "the change journal was rewritten within its bound");
+        let mut log = Log {
+            id: mcp_shared::platform::file_id_of(&out).ok(),
+            file: out,
+            end: 0,
+            nonce: String::new(),
+            changes: Vec::new(),
+            dropped_through: 0,
+            next_seq: 1,
+        };
+        let end = log.file.metadata()?.len();
+        read_frames(&mut log, end)?;
+        *self.log = Some(log);
+        Ok(())
+    }
+
+    /// The changes begun and not ended: their writer died (see [`plan::settle`]).
+    pub(crate) fn pending(&self) -> Vec<u64> {
+        self.changes().iter().filter(|c| c.state == State::Pending).map(|c| c.seq).collect()
+    }
+}
+
+fn file_id_of_path(path: &Path) -> Option<mcp_shared::platform::FileId> {
+    File::open(path).ok().and_then(|f| mcp_shared::platform::file_id_of(&f).ok())
+}
+
+/// Reads the frames of `log` from `log.end` to `end`; a torn last frame is cut off.
+fn read_frames(log: &mut Log, end: u64) -> io::Result<()> {
+    let mut reader = io::BufReader::new(&log.file);
+    reader.seek(SeekFrom::Start(log.end))?;
+    let mut at = log.end;
+    let mut torn = false;
+    while at < end {
+        let mut prefix = [0u8; FRAME_PREFIX as usize];
+        if at + FRAME_PREFIX > end || reader.read_exact(&mut prefix).is_err() {
+            torn = true;
+            break;
+        }
+        let header_len = u32::from_le_bytes([prefix[0], prefix[1], prefix[2], prefix[3]]);
+        let payload_len = u64::from_le_bytes(prefix[4..12].try_into().map_err(io::Error::other)?);
+        let hash = u64::from_le_bytes(prefix[12..20].try_into().map_err(io::Error::other)?);
+        let frame_end = at.checked_add(FRAME_PREFIX + u64::from(header_len)).and_then(|e| e.checked_add(payload_len));
+        let Some(frame_end) = frame_end.filter(|e| *e <= end && header_len <= MAX_HEADER_BYTES) else {
+            torn = true;
+            break;
+        };
+        let mut header = vec![0u8; header_len as usize];
+        if reader.read_exact(&mut header).is_err() || fingerprint(&header) != hash {
+            torn = true;
+            break;
+        }
+        let Ok(frame) = serde_json::from_slice::<Frame>(&header) else {
+            torn = true;
+            break;
+        };
+        let payload_at = at + FRAME_PREFIX + u64::from(header_len);
+        reader.seek_relative(i64::try_from(payload_len).map_err(io::Error::other)?)?;
+        let frame_len = frame_end - at;
+        match frame {
+            Frame::Header { nonce, dropped_through, next_seq, .. } => {
+                log.nonce = nonce;
+                log.dropped_through = dropped_through;
+                log.next_seq = log.next_seq.max(next_seq);
+            }
+            Frame::Begin(mut change) => {
+                let mut p = payload_at;
+                for effect in &mut change.effects {
+                    effect.payload_at = p;
+                    p += effect.payload.0;
+                }
+                change.state = State::Pending;
+                change.frame_len = frame_len;
+                log.next_seq = log.next_seq.max(change.seq + 1);
+                log.changes.push(*change);
+            }
+            Frame::Done { seq } | Frame::Failed { seq } => {
+                let done = matches!(frame, Frame::Done { .. });
+                if let Some(change) = log.changes.iter_mut().rev().find(|c| c.seq == seq) {
+                    change.state = if done { State::Done } else { State::Failed };
+                    change.frame_len += frame_len;
+                }
+            }
+        }
+        at = frame_end;
+    }
+    if torn {
+        tracing::warn!(at, "the change journal ended in a torn frame (a write was cut short); it is cut off there");
+        drop(reader);
+        log.file.set_len(at)?;
+    }
+    log.end = at;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn effect(path: &str, before: Before, after: Option<&[u8]>) -> Effect {
+        Effect {
+            path: PathBuf::from(path),
+            group: 0,
+            before,
+            after: after.map(|a| (a.len() as u64, fingerprint(a))),
+            payload: (0, 0),
+            payload_at: 0,
+        }
+    }
+
+    fn journal(dir: &Path, max: u64) -> Journal {
+        Journal::for_roots(Some(dir), &[PathBuf::from("/nowhere/root")], max, false)
+    }
+
+    #[test]
+    fn changes_and_their_bytes_read_back_in_another_journal_on_the_same_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = journal(dir.path(), DEFAULT_MAX_BYTES);
+        let mut txn = a.lock().unwrap();
+        let change = Change::new("t", "s", Kind::Edit, vec![effect("/r/a", Before::Bytes { mode: 0o644 }, None)]);
+        let seq = txn.begin(change, &[b"old bytes"]).unwrap();
+        txn.finish(seq, true).unwrap();
+        let id = txn.id_of(seq);
+        drop(txn);
+        let b = journal(dir.path(), DEFAULT_MAX_BYTES);
+        let mut txn = b.lock().unwrap();
+        assert_eq!(txn.changes().len(), 1);
+        assert_eq!(txn.seq_of(&id), Some(seq));
+        let change = txn.changes()[0].clone();
+        assert_eq!(change.state, State::Done);
+        assert_eq!(txn.payload(seq, &change.effects[0]).unwrap(), b"old bytes");
+        // A's next change sees B's state: appended after, numbered after.
+        let seq2 = txn.begin(Change::new("t", "s", Kind::Edit, vec![]), &[]).unwrap();
+        txn.finish(seq2, true).unwrap();
+        drop(txn);
+        let txn = a.lock().unwrap();
+        assert_eq!(txn.changes().iter().map(|c| c.seq).collect::<Vec<_>>(), vec![1, 2]);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            let log = dir_for(dir.path(), &[PathBuf::from("/nowhere/root")]).join("journal.log");
+            assert_eq!(std::fs::metadata(log).unwrap().permissions().mode() & 0o777, 0o600);
+        }
+    }
+
+    #[test]
+    fn a_torn_last_frame_is_cut_off_and_a_begun_change_stays_pending() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = journal(dir.path(), DEFAULT_MAX_BYTES);
+        let mut txn = a.lock().unwrap();
+        let seq = txn.begin(Change::new("t", "s", Kind::Edit, vec![]), &[]).unwrap();
+        txn.finish(seq, true).unwrap();
+        let pending = txn.begin(Change::new("t", "s", Kind::Edit, vec![]), &[]).unwrap();
+        drop(txn);
+        let log = dir_for(dir.path(), &[PathBuf::from("/nowhere/root")]).join("journal.log");
+        let good = std::fs::metadata(&log).unwrap().len();
+        // Half a frame, as a kill in the middle of a write leaves it.
+        let mut file = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+        file.write_all(&frame_bytes(&Frame::Done { seq: pending }, &[]).unwrap()[..10]).unwrap();
+        drop(file);
+        let b = journal(dir.path(), DEFAULT_MAX_BYTES);
+        let txn = b.lock().unwrap();
+        assert_eq!(txn.pending(), vec![pending]);
+        assert_eq!(std::fs::metadata(&log).unwrap().len(), good);
+    }
+
+    #[test]
+    fn the_bound_drops_the_oldest_but_never_a_pinned_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = journal(dir.path(), 64 * 1024);
+        let mut txn = j.lock().unwrap();
+        let mut pinned = Change::new("delete_file", "s", Kind::Edit, vec![effect("/r/p", Before::Bytes { mode: 0o600 }, None)]);
+        pinned.pinned = true;
+        let first = txn.begin(pinned, &[&[7u8; 1000]]).unwrap();
+        txn.finish(first, true).unwrap();
+        for _ in 0..200 {
+            let e = effect("/r/a", Before::Splice { offset: 0, inserted_len: 0 }, Some(b"x"));
+            let seq = txn.begin(Change::new("t", "s", Kind::Edit, vec![e]), &[&[1u8; 1000]]).unwrap();
+            txn.finish(seq, true).unwrap();
+        }
+        assert!(txn.dropped_through() > 1, "old changes were dropped");
+        assert_eq!(txn.changes()[0].seq, first, "the pinned change stays");
+        let effect0 = txn.changes()[0].effects[0].clone();
+        assert_eq!(txn.payload(first, &effect0).unwrap(), vec![7u8; 1000]);
+        assert_eq!(txn.latest_seq(), 201);
+        drop(txn);
+        let log = dir_for(dir.path(), &[PathBuf::from("/nowhere/root")]).join("journal.log");
+        assert!(std::fs::metadata(log).unwrap().len() <= 64 * 1024);
+        let again = journal(dir.path(), 64 * 1024);
+        let txn = again.lock().unwrap();
+        assert_eq!(txn.latest_seq(), 201);
+        assert!(txn.dropped_through() > 1);
+    }
+
+    #[test]
+    fn a_place_inside_a_root_is_not_used() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::for_roots(Some(&dir.path().join("state")), &[dir.path().to_path_buf()], 1 << 20, false);
+        assert!(j.transient_because().unwrap().contains("inside the workspace"));
+        let mut txn = j.lock().unwrap();
+        let seq = txn.begin(Change::new("t", "s", Kind::Edit, vec![]), &[]).unwrap();
+        txn.finish(seq, true).unwrap();
+        assert!(!dir.path().join("state").exists());
+    }
+}
