@@ -24,6 +24,8 @@ use mcp_shared::{
 // Only `document` (the encoding round trip, fuzzed) and the items re-exported below are used
 // outside the crate; the rest is private.
 mod change_view;
+mod changes;
+mod changes_view;
 mod editor;
 mod error;
 mod fuzzy;
@@ -113,6 +115,8 @@ pub fn registry(config: &Config, workspace: Arc<EditorRoots>) -> Result<ToolRegi
         locks: Arc::new(locks::FileLocks::new()),
         tool_name: config.tool_name.clone(),
         read_only: config.read_only,
+        revert_tool: (config.tools.iter().any(|t| t == "revert_changes") && !config.read_only)
+            .then(|| "revert_changes".to_owned()),
         undo_tool: (config.tools.iter().any(|t| t == "text_editor")
             && !config.read_only
             && config.limits.undo_depth > 0)

@@ -21,6 +21,8 @@ pub struct Shared {
     pub tool_name: String,
     /// `--read-only`.
     pub read_only: bool,
+    /// The tool the Changes view's Revert buttons call: `revert_changes`, when it is offered.
+    pub revert_tool: Option<String>,
     /// The tool whose `undo_edit` the change view's Undo calls: the text editor's name, when it
     /// is offered and keeps an undo history.
     pub undo_tool: Option<String>,
@@ -37,6 +39,8 @@ mcp_shared::tools! {
         edit_file => edit_file::EditFile::new(Arc::clone(&s.editor), Arc::clone(&s.workspace), Arc::clone(&s.locks)).undo_via(s.undo_tool.clone()),
         read_files => read_files::ReadFiles::new(Arc::clone(&s.editor), Arc::clone(&s.workspace)),
         list_tree => list_tree::ListTree::new(Arc::clone(&s.workspace)),
+        list_changes => list_changes::ListChanges::new(Arc::clone(&s.editor), Arc::clone(&s.workspace)).revert_via(s.revert_tool.clone()),
+        revert_changes => revert_changes::RevertChanges::new(Arc::clone(&s.editor), Arc::clone(&s.workspace)),
     }
 }
 

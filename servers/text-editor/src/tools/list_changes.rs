@@ -1,0 +1,150 @@
+//! `list_changes`: the changes the writing tools made to the workspace after a point (a change
+//! number; all by default), from the change journal, so across restarts and processes: each
+//! change (number, time, tool, session, files), and per file what happened over the span
+//! (edited, created, deleted, moved from), its lines added and removed, and one combined diff
+//! (bounded, saying what it left out). Shown in the "Changes" view, whose buttons revert them.
+
+use std::{borrow::Cow, path::PathBuf, sync::Arc};
+
+use mcp_shared::{
+    Tool, ToolContext, ToolOutput, ToolResult, blocking, reexports::rmcp::model::ToolAnnotations, sandbox::Sandbox,
+};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::{
+    changes::Span,
+    editor::{Editor, Origin, session_label},
+    workspace::EditorRoots,
+};
+
+/// Whose changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Sessions {
+    /// This session's.
+    This,
+    /// Every session's and process's.
+    All,
+}
+
+/// Which changes. Unknown fields are ignored.
+#[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
+#[garde(allow_unvalidated)]
+pub struct ListChangesInput {
+    /// List the changes after this change number (0 or absent: every change the journal holds).
+    #[serde(default)]
+    pub since: Option<u64>,
+    /// `"this"`: this session's changes; `"all"`: every session's. Default: this session's over HTTP (several sessions share a server), all over stdio (a restart is a new process).
+    #[serde(default)]
+    pub sessions: Option<Sessions>,
+    /// Only the changes that touched these files (absolute, or relative to the first root).
+    #[serde(default)]
+    pub paths: Option<Vec<String>>,
+}
+
+/// The span a call names: its point, its sessions and its files.
+pub(crate) fn span_of(
+    sandbox: &Sandbox,
+    after: u64,
+    sessions: Option<Sessions>,
+    paths: Option<Vec<String>>,
+    ctx: &ToolContext,
+) -> Span {
+    let own = match sessions {
+        Some(Sessions::This) => true,
+        Some(Sessions::All) => false,
+        None => ctx.session().is_some(),
+    };
+    let paths = paths.map(|paths| paths.iter().map(|p| absolute(sandbox, p)).collect());
+    Span { after, session: own.then(|| session_label(ctx.session())), paths }
+}
+
+/// A path the caller named, absolute: resolved in the sandbox when it can be, else (a file that
+/// is gone, in a directory that is gone) taken lexically against the first root. It only picks
+/// changes of the journal; every file is read and written through the sandbox.
+fn absolute(sandbox: &Sandbox, path: &str) -> PathBuf {
+    if let Ok(resolved) = sandbox.resolve(path) {
+        return resolved.absolute();
+    }
+    let path = std::path::Path::new(path);
+    match sandbox.roots().first() {
+        Some(root) if path.is_relative() => root.join(path),
+        _ => path.to_path_buf(),
+    }
+}
+
+/// The tool.
+pub struct ListChanges {
+    editor: Arc<Editor>,
+    workspace: Arc<EditorRoots>,
+    revert_tool: Option<String>,
+}
+
+impl ListChanges {
+    /// The tool, on the text editor's journal.
+    pub fn new(editor: Arc<Editor>, workspace: Arc<EditorRoots>) -> ListChanges {
+        ListChanges { editor, workspace, revert_tool: None }
+    }
+
+    /// The tool the view's Revert buttons call (none: `--read-only`, or not offered).
+    pub fn revert_via(mut self, revert_tool: Option<String>) -> Self {
+        self.revert_tool = revert_tool;
+        self
+    }
+}
+
+/// The tool's section of the guide.
+const GUIDE: &str = r##"
+## Reviewing and reverting changes: `list_changes`, `revert_changes`
+
+Every change made with the writing tools is kept in a journal (outside the workspace) that
+survives restarts. `list_changes` shows them, numbered, grouped by file with one combined diff per
+file; `since: N` shows those after change N. `revert_changes` with `to: N` takes every file back to
+how it was after change N, as one step: run it with `dry_run: true` first and show the user the
+diff. A file changed by someone else since is never overwritten: the call is refused naming it,
+and `force: true` reverts the others and leaves that one as it is. The revert is itself a change:
+`revert_changes` to the number before it takes it back.
+"##;
+
+/// The tool's description.
+pub const DESCRIPTION: &str = "List the changes made to the workspace's files with this server's writing tools (text_editor's create, str_replace, insert, undo_edit; edit_file, move_file, delete_file; revert_changes), kept in a journal that survives restarts: each change with its number, time, tool and session, and per file what happened since the point (edited, created, deleted, moved from), lines added and removed, and one combined diff. `since`: only the changes after that change number. Use the numbers with revert_changes.";
+
+impl Tool for ListChanges {
+    type Params = ListChangesInput;
+
+    fn name(&self) -> Cow<'static, str> {
+        "list_changes".into()
+    }
+
+    fn instructions(&self) -> Option<Cow<'static, str>> {
+        Some("`list_changes` lists the changes made with the writing tools (numbered, across restarts), per file with a combined diff.".into())
+    }
+
+    fn guide(&self) -> Option<Cow<'static, str>> {
+        Some(GUIDE.into())
+    }
+
+    fn description(&self) -> Cow<'static, str> {
+        DESCRIPTION.into()
+    }
+
+    fn view(&self) -> Option<&'static mcp_shared::view::View> {
+        Some(&crate::changes_view::VIEW)
+    }
+
+    fn annotations(&self) -> ToolAnnotations {
+        ToolAnnotations::with_title("List changes").read_only(true).destructive(false).idempotent(true).open_world(false)
+    }
+
+    async fn run(&self, input: ListChangesInput, ctx: ToolContext) -> ToolResult {
+        let sandbox = self.workspace.sandbox(&ctx).await?;
+        let span = span_of(&sandbox, input.since.unwrap_or(0), input.sessions, input.paths, &ctx);
+        let origin = Origin { tool: "list_changes".to_owned(), session: session_label(ctx.session()) };
+        let editor = Arc::clone(&self.editor);
+        let view_span = span.clone();
+        let (text, data) = blocking("Listing the changes", move || editor.list_changes(&sandbox, &span, &origin)).await??;
+        let view = crate::changes_view::data(&data, &view_span, self.revert_tool.as_deref());
+        Ok(ToolOutput::text_and_json(text, data).with_view(view))
+    }
+}
