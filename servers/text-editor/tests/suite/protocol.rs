@@ -38,8 +38,8 @@ fn tools_list_is_the_recorded_api() {
     });
     assert_eq!(
         tools.len(),
-        8,
-        "text_editor, search_text, find_files, move_file, delete_file, edit_file, read_files, list_tree"
+        10,
+        "text_editor, search_text, find_files, move_file, delete_file, edit_file, read_files, list_tree, list_changes, revert_changes"
     );
     let tool = &tools[0];
     assert_eq!(tool["name"], TOOL);

@@ -116,7 +116,7 @@ fn read_only_lists_only_tools_that_change_nothing_and_refuses_writes() {
     let mut c = spawn_on(&root, &["--read-only"]);
     let tools = c.list_tools().unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["text_editor", "search_text", "find_files", "read_files", "list_tree"]);
+    assert_eq!(names, ["text_editor", "search_text", "find_files", "read_files", "list_tree", "list_changes"]);
     assert!(tools.iter().all(|t| t["annotations"]["readOnlyHint"] == true), "{tools:?}");
     let view = c.call_tool(TOOL, json!({"command": "view", "path": "README.md"})).unwrap();
     assert!(!is_error(&view), "{view}");

@@ -136,7 +136,9 @@ fn tools_chooses_what_is_offered_and_text_editor_alone_is_the_strict_drop_in() {
             "delete_file",
             "edit_file",
             "read_files",
-            "list_tree"
+            "list_tree",
+            "list_changes",
+            "revert_changes",
         ],
         "the default: every tool"
     );

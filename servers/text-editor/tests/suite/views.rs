@@ -30,7 +30,9 @@ fn the_writing_tools_name_the_change_view_and_it_is_served() {
         let name = tool["name"].as_str().unwrap();
         let named = tool["_meta"]["ui"]["resourceUri"].as_str();
         let writes = ["text_editor", "edit_file", "move_file", "delete_file"].contains(&name);
-        assert_eq!(named, writes.then_some(VIEW), "{name}");
+        let changes = ["list_changes", "revert_changes"].contains(&name);
+        let expected = if changes { Some("ui://text-editor/changes") } else { writes.then_some(VIEW) };
+        assert_eq!(named, expected, "{name}");
     }
     // Found through the tools and read by URI; not offered in resources/list (a host would show
     // it to the user as something to attach).
