@@ -108,7 +108,13 @@ fn text_of(content: Option<&Content>) -> Option<String> {
 }
 
 /// One file of an answer, its diff taken from the shared `budget`.
-fn file_entry(sandbox: &Sandbox, path: &std::path::Path, file: &FilePlan, origin: Option<&FilePlan>, budget: &mut usize) -> Value {
+fn file_entry(
+    sandbox: &Sandbox,
+    path: &std::path::Path,
+    file: &FilePlan,
+    origin: Option<&FilePlan>,
+    budget: &mut usize,
+) -> Value {
     let name = shown(sandbox, path);
     let mut entry = json!({
         "path": name,
@@ -355,11 +361,14 @@ impl Editor {
                 (None, Some(_)) => {
                     return Err(ToolError::new(
                         ErrorCode::Conflict,
-                        format!("Nothing was reverted: {shown_path} exists now, and it was absent when the changes were shown. Look at the changes again, then decide."),
+                        format!(
+                            "Nothing was reverted: {shown_path} exists now, and it was absent when the changes were shown. Look at the changes again, then decide."
+                        ),
                     ));
                 }
-                (Some(sha), now) => check_sha256(Some(sha), now.as_deref(), shown_path)
-                    .map_err(|e| ToolError::new(e.code, e.message.replace("No change was made", "Nothing was reverted")))?,
+                (Some(sha), now) => check_sha256(Some(sha), now.as_deref(), shown_path).map_err(|e| {
+                    ToolError::new(e.code, e.message.replace("No change was made", "Nothing was reverted"))
+                })?,
             }
         }
         let conflicts = conflicts_of(sandbox, &plan);
@@ -401,7 +410,11 @@ impl Editor {
         if picked.is_empty() {
             data["reverted"] = json!(false);
             return Ok((
-                format!("Nothing to revert: no changes after change {} match (the latest is {}).", span.after, txn.latest_seq()),
+                format!(
+                    "Nothing to revert: no changes after change {} match (the latest is {}).",
+                    span.after,
+                    txn.latest_seq()
+                ),
                 data,
             ));
         }
@@ -414,7 +427,9 @@ impl Editor {
                 files.len()
             );
             if !conflicts.is_empty() {
-                text.push_str("Without `force`, the revert would be refused because of the files above left as they are.\n");
+                text.push_str(
+                    "Without `force`, the revert would be refused because of the files above left as they are.\n",
+                );
             }
             let diffs = diffs_text(&files);
             if !diffs.is_empty() {
@@ -426,8 +441,10 @@ impl Editor {
         if mode.force {
             plan.conflicts.clear();
         }
-        let taker = Taker { tool: &origin.tool, session: &origin.session, kind: Kind::Revert, fsync: self.limits.fsync };
-        let seq = plan::apply(txn, sandbox, &plan, &taker).map_err(|e| crate::editor::undo_edit::apply_error(e, "the files"))?;
+        let taker =
+            Taker { tool: &origin.tool, session: &origin.session, kind: Kind::Revert, fsync: self.limits.fsync };
+        let seq = plan::apply(txn, sandbox, &plan, &taker)
+            .map_err(|e| crate::editor::undo_edit::apply_error(e, "the files"))?;
         data["reverted"] = json!(true);
         data["change"] = json!(seq);
         let undo_hint = seq.map_or_else(String::new, |seq| {

@@ -12,8 +12,11 @@ use serde_json::{Map, Value, json};
 use crate::changes::Span;
 
 /// The view.
-pub static VIEW: View =
-    View { uri: "ui://text-editor/changes", title: "Changes to the workspace", body: include_str!("../views/changes.html") };
+pub static VIEW: View = View {
+    uri: "ui://text-editor/changes",
+    title: "Changes to the workspace",
+    body: include_str!("../views/changes.html"),
+};
 
 /// A call the view makes through the host.
 fn call(name: &str, arguments: Value) -> Value {
@@ -25,14 +28,18 @@ fn call(name: &str, arguments: Value) -> Value {
 pub fn data(answer: &Value, span: &Span, revert_tool: Option<&str>) -> Value {
     let mut view = answer.clone();
     let sessions = if span.session.is_some() { "this" } else { "all" };
-    view["kind"] = json!(match (answer.get("dry_run").and_then(Value::as_bool), answer.get("reverted").and_then(Value::as_bool)) {
+    view["kind"] = json!(match (
+        answer.get("dry_run").and_then(Value::as_bool),
+        answer.get("reverted").and_then(Value::as_bool)
+    ) {
         (_, Some(true)) => "reverted",
         (Some(true), _) => "dry_run",
         _ => "list",
     });
     let Some(tool) = revert_tool else {
-        view["revertUnavailable"] =
-            json!("Revert is not offered: this server does not offer revert_changes (it is read-only, or started without it).");
+        view["revertUnavailable"] = json!(
+            "Revert is not offered: this server does not offer revert_changes (it is read-only, or started without it)."
+        );
         return view;
     };
     let latest = answer.get("latest").cloned().unwrap_or(Value::Null);

@@ -69,7 +69,7 @@ mod tests {
             (b"same", b"same"),
         ];
         for (before, after) in cases {
-            let Change::Splice { offset, removed, inserted_len } = diff(before, after) else { panic!() };
+            let Change::Splice { offset, removed, inserted_len } = diff(before, after);
             let back = [&after[..offset], &removed[..], &after[offset + inserted_len..]].concat();
             assert_eq!(&back, before);
         }

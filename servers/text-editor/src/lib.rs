@@ -40,7 +40,7 @@ mod workspace;
 
 pub mod document;
 
-pub use editor::{Command, Edit, Editor, Limits, Origin, Reply, Request, default_journal_dir};
+pub use editor::{Caller, Command, Edit, Editor, Limits, Origin, Reply, Request, default_journal_dir};
 pub use tools::NAMES as TOOL_NAMES;
 pub use workspace::EditorRoots;
 

@@ -51,6 +51,16 @@ pub struct Expected<'a> {
     pub result_sha256: Option<&'a str>,
 }
 
+/// Who makes an `edit_file` call: the flag set when it gave up (a timeout: then nothing is
+/// written), and the tool and session the journal records.
+#[derive(Debug, Clone, Copy)]
+pub struct Caller<'a> {
+    /// Set when the caller gave up.
+    pub abandoned: Option<&'a AtomicBool>,
+    /// The tool and session.
+    pub origin: &'a crate::editor::Origin,
+}
+
 impl Editor {
     /// `edit_file` (see the module docs). `abandoned`: set when the caller gave up (a timeout),
     /// then nothing is written.
@@ -61,11 +71,10 @@ impl Editor {
         edits: &[Edit],
         dry_run: bool,
         expected: Expected<'_>,
-        abandoned: Option<&AtomicBool>,
-        origin: &crate::editor::Origin,
+        caller: Caller<'_>,
     ) -> Result<Reply, ToolError> {
-        let t =
-            Target { if_sha256: expected.sha256, ..Target::new(sandbox, path, Command::StrReplace, abandoned, origin) };
+        let target = Target::new(sandbox, path, Command::StrReplace, caller.abandoned, caller.origin);
+        let t = Target { if_sha256: expected.sha256, ..target };
         if let Some(result) = expected.result_sha256 {
             // Malformed: refused before the file is even read.
             crate::editor::check_sha256(Some(result), None, "").or_else(|e| match e.code {
@@ -273,7 +282,14 @@ mod tests {
         let sandbox = Sandbox::new([dir]).unwrap();
         let editor = Editor::new(crate::Limits { fsync: false, ..Default::default() });
         let target = sandbox.resolve(path.to_str().unwrap()).unwrap();
-        let result = editor.edit_file(&sandbox, &target, edits, dry, Expected::default(), None, &Default::default());
+        let result = editor.edit_file(
+            &sandbox,
+            &target,
+            edits,
+            dry,
+            Expected::default(),
+            Caller { abandoned: None, origin: &Default::default() },
+        );
         (result, std::fs::read(&path).unwrap(), editor)
     }
 

@@ -109,7 +109,8 @@ impl Editor {
         if let Some(change) = txn.change(seq) {
             crate::editor::undo_edit::refuse_other_session(change, t)?;
         }
-        let effect = txn.change(seq).and_then(|c| c.effects.iter().find(|e| e.group == group && e.path == key)).cloned();
+        let effect =
+            txn.change(seq).and_then(|c| c.effects.iter().find(|e| e.group == group && e.path == key)).cloned();
         let current = match t.sandbox.read(t.path) {
             Ok(bytes) => Some(bytes),
             Err(mcp_shared::sandbox::SandboxError::NotFound { .. }) => None,

@@ -12,7 +12,7 @@ use std::{
     sync::{Arc, Mutex, atomic::AtomicBool},
 };
 
-pub use edit_file::{Edit, Expected};
+pub use edit_file::{Caller, Edit, Expected};
 pub use guards::check_sha256;
 
 mod create;
@@ -159,8 +159,7 @@ impl Default for Origin {
 pub fn process_session() -> &'static str {
     static LABEL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     LABEL.get_or_init(|| {
-        let nanos =
-            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
         format!("process-{}-{:x}", std::process::id(), (nanos as u64) & 0xffff_ffff)
     })
 }
@@ -734,7 +733,9 @@ pub fn history_key(path: &SandboxPath) -> std::path::PathBuf {
 pub(crate) fn journal_unusable(error: &JournalError) -> ToolError {
     ToolError::new(
         ErrorCode::InternalError,
-        format!("Nothing was changed: {error}. Its reply would promise an undo the journal could not keep; check the journal's directory (--journal-dir), or ask the user to."),
+        format!(
+            "Nothing was changed: {error}. Its reply would promise an undo the journal could not keep; check the journal's directory (--journal-dir), or ask the user to."
+        ),
     )
 }
 

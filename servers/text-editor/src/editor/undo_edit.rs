@@ -54,7 +54,12 @@ impl Editor {
             .map_err(|e| crate::editor::journal_unusable(&e))?
     }
 
-    fn undo_in(&self, t: &Target<'_>, txn: &mut Txn<'_>, no_history: &dyn Fn() -> ToolError) -> Result<Reply, ToolError> {
+    fn undo_in(
+        &self,
+        t: &Target<'_>,
+        txn: &mut Txn<'_>,
+        no_history: &dyn Fn() -> ToolError,
+    ) -> Result<Reply, ToolError> {
         let key = history_key(t.path);
         // The reference's checks of the path come first, unless the change to undo left no
         // file there (a deletion, a move away).
@@ -91,7 +96,9 @@ impl Editor {
                     t.shown
                 )
             } else {
-                format!("No edit was undone: {why}, and undoing would overwrite that. Check the files and act on them directly.")
+                format!(
+                    "No edit was undone: {why}, and undoing would overwrite that. Check the files and act on them directly."
+                )
             };
             return Err(ToolError::new(ErrorCode::Conflict, message));
         }
@@ -100,7 +107,8 @@ impl Editor {
         let then = file.as_ref().and_then(|f| f.then.clone());
         crate::editor::check_sha256(t.if_sha256, now.as_ref().map(|c| c.bytes.as_slice()), t.shown)?;
         t.still_wanted()?;
-        let taker = Taker { tool: &t.origin.tool, session: &t.origin.session, kind: Kind::Undo, fsync: self.limits.fsync };
+        let taker =
+            Taker { tool: &t.origin.tool, session: &t.origin.session, kind: Kind::Undo, fsync: self.limits.fsync };
         plan::apply(txn, t.sandbox, &plan, &taker).map_err(|e| apply_error(e, t.shown))?;
         let text = match (&mine, &moved_from) {
             (_, Some(source)) => {
@@ -110,14 +118,23 @@ impl Editor {
                     ""
                 };
                 let shown_source = if *source == key {
-                    effects.iter().find(|e| e.path != *source).map_or_else(String::new, |e| e.path.display().to_string())
+                    effects
+                        .iter()
+                        .find(|e| e.path != *source)
+                        .map_or_else(String::new, |e| e.path.display().to_string())
                 } else {
                     source.display().to_string()
                 };
                 if *source == key {
-                    format!("Last edit to {} undone successfully: the file was moved back from {shown_source}{also}.", t.shown)
+                    format!(
+                        "Last edit to {} undone successfully: the file was moved back from {shown_source}{also}.",
+                        t.shown
+                    )
                 } else {
-                    format!("Last edit to {} undone successfully: the file was moved back to {shown_source}{also}.", t.shown)
+                    format!(
+                        "Last edit to {} undone successfully: the file was moved back to {shown_source}{also}.",
+                        t.shown
+                    )
                 }
             }
             (Some(effect), None) if matches!(effect.before, Before::Absent) => {
@@ -183,7 +200,9 @@ pub(crate) fn apply_error(error: ApplyError, shown: &str) -> ToolError {
         ),
         ApplyError::Write(e) => ToolError::new(
             e.code(),
-            format!("Nothing was changed ({shown}): a file could not be written ({e}); what had been written was put back."),
+            format!(
+                "Nothing was changed ({shown}): a file could not be written ({e}); what had been written was put back."
+            ),
         ),
     }
 }

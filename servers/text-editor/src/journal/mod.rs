@@ -562,8 +562,7 @@ impl Txn<'_> {
 
     /// A new, empty log in `file`, its header written.
     fn new_log(&self, mut file: File) -> io::Result<Log> {
-        let nanos =
-            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
         let nonce = format!("{:x}", fingerprint(format!("{}-{nanos}", std::process::id()).as_bytes()));
         let header =
             Frame::Header { nonce: nonce.clone(), roots: self.journal.roots.clone(), dropped_through: 0, next_seq: 1 };
@@ -602,7 +601,7 @@ impl Txn<'_> {
     pub fn begin(&mut self, mut change: Change, payloads: &[&[u8]]) -> Result<u64, JournalError> {
         let (seq, now) = {
             let journal = self.journal;
-        let log = self.log().map_err(|e| journal.error(e))?;
+            let log = self.log().map_err(|e| journal.error(e))?;
             (log.next_seq, std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH))
         };
         change.seq = seq;
@@ -879,7 +878,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let j = journal(dir.path(), 64 * 1024);
         let mut txn = j.lock().unwrap();
-        let mut pinned = Change::new("delete_file", "s", Kind::Edit, vec![effect("/r/p", Before::Bytes { mode: 0o600 }, None)]);
+        let mut pinned =
+            Change::new("delete_file", "s", Kind::Edit, vec![effect("/r/p", Before::Bytes { mode: 0o600 }, None)]);
         pinned.pinned = true;
         let first = txn.begin(pinned, &[&[7u8; 1000]]).unwrap();
         txn.finish(first, true).unwrap();

@@ -89,9 +89,7 @@ pub fn read_state(sandbox: &Sandbox, path: &Path, max_bytes: u64) -> Result<Opti
         Err(e) => Err(format!("{shown} cannot be read ({e})")),
         Ok(md) if md.is_dir => Err(format!("{shown} is a directory now")),
         Ok(md) if !md.is_file => Err(format!("{shown} is not a regular file now")),
-        Ok(md) if md.len > max_bytes => {
-            Err(format!("{shown} is {} bytes now, more than --max-file-size", md.len))
-        }
+        Ok(md) if md.len > max_bytes => Err(format!("{shown} is {} bytes now, more than --max-file-size", md.len)),
         Ok(md) => match sandbox.read(&resolved) {
             Ok(bytes) => Ok(Some(Content { bytes, mode: md.permissions_mode })),
             Err(SandboxError::NotFound { .. }) => Ok(None),
@@ -217,7 +215,10 @@ pub fn plan(txn: &mut Txn<'_>, sandbox: &Sandbox, picked: &[(u64, u32)], max_byt
         let tie = ties.root(&path);
         if let Some(reason) = broken.get(&tie) {
             if !plan.conflicts.contains_key(&path) {
-                plan.conflicts.insert(path.clone(), format!("{} is tied by a move to a file left as it is: {reason}", path.display()));
+                plan.conflicts.insert(
+                    path.clone(),
+                    format!("{} is tied by a move to a file left as it is: {reason}", path.display()),
+                );
             }
             continue;
         }
@@ -257,7 +258,8 @@ pub fn effect_between(path: &Path, group: u32, before: Option<&Content>, after: 
         (None, _) => (Before::Absent, Vec::new()),
         (Some(b), None) => (Before::Bytes { mode: b.mode }, b.bytes.clone()),
         (Some(b), Some(a)) => {
-            let crate::history::Change::Splice { offset, removed, inserted_len } = crate::history::diff(&b.bytes, &a.bytes);
+            let crate::history::Change::Splice { offset, removed, inserted_len } =
+                crate::history::diff(&b.bytes, &a.bytes);
             (Before::Splice { offset: offset as u64, inserted_len: inserted_len as u64 }, removed)
         }
     };
@@ -326,7 +328,8 @@ pub fn apply(txn: &mut Txn<'_>, sandbox: &Sandbox, plan: &Plan, taker: &Taker<'_
     let mut effects = Vec::with_capacity(files.len());
     let mut payloads = Vec::with_capacity(files.len());
     for (group, (path, file)) in files.iter().enumerate() {
-        let (effect, payload) = effect_between(path, u32::try_from(group).unwrap_or(u32::MAX), file.now.as_ref(), file.then.as_ref());
+        let (effect, payload) =
+            effect_between(path, u32::try_from(group).unwrap_or(u32::MAX), file.now.as_ref(), file.then.as_ref());
         effects.push(effect);
         payloads.push(payload);
     }
@@ -343,7 +346,8 @@ pub fn apply(txn: &mut Txn<'_>, sandbox: &Sandbox, plan: &Plan, taker: &Taker<'_
         // Still as the plan found it? (A program that takes no lock may have written it.)
         let current = read_state(sandbox, path, u64::MAX).ok().flatten();
         if current.as_ref().map(|c| &c.bytes) != file.now.as_ref().map(|c| &c.bytes) {
-            failure = Some(ApplyError::Moved(format!("{} changed while the changes were being reverted", path.display())));
+            failure =
+                Some(ApplyError::Moved(format!("{} changed while the changes were being reverted", path.display())));
             break;
         }
         if let Err(error) = put(sandbox, path, file.then.as_ref(), taker.fsync) {
@@ -391,12 +395,8 @@ pub fn settle(txn: &mut Txn<'_>, sandbox: &Sandbox, max_bytes: u64, fsync: bool)
         if !reachable {
             continue;
         }
-        let left: Vec<bool> = change
-            .effects
-            .iter()
-            .zip(&currents)
-            .map(|(e, c)| e.left(c.as_ref().map(|c| c.bytes.as_slice())))
-            .collect();
+        let left: Vec<bool> =
+            change.effects.iter().zip(&currents).map(|(e, c)| e.left(c.as_ref().map(|c| c.bytes.as_slice()))).collect();
         if left.iter().all(|l| *l) {
             tracing::info!(seq, "a change whose writer stopped was found complete");
             txn.finish(seq, true)?;

@@ -134,7 +134,8 @@ impl Tool for EditFile {
         let (reply, edits) = blocking("The edit", move || {
             let _guard = guard;
             let expected = Expected { sha256: if_sha256.as_deref(), result_sha256: if_result_sha256.as_deref() };
-            let reply = editor.edit_file(&sandbox, &path, &edits, dry_run, expected, Some(&flag), &origin);
+            let caller = editor::Caller { abandoned: Some(&flag), origin: &origin };
+            let reply = editor.edit_file(&sandbox, &path, &edits, dry_run, expected, caller);
             (reply, edits)
         })
         .await?;

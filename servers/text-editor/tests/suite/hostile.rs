@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use mcp_server_text_editor::{Command, Edit, Editor, Limits, Request};
+use mcp_server_text_editor::{Caller, Command, Edit, Editor, Limits, Request};
 use mcp_shared::sandbox::Sandbox;
 use proptest::prelude::*;
 use serde_json::json;
@@ -29,7 +29,14 @@ fn edit_file(bytes: &[u8], edits: &[Edit], dry_run: bool) -> (Result<String, Str
     let sandbox = Sandbox::new([dir.path()]).unwrap();
     let path = sandbox.resolve(file.to_str().unwrap()).unwrap();
     let result = editor()
-        .edit_file(&sandbox, &path, edits, dry_run, Default::default(), None, &Default::default())
+        .edit_file(
+            &sandbox,
+            &path,
+            edits,
+            dry_run,
+            Default::default(),
+            Caller { abandoned: None, origin: &Default::default() },
+        )
         .map(|r| r.text)
         .map_err(|e| e.message);
     (result, std::fs::read(&file).unwrap())

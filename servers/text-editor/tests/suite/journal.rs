@@ -61,7 +61,8 @@ fn five_files() -> (tempfile::TempDir, PathBuf) {
     let root = dir.path().canonicalize().unwrap();
     std::fs::write(root.join("a.txt"), "alpha\nbeta\n").unwrap();
     std::fs::write(root.join("crlf.txt"), "one\r\ntwo\r\n").unwrap();
-    let utf16: Vec<u8> = [0xFF, 0xFE].into_iter().chain("héllo\r\nwörld\r\n".encode_utf16().flat_map(u16::to_le_bytes)).collect();
+    let utf16: Vec<u8> =
+        [0xFF, 0xFE].into_iter().chain("héllo\r\nwörld\r\n".encode_utf16().flat_map(u16::to_le_bytes)).collect();
     std::fs::write(root.join("utf16.txt"), utf16).unwrap();
     std::fs::write(root.join("move-me.txt"), "moving\n").unwrap();
     std::fs::write(root.join("doomed.txt"), b"bytes \x00\xff kept").unwrap();
@@ -93,12 +94,19 @@ fn after_kill_9_every_change_is_listed_and_one_revert_brings_every_file_back() {
     let listing = data(&listed);
     assert_eq!(listing["latest"], 7, "{listing}");
     assert_eq!(listing["changes"].as_array().unwrap().len(), 7);
-    let files: BTreeMap<String, Value> =
-        listing["files"].as_array().unwrap().iter().map(|f| (f["path"].as_str().unwrap().to_owned(), f.clone())).collect();
+    let files: BTreeMap<String, Value> = listing["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["path"].as_str().unwrap().to_owned(), f.clone()))
+        .collect();
     assert_eq!(files["a.txt"]["status"], "edited");
     assert_eq!(files["a.txt"]["changes"], json!([1, 7]));
     assert_eq!((files["a.txt"]["added"].as_u64(), files["a.txt"]["removed"].as_u64()), (Some(2), Some(2)));
-    assert_eq!(files["crlf.txt"]["diff"], "--- a/crlf.txt\n+++ b/crlf.txt\n@@ -1,2 +1,3 @@\n one\r\n+inserted\r\n two\r\n");
+    assert_eq!(
+        files["crlf.txt"]["diff"],
+        "--- a/crlf.txt\n+++ b/crlf.txt\n@@ -1,2 +1,3 @@\n one\r\n+inserted\r\n two\r\n"
+    );
     assert!(files["utf16.txt"]["diff"].as_str().unwrap().contains("+welt\r\n"), "{files:?}");
     assert_eq!(files["new/dir/created.txt"]["status"], "created");
     assert_eq!(files["moved/here.txt"]["status"], "moved");
@@ -259,7 +267,12 @@ fn kill_9_during_a_revert_of_200_files_leaves_every_file_whole() {
     let listed = data(&ok(call(&mut c, "list_changes", json!({}))));
     let now = tree(&root);
     let differs = |a: &BTreeMap<PathBuf, Option<Vec<u8>>>| a.iter().filter(|(k, v)| now.get(*k) != Some(v)).count();
-    assert!(now == before || now == after, "a revert is all or nothing: {} differ from before, {} from after", differs(&before), differs(&after));
+    assert!(
+        now == before || now == after,
+        "a revert is all or nothing: {} differ from before, {} from after",
+        differs(&before),
+        differs(&after)
+    );
     assert!(listed["conflicts"].as_array().unwrap().is_empty(), "{listed}");
     ok(call(&mut c, "revert_changes", json!({"to": 0})));
     assert_eq!(tree(&root), before);
@@ -307,7 +320,9 @@ fn apply(c: &mut StdioClient, root: &Path, write: &Write) {
     // Any answer is fine (many writes are refused: a missing file, an ambiguous match); what is
     // checked is that the revert takes the tree back.
     let _ = match write {
-        Write::Replace { file, text } => call(c, TOOL, json!({"command": "str_replace", "path": p(*file), "old_str": "n", "new_str": text})),
+        Write::Replace { file, text } => {
+            call(c, TOOL, json!({"command": "str_replace", "path": p(*file), "old_str": "n", "new_str": text}))
+        }
         Write::Insert { file, line, text } => {
             call(c, TOOL, json!({"command": "insert", "path": p(*file), "insert_line": line, "new_str": text}))
         }
@@ -316,8 +331,12 @@ fn apply(c: &mut StdioClient, root: &Path, write: &Write) {
             "edit_file",
             json!({"path": p(*file), "edits": [{"old_str": "e", "new_str": text, "replace_all": true}]}),
         ),
-        Write::Create { file, text } => call(c, TOOL, json!({"command": "create", "path": p(*file), "file_text": text})),
-        Write::Move { file, to } => call(c, "move_file", json!({"source": p(*file), "destination": p(*to), "overwrite": true})),
+        Write::Create { file, text } => {
+            call(c, TOOL, json!({"command": "create", "path": p(*file), "file_text": text}))
+        }
+        Write::Move { file, to } => {
+            call(c, "move_file", json!({"source": p(*file), "destination": p(*to), "overwrite": true}))
+        }
         Write::Delete { file } => call(c, "delete_file", json!({"path": p(*file)})),
         Write::Undo { file } => call(c, TOOL, json!({"command": "undo_edit", "path": p(*file)})),
     };
