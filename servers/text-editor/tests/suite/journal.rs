@@ -366,3 +366,44 @@ proptest! {
         prop_assert_eq!(tree(&root), before, "{:?}", writes);
     }
 }
+
+#[test]
+fn http_sessions_share_the_journal_and_see_their_own_by_default() {
+    let (_dir, root) = five_files();
+    let before = tree(&root);
+    let server = StdioClient::builder(super::BIN)
+        .args(["--root", root.to_str().unwrap(), "--http", "127.0.0.1:0"])
+        .env("XDG_STATE_HOME", super::state_home())
+        .env("RUST_LOG", "warn,mcp_shared::transport::http=info")
+        .spawn()
+        .unwrap();
+    let log = server.wait_for_stderr("/mcp").unwrap();
+    let start = log.find("http://").unwrap();
+    let url = &log[start..start + log[start..].find("/mcp").unwrap() + "/mcp".len()];
+    let wait = std::time::Duration::from_secs(30);
+    let mut one = mcp_tests::http::HttpSession::open(url, None, wait).unwrap();
+    let mut two = mcp_tests::http::HttpSession::open(url, None, wait).unwrap();
+    assert!(one.session.is_some() && one.session != two.session);
+    let p = |rel: &str| root.join(rel).display().to_string();
+    let result = |r: Value| r["result"].clone();
+    let edit = json!({"command": "str_replace", "path": p("a.txt"), "old_str": "alpha", "new_str": "ONE"});
+    assert!(!is_error(&result(one.call_tool(TOOL, &edit).unwrap())));
+    let edit = json!({"command": "str_replace", "path": p("crlf.txt"), "old_str": "one", "new_str": "TWO"});
+    assert!(!is_error(&result(two.call_tool(TOOL, &edit).unwrap())));
+    let own = result(two.call_tool("list_changes", &json!({})).unwrap());
+    assert_eq!(own["structuredContent"]["sessions"], "this");
+    assert_eq!(own["structuredContent"]["changes"].as_array().unwrap().len(), 1, "{own}");
+    let all = result(two.call_tool("list_changes", &json!({"sessions": "all"})).unwrap());
+    assert_eq!(all["structuredContent"]["changes"].as_array().unwrap().len(), 2, "{all}");
+    // Session two's revert takes back its own change only; session one's undo is refused on
+    // session two's file (another session still at work made it).
+    assert!(!is_error(&result(two.call_tool("revert_changes", &json!({"to": 0})).unwrap())));
+    assert_eq!(std::fs::read_to_string(root.join("a.txt")).unwrap(), "ONE\nbeta\n");
+    assert_eq!(std::fs::read(root.join("crlf.txt")).unwrap(), b"one\r\ntwo\r\n");
+    let edit = json!({"command": "str_replace", "path": p("crlf.txt"), "old_str": "two", "new_str": "2"});
+    assert!(!is_error(&result(two.call_tool(TOOL, &edit).unwrap())));
+    let refused = result(one.call_tool(TOOL, &json!({"command": "undo_edit", "path": p("crlf.txt")})).unwrap());
+    assert_eq!(error_code(&refused).as_deref(), Some("CONFLICT"), "{refused}");
+    assert!(!is_error(&result(one.call_tool("revert_changes", &json!({"to": 0, "sessions": "all"})).unwrap())));
+    assert_eq!(tree(&root), before);
+}
