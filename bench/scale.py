@@ -11,6 +11,10 @@
 3. What each server's `tools/list` costs a model on every turn: description + input schema, in
    characters and approximate tokens (characters / 4), beside the reference filesystem server
    (`npx @modelcontextprotocol/server-filesystem`, when npm can fetch it).
+4. What the change journal costs: a small durable `str_replace` (fsync on; median of EDITS,
+   alternating) with the journal and without it (`--undo-depth 0`), and a restart on a journal of
+   JOURNAL_CHANGES changes: `initialize` and the first call (which reads the journal) against a
+   start on an empty one (medians of 10).
 """
 
 import json
@@ -24,11 +28,13 @@ import time
 BIN = os.path.abspath(os.environ.get("BIN_DIR", "target/release"))
 LOG_MB = int(os.environ.get("LOG_MB", "435"))
 ROUNDS = int(os.environ.get("ROUNDS", "5"))
+EDITS = int(os.environ.get("EDITS", "1000"))
+JOURNAL_CHANGES = int(os.environ.get("JOURNAL_CHANGES", "10000"))
 
 
 class Stdio:
-    def __init__(self, command):
-        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    def __init__(self, command, env=None):
+        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
         self.next_id = 0
         self.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "scale", "version": "1"}})
         self.proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
@@ -148,12 +154,73 @@ def tools_list_case(root):
         print(f"tools/list of {name}: {len(rows)} tools, {total} characters (~{total // 4} tokens): {detail}")
 
 
+def journal_case(root):
+    state = tempfile.mkdtemp(prefix="journal-state-")
+    env = dict(os.environ, XDG_STATE_HOME=state)
+    editor = os.path.join(BIN, "mcp-server-text-editor")
+    work = os.path.join(root, "journal")
+    os.makedirs(work)
+    path = os.path.join(work, "small.py")
+    for name in ("small.py", "other.py"):
+        with open(os.path.join(work, name), "w") as f:
+            f.write("".join(f"line {i}\n" for i in range(200)))
+    with_journal = Stdio([editor, "--root", work], env)
+    without = Stdio([editor, "--root", work, "--undo-depth", "0"], env)
+    times = {"journal": [], "none": []}
+    for i in range(EDITS):
+        for label, server, target in (("journal", with_journal, path), ("none", without, os.path.join(work, "other.py"))):
+            old, new = ("line 7\n", "LINE 7\n") if i % 2 == 0 else ("LINE 7\n", "line 7\n")
+            started = time.perf_counter()
+            server.call("text_editor", {"command": "str_replace", "path": target, "old_str": old, "new_str": new})
+            times[label].append(time.perf_counter() - started)
+    with_journal.close()
+    without.close()
+    j, n = statistics.median(times["journal"]), statistics.median(times["none"])
+    print(f"a small durable str_replace (fsync on, median of {EDITS}): {j * 1000:.3f} ms with the journal, "
+          f"{n * 1000:.3f} ms without (--undo-depth 0): {j / n:.2f}x")
+
+    # A journal of JOURNAL_CHANGES changes (the edits above count), then restarts.
+    server = Stdio([editor, "--root", work, "--no-fsync"], env)
+    for i in range(JOURNAL_CHANGES - EDITS):
+        old, new = ("line 9\n", "LINE 9\n") if i % 2 == 0 else ("LINE 9\n", "line 9\n")
+        server.call("text_editor", {"command": "str_replace", "path": path, "old_str": old, "new_str": new})
+    server.close()
+    empty = os.path.join(root, "empty")
+    os.makedirs(empty)
+    with open(os.path.join(empty, "e.txt"), "w") as f:
+        f.write("x\n")
+
+    def start(on, target):
+        started = time.perf_counter()
+        s = Stdio([editor, "--root", on], env)
+        init = time.perf_counter() - started
+        s.call("text_editor", {"command": "str_replace", "path": target, "old_str": "x" if on == empty else "line 3\n", "new_str": "y" if on == empty else "LINE 3\n"})
+        first = time.perf_counter() - started
+        s.call("text_editor", {"command": "undo_edit", "path": target})
+        s.close()
+        return init, first
+
+    full, fresh = [], []
+    for _ in range(10):
+        full.append(start(work, path))
+        fresh.append(start(empty, os.path.join(empty, "e.txt")))
+    fi, ff = statistics.median(x for x, _ in full), statistics.median(y for _, y in full)
+    ei, ef = statistics.median(x for x, _ in fresh), statistics.median(y for _, y in fresh)
+    size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(state) for f in fs)
+    print(f"a restart on a journal of {JOURNAL_CHANGES} changes ({size / 1e6:.1f} MB): initialize answered in {fi * 1000:.1f} ms "
+          f"({fi / ei:.2f}x a start on an empty journal, {ei * 1000:.1f} ms); the first edit done {ff * 1000:.1f} ms after the start "
+          f"(it reads the journal; {ef * 1000:.1f} ms on an empty one) (medians of 10)")
+    shutil.rmtree(state)
+
+
 def main():
     with tempfile.TemporaryDirectory() as root:
         root = os.path.realpath(root)
-        edits_case(root)
-        tail_case(root)
-        tools_list_case(root)
+        if os.environ.get("ONLY") != "journal":
+            edits_case(root)
+            tail_case(root)
+            tools_list_case(root)
+        journal_case(root)
 
 
 if __name__ == "__main__":

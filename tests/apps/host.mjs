@@ -224,6 +224,48 @@ const pwned = (id) => host.pwned(id);
   editor.stop();
 }
 
+// ---- text-editor: the Changes view ---------------------------------------------------------
+{
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "apps-tc-"));
+  fs.writeFileSync(path.join(root, "a.txt"), "alpha\nbeta\n");
+  fs.writeFileSync(path.join(root, "b.txt"), "one\r\ntwo\r\n");
+  fs.writeFileSync(path.join(root, "gone.txt"), "kept bytes\n");
+  const before = () => ["a.txt", "b.txt", "gone.txt", "new.txt"].map((f) => fs.existsSync(path.join(root, f)) ? fs.readFileSync(path.join(root, f), "utf8") : null);
+  const original = JSON.stringify(before());
+  const editor = await new Server("mcp-server-text-editor", ["--root", root]).start();
+  await editor.call("text_editor", { command: "str_replace", path: `${root}/a.txt`, old_str: "beta", new_str: "BETA" });
+  await editor.call("text_editor", { command: "insert", path: `${root}/b.txt`, insert_line: 1, new_str: "<b>inserted</b>" });
+  await editor.call("text_editor", { command: "create", path: `${root}/new.txt`, file_text: "fresh\n" });
+  await editor.call("delete_file", { path: "gone.txt" });
+  let args = {};
+  let result = await editor.call("list_changes", args);
+  let view = await render(editor, "list_changes", args, result, "text-editor-changes.png");
+  check((await view.frame.locator("section.file").count()) === 4, "the Changes view shows each changed file");
+  check((await view.frame.locator(".diff").first().innerText()).includes("BETA"), "with its diff");
+  check((await view.frame.getByText("<b>inserted</b>").count()) >= 1, "a file's markup is shown as text");
+  check((await pwned(view.id)) === null, "no script from a file's content ran");
+  // Revert this file: only b.txt goes back.
+  await view.frame.locator("section.file", { hasText: "b.txt" }).getByRole("button", { name: "Revert this file" }).click();
+  await view.frame.getByRole("button", { name: "Reverted" }).waitFor({ timeout: 10000 });
+  check(fs.readFileSync(path.join(root, "b.txt"), "utf8") === "one\r\ntwo\r\n" && fs.readFileSync(path.join(root, "a.txt"), "utf8") === "alpha\nBETA\n", "Revert this file reverted that file alone");
+  // The same view's Revert all is now stale (a revert was made since): refused, nothing changed.
+  result = await editor.call("list_changes", args);
+  view = await render(editor, "list_changes", args, result, "text-editor-changes-all.png");
+  fs.writeFileSync(path.join(root, "a.txt"), "changed by someone else\n");
+  await view.frame.getByRole("button", { name: "Revert all" }).click();
+  await view.frame.getByText("Not reverted").waitFor({ timeout: 10000 });
+  check(fs.existsSync(path.join(root, "new.txt")), "Revert all of files changed since the view was made reverted nothing");
+  fs.writeFileSync(path.join(root, "a.txt"), "alpha\nBETA\n");
+  result = await editor.call("list_changes", args);
+  view = await render(editor, "list_changes", args, result, "text-editor-changes-all.png");
+  await view.frame.getByRole("button", { name: "Revert all" }).click();
+  await view.frame.getByRole("button", { name: "Reverted" }).waitFor({ timeout: 10000 });
+  check(JSON.stringify(before()) === original, "Revert all restored every file (the deleted one back, the created one gone)");
+  const told = await page.evaluate(() => window.modelContext.map((c) => c.params.content[0].text));
+  check(told.some((t) => t.includes("Revert all") && t.includes("revert_changes")), "the model is told the user reverted them");
+  editor.stop();
+}
+
 // ---- draft-post: the article preview and the list -----------------------------------------
 {
   const repo = fs.mkdtempSync(path.join(os.tmpdir(), "apps-dp-repo-"));
