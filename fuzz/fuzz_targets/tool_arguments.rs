@@ -1,5 +1,5 @@
 //! Every tool's argument parsing and handling (text_editor, draft_post, list_posts, hoge,
-//! search_text, find_files, edit_file, read_files, list_tree), in process, over arbitrary arguments: the first
+//! search_text, find_files, edit_file, read_files, list_tree, list_changes, revert_changes), in process, over arbitrary arguments: the first
 //! byte picks the tool, the rest is the arguments object. No panic, an answer for every call,
 //! and nothing outside the workspace touched (the text editor and draft-post both work in a
 //! temporary root with a secret beside it).
@@ -37,7 +37,12 @@ fn fixture() -> &'static Fixture {
             workspace: Startup::Explicit(vec![root.clone()]),
             tool_name: "text_editor".into(),
             read_only: false,
-            limits: mcp_server_text_editor::Limits { fsync: false, ..Default::default() },
+            // The change journal beside the root, not in the user's state directory.
+            limits: mcp_server_text_editor::Limits {
+                fsync: false,
+                journal_dir: Some(base.join("state")),
+                ..Default::default()
+            },
         };
         let editor_workspace = Arc::new(mcp_server_text_editor::EditorRoots::explicit(Sandbox::new([&root]).unwrap()));
         let editor = mcp_server_text_editor::registry(&config, Arc::clone(&editor_workspace)).unwrap();
@@ -62,6 +67,8 @@ fn fixture() -> &'static Fixture {
             (mcp_server_text_editor::registry(&config, Arc::clone(&editor_workspace)).unwrap(), "edit_file"),
             (mcp_server_text_editor::registry(&config, Arc::clone(&editor_workspace)).unwrap(), "read_files"),
             (mcp_server_text_editor::registry(&config, Arc::clone(&editor_workspace)).unwrap(), "list_tree"),
+            (mcp_server_text_editor::registry(&config, Arc::clone(&editor_workspace)).unwrap(), "list_changes"),
+            (mcp_server_text_editor::registry(&config, Arc::clone(&editor_workspace)).unwrap(), "revert_changes"),
         ];
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         Fixture { _dir: dir, outside, runtime, tools }
