@@ -25,6 +25,9 @@ pub const MAX_DIFF_BYTES: usize = 48 * 1024;
 /// The most changes an answer lists one by one (the files and diffs cover them all).
 pub const MAX_LISTED_CHANGES: usize = 200;
 
+/// The most files an answer describes one by one (a revert still takes back every file).
+pub const MAX_LISTED_FILES: usize = 500;
+
 /// Which changes: those after `after`, of one session or all, on some paths or all.
 #[derive(Debug, Clone)]
 pub struct Span {
@@ -153,8 +156,13 @@ fn files_of(sandbox: &Sandbox, plan: &Plan) -> (Vec<Value>, String) {
     let mut text = String::new();
     // A move's source is shown with its destination.
     let sources: Vec<&PathBuf> = plan.files.values().filter_map(|f| f.moved_from.as_ref()).collect();
+    let mut left_out = 0;
     for (path, file) in &plan.files {
         if sources.contains(&path) && file.now.is_none() {
+            continue;
+        }
+        if files.len() == MAX_LISTED_FILES {
+            left_out += 1;
             continue;
         }
         let origin = file.moved_from.as_ref().and_then(|from| plan.files.get(from));
@@ -173,6 +181,11 @@ fn files_of(sandbox: &Sandbox, plan: &Plan) -> (Vec<Value>, String) {
             by.join(", ")
         ));
         files.push(entry);
+    }
+    if left_out > 0 {
+        text.push_str(&format!(
+            "[{left_out} more file(s) not described here (the first {MAX_LISTED_FILES} are); a revert takes them back too. Pass `paths` to see them.]\n"
+        ));
     }
     (files, text)
 }
@@ -207,7 +220,7 @@ impl Editor {
     }
 
     /// The changes of `span`, each listed (the latest [`MAX_LISTED_CHANGES`]).
-    fn listed(&self, sandbox: &Sandbox, txn: &Txn<'_>, span: &Span, picked: &[(u64, u32)]) -> Vec<Value> {
+    fn listed(&self, sandbox: &Sandbox, txn: &Txn<'_>, picked: &[(u64, u32)]) -> Vec<Value> {
         let mut seqs: Vec<u64> = picked.iter().map(|(s, _)| *s).collect();
         seqs.dedup();
         seqs.reverse();
@@ -227,7 +240,6 @@ impl Editor {
                     "files": files,
                 })
             })
-            .filter(|_| span.after < u64::MAX)
             .collect()
     }
 
@@ -238,7 +250,7 @@ impl Editor {
             let picked = plan::select(txn, span.after, span.session.as_deref(), span.paths.as_deref());
             let plan = plan::plan(txn, sandbox, &picked, self.limits.max_file_size).map_err(|e| journal_error(&e))?;
             let mut data = self.header(txn, span, origin);
-            let listed = self.listed(sandbox, txn, span, &picked);
+            let listed = self.listed(sandbox, txn, &picked);
             let (files, lines) = files_of(sandbox, &plan);
             let conflicts = conflicts_of(sandbox, &plan);
             let count = listed.len();

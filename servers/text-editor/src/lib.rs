@@ -110,7 +110,7 @@ pub fn identity(workspace: &EditorRoots, registry: &ToolRegistry) -> ServerIdent
 /// command but `view`).
 pub fn registry(config: &Config, workspace: Arc<EditorRoots>) -> Result<ToolRegistry, RegistryError> {
     let shared = tools::Shared {
-        editor: Arc::new(Editor::new(config.limits.clone())),
+        editor: Arc::new(Editor::new(Limits { read_only: config.read_only, ..config.limits.clone() })),
         workspace,
         locks: Arc::new(locks::FileLocks::new()),
         tool_name: config.tool_name.clone(),

@@ -93,6 +93,7 @@ fn run() -> anyhow::Result<()> {
                 None => mcp_server_text_editor::default_journal_dir(),
             },
             journal_max_bytes: cli.journal_max_bytes,
+            read_only: cli.read_only,
         },
     };
     let server = match mcp_server_text_editor::server(&config) {

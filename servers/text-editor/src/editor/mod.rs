@@ -94,6 +94,9 @@ pub struct Limits {
     pub journal_dir: Option<PathBuf>,
     /// The bound of each journal, in bytes (`--journal-max-bytes`).
     pub journal_max_bytes: u64,
+    /// `--read-only`: the journal is read, never settled (settling a dead writer's change may
+    /// write files).
+    pub read_only: bool,
 }
 
 /// The default place of journals: `mcp-suite/text-editor` in the user's state directory.
@@ -111,6 +114,7 @@ impl Default for Limits {
             views: true,
             journal_dir: default_journal_dir(),
             journal_max_bytes: journal::DEFAULT_MAX_BYTES,
+            read_only: false,
         }
     }
 }
@@ -291,7 +295,7 @@ impl Editor {
         f: impl FnOnce(&mut Txn<'_>) -> R,
     ) -> Result<R, JournalError> {
         let mut txn = journal.lock()?;
-        if !txn.pending().is_empty() {
+        if !self.limits.read_only && !txn.pending().is_empty() {
             journal::plan::settle(&mut txn, sandbox, self.limits.max_file_size, self.limits.fsync)?;
         }
         Ok(f(&mut txn))

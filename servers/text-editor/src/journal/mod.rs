@@ -379,12 +379,13 @@ fn inside(path: &Path, root: &Path) -> bool {
     path.starts_with(root)
 }
 
-/// Makes `dir` and its missing parents, the journal's own directories private.
+/// Makes `dir` and its missing parents private to this user (0700), and tightens `dir` itself
+/// (the journal's own directory) when it is this user's and looser.
 fn create_private_dirs(dir: &Path) -> io::Result<()> {
-    if dir.is_dir() {
-        return Ok(());
-    }
-    if let Some(parent) = dir.parent() {
+    if !dir.is_dir()
+        && let Some(parent) = dir.parent()
+        && !parent.is_dir()
+    {
         create_private_dirs(parent)?;
     }
     mcp_shared::platform::create_private_dir(dir)

@@ -36,6 +36,9 @@ pub struct FilePlan {
     pub changes: Vec<(u64, String)>,
     /// Where a move in the span took its content from (its path at the point).
     pub moved_from: Option<PathBuf>,
+    /// The file the changes tie it to (a move ties its two paths): files of one tie are taken
+    /// back together, and are one group of the revert's own change.
+    pub tie: PathBuf,
 }
 
 /// What taking the chosen groups back would do.
@@ -226,7 +229,7 @@ pub fn plan(txn: &mut Txn<'_>, sandbox: &Sandbox, picked: &[(u64, u32)], max_byt
         changes.reverse();
         let moved = moved_from.get(&path).cloned();
         let now = initial.remove(&path).flatten();
-        plan.files.insert(path, FilePlan { now, then: state, changes, moved_from: moved });
+        plan.files.insert(path, FilePlan { now, then: state, changes, moved_from: moved, tie });
     }
     // The groups of a broken tie are not taken back.
     let kept: Vec<(u64, u32)> = plan
@@ -338,6 +341,22 @@ pub fn apply(txn: &mut Txn<'_>, sandbox: &Sandbox, plan: &Plan, taker: &Taker<'_
     }
     let mut change = Change::new(taker.tool, taker.session, taker.kind, effects);
     change.undoes = plan.groups.clone();
+    // The directories a restored file needs are made, and recorded: taking this change back
+    // removes them again.
+    for (path, file) in &files {
+        if file.now.is_none()
+            && file.then.is_some()
+            && let Ok(at) = resolve(sandbox, path)
+        {
+            for dir in crate::editor::files::missing_parents(sandbox, &at) {
+                let dir = PathBuf::from(dir);
+                if !change.dirs.contains(&dir) {
+                    change.dirs.push(dir);
+                }
+            }
+        }
+    }
+    change.dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
     let refs: Vec<&[u8]> = payloads.iter().map(Vec::as_slice).collect();
     let seq = txn.begin(change, &refs)?;
     let mut written: Vec<(&PathBuf, &FilePlan)> = Vec::new();
