@@ -33,6 +33,9 @@ pub const MAX_LISTED_FILES: usize = 500;
 pub struct Span {
     /// Changes after this number.
     pub after: u64,
+    /// Instead of `after`: the changes since this session's start (after the change before its
+    /// first; none when it made none).
+    pub since_session_start: bool,
     /// Only this session's (`None`: every session's).
     pub session: Option<String>,
     /// Only changes touching these files (absolute; `None`: all).
@@ -243,10 +246,20 @@ impl Editor {
             .collect()
     }
 
+    /// `span` with its point resolved: "this session's start" made a change number.
+    fn resolved(txn: &Txn<'_>, span: &Span, origin: &Origin) -> Span {
+        if !span.since_session_start {
+            return span.clone();
+        }
+        let first = txn.changes().iter().find(|c| c.session == origin.session && c.state == State::Done);
+        Span { after: first.map_or(txn.latest_seq(), |c| c.seq - 1), since_session_start: false, ..span.clone() }
+    }
+
     /// `list_changes`: the changes of `span`, grouped by file, with each file's combined diff.
     pub fn list_changes(&self, sandbox: &Sandbox, span: &Span, origin: &Origin) -> Result<(String, Value), ToolError> {
         let journal = self.journal_or_error(sandbox)?;
         self.with_txn(&journal, sandbox, |txn| {
+            let span = &Self::resolved(txn, span, origin);
             let picked = plan::select(txn, span.after, span.session.as_deref(), span.paths.as_deref());
             let plan = plan::plan(txn, sandbox, &picked, self.limits.max_file_size).map_err(|e| journal_error(&e))?;
             let mut data = self.header(txn, span, origin);
@@ -312,8 +325,11 @@ impl Editor {
         origin: &Origin,
     ) -> Result<(String, Value), ToolError> {
         let journal = self.journal_or_error(sandbox)?;
-        self.with_txn(&journal, sandbox, |txn| self.revert_in(sandbox, txn, span, guards, mode, origin))
-            .map_err(|e| journal_error(&e))?
+        self.with_txn(&journal, sandbox, |txn| {
+            let span = &Self::resolved(txn, span, origin);
+            self.revert_in(sandbox, txn, span, guards, mode, origin)
+        })
+        .map_err(|e| journal_error(&e))?
     }
 
     fn revert_in(

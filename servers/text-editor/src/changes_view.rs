@@ -27,6 +27,8 @@ fn call(name: &str, arguments: Value) -> Value {
 /// call (`None`: no buttons, and the view says why).
 pub fn data(answer: &Value, span: &Span, revert_tool: Option<&str>) -> Value {
     let mut view = answer.clone();
+    // The point as the answer resolved it ("this session's start" made a number).
+    let span = &Span { after: answer.get("since").and_then(Value::as_u64).unwrap_or(span.after), ..span.clone() };
     let sessions = if span.session.is_some() { "this" } else { "all" };
     view["kind"] = json!(match (
         answer.get("dry_run").and_then(Value::as_bool),
@@ -99,7 +101,7 @@ mod tests {
                 {"path": "same.txt", "status": "unchanged", "sha256": "cc"},
             ],
         });
-        let span = Span { after: 3, session: None, paths: None };
+        let span = Span { after: 3, since_session_start: false, session: None, paths: None };
         let view = data(&answer, &span, Some("revert_changes"));
         assert_eq!(view["kind"], "list");
         assert_eq!(

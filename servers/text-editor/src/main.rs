@@ -45,7 +45,7 @@ struct Cli {
 
     /// The most a workspace's change journal may hold, in bytes; beyond it the oldest changes
     /// are dropped (never a deletion or move whose undo a reply promised).
-    #[arg(long, value_name = "BYTES", default_value_t = 256 * 1024 * 1024, value_parser = clap::value_parser!(u64).range(65_536..))]
+    #[arg(long, value_name = "BYTES", default_value_t = 256 * 1024 * 1024, value_parser = clap::value_parser!(u64).range(1024..))]
     journal_max_bytes: u64,
 
     /// Do not fsync written files and their directories: faster, but an edit may be lost on a

@@ -28,13 +28,31 @@ pub enum Sessions {
     All,
 }
 
+/// A point in the journal: a change number, or `"session"` (this session's start).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Point {
+    /// After this change.
+    Change(u64),
+    /// Since this session's start.
+    Named(Named),
+}
+
+/// A point named by a word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Named {
+    /// This session's start.
+    Session,
+}
+
 /// Which changes. Unknown fields are ignored.
 #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
 #[garde(allow_unvalidated)]
 pub struct ListChangesInput {
-    /// List the changes after this change number (0 or absent: every change the journal holds).
+    /// List the changes after this change number (0 or absent: every change the journal holds), or `"session"`: since this session's start.
     #[serde(default)]
-    pub since: Option<u64>,
+    pub since: Option<Point>,
     /// `"this"`: this session's changes; `"all"`: every session's. Default: this session's over HTTP (several sessions share a server), all over stdio (a restart is a new process).
     #[serde(default)]
     pub sessions: Option<Sessions>,
@@ -46,7 +64,7 @@ pub struct ListChangesInput {
 /// The span a call names: its point, its sessions and its files.
 pub(crate) fn span_of(
     sandbox: &Sandbox,
-    after: u64,
+    point: Point,
     sessions: Option<Sessions>,
     paths: Option<Vec<String>>,
     ctx: &ToolContext,
@@ -57,7 +75,11 @@ pub(crate) fn span_of(
         None => ctx.session().is_some(),
     };
     let paths = paths.map(|paths| paths.iter().map(|p| absolute(sandbox, p)).collect());
-    Span { after, session: own.then(|| session_label(ctx.session())), paths }
+    let (after, since_session_start) = match point {
+        Point::Change(after) => (after, false),
+        Point::Named(Named::Session) => (0, true),
+    };
+    Span { after, since_session_start, session: own.then(|| session_label(ctx.session())), paths }
 }
 
 /// A path the caller named, absolute: resolved in the sandbox when it can be, else (a file that
@@ -108,7 +130,7 @@ and `force: true` reverts the others and leaves that one as it is. The revert is
 "##;
 
 /// The tool's description.
-pub const DESCRIPTION: &str = "List the changes made to the workspace's files with this server's writing tools (text_editor's create, str_replace, insert, undo_edit; edit_file, move_file, delete_file; revert_changes), kept in a journal that survives restarts: each change with its number, time, tool and session, and per file what happened since the point (edited, created, deleted, moved from), lines added and removed, and one combined diff. `since`: only the changes after that change number. Use the numbers with revert_changes.";
+pub const DESCRIPTION: &str = "List the changes made to the workspace's files with this server's writing tools (text_editor's create, str_replace, insert, undo_edit; edit_file, move_file, delete_file; revert_changes), kept in a journal that survives restarts: each change with its number, time, tool and session, and per file what happened since the point (edited, created, deleted, moved from), lines added and removed, and one combined diff. `since`: only the changes after that change number (\"session\": since this session's start). Use the numbers with revert_changes.";
 
 impl Tool for ListChanges {
     type Params = ListChangesInput;
@@ -139,7 +161,7 @@ impl Tool for ListChanges {
 
     async fn run(&self, input: ListChangesInput, ctx: ToolContext) -> ToolResult {
         let sandbox = self.workspace.sandbox(&ctx).await?;
-        let span = span_of(&sandbox, input.since.unwrap_or(0), input.sessions, input.paths, &ctx);
+        let span = span_of(&sandbox, input.since.unwrap_or(Point::Change(0)), input.sessions, input.paths, &ctx);
         let origin = Origin { tool: "list_changes".to_owned(), session: session_label(ctx.session()) };
         let editor = Arc::clone(&self.editor);
         let view_span = span.clone();

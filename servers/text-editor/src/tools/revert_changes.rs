@@ -11,7 +11,7 @@ use mcp_shared::{Tool, ToolContext, ToolOutput, ToolResult, blocking, reexports:
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::list_changes::{Sessions, span_of};
+use super::list_changes::{Point, Sessions, span_of};
 use crate::{
     changes::{Guards, RevertMode},
     editor::{Editor, Origin, session_label},
@@ -22,8 +22,8 @@ use crate::{
 #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
 #[garde(allow_unvalidated)]
 pub struct RevertChangesInput {
-    /// Revert every change after this change number (0: every change the journal holds), so that the files are as they were right after it. list_changes gives the numbers.
-    pub to: u64,
+    /// Revert every change after this change number (0: every change the journal holds), so that the files are as they were right after it; or `"session"`: every change since this session's start. list_changes gives the numbers.
+    pub to: Point,
     /// Only say what the revert would do, with the combined diff; change nothing. Default false.
     #[serde(default)]
     pub dry_run: Option<bool>,
@@ -97,7 +97,7 @@ impl Tool for RevertChanges {
                 .unwrap_or_default()
                 .into_iter()
                 .map(|(path, sha)| {
-                    let absolute = span_of(&sandbox, 0, None, Some(vec![path.clone()]), &ctx)
+                    let absolute = span_of(&sandbox, Point::Change(0), None, Some(vec![path.clone()]), &ctx)
                         .paths
                         .and_then(|p| p.into_iter().next())
                         .unwrap_or_default();

@@ -407,3 +407,32 @@ fn http_sessions_share_the_journal_and_see_their_own_by_default() {
     assert!(!is_error(&result(one.call_tool("revert_changes", &json!({"to": 0, "sessions": "all"})).unwrap())));
     assert_eq!(tree(&root), before);
 }
+
+#[test]
+fn a_session_start_is_a_point_and_bad_points_are_refused() {
+    let (_dir, root) = five_files();
+    let mut c = spawn_on(&root, &[]);
+    let p = |rel: &str| root.join(rel).display().to_string();
+    edit(&mut c, json!({"command": "str_replace", "path": p("a.txt"), "old_str": "alpha", "new_str": "first"}));
+    c.kill().unwrap();
+    let mut c = spawn_on(&root, &[]);
+    // Nothing yet in this session: nothing since its start.
+    let none = data(&ok(call(&mut c, "list_changes", json!({"since": "session"}))));
+    assert!(none["files"].as_array().unwrap().is_empty(), "{none}");
+    edit(&mut c, json!({"command": "str_replace", "path": p("crlf.txt"), "old_str": "two", "new_str": "second"}));
+    let mine = data(&ok(call(&mut c, "list_changes", json!({"since": "session"}))));
+    assert_eq!(mine["since"], 1, "{mine}");
+    assert_eq!(mine["this_session_since"], 1);
+    ok(call(&mut c, "revert_changes", json!({"to": "session"})));
+    assert_eq!(std::fs::read(root.join("crlf.txt")).unwrap(), b"one\r\ntwo\r\n");
+    assert_eq!(
+        std::fs::read_to_string(root.join("a.txt")).unwrap(),
+        "first\nbeta\n",
+        "the earlier process's change stays"
+    );
+    for bad in [json!({"to": "yesterday"}), json!({"to": -1}), json!({}), json!({"to": 0, "paths": "a.txt"})] {
+        let refused = call(&mut c, "revert_changes", bad.clone());
+        assert!(is_error(&refused), "{bad}: {refused}");
+    }
+    assert_eq!(std::fs::read_to_string(root.join("a.txt")).unwrap(), "first\nbeta\n");
+}
