@@ -30,7 +30,7 @@ impl Editor {
         t.still_wanted()?;
         let effect = journal::Effect::new(history_key(t.path), journal::Before::Absent, Some(text.as_bytes()));
         let mut change = journal::Change::new(&t.origin.tool, &t.origin.session, journal::Kind::Edit, vec![effect]);
-        change.dirs = crate::editor::files::missing_parents(t.sandbox, t.path).into_iter().map(Into::into).collect();
+        change.dirs = crate::journal::plan::missing_parents(t.sandbox, t.path).into_iter().map(Into::into).collect();
         let ((), id) = self.journalled(t.sandbox, change, &[&[]], None, || {
             t.sandbox.write_atomic(t.path, text.as_bytes(), &options).map_err(|e| t.sandbox_error(e))
         })?;

@@ -17,26 +17,12 @@ use mcp_shared::{
     sandbox::{Sandbox, SandboxPath, WriteOptions},
 };
 
+use crate::journal::plan::missing_parents;
 use crate::{
     editor::{Editor, Origin, Reply, Seen, check_sha256, history_key},
     error::ToolError,
     journal::{self, Before, Effect, Kind},
 };
-
-/// The directories above `path` that do not exist (absolute, deepest first): those a write
-/// with `create_parents` makes.
-pub(crate) fn missing_parents(sandbox: &Sandbox, path: &SandboxPath) -> Vec<String> {
-    let mut missing = Vec::new();
-    let mut at = path.parent();
-    while let Some(dir) = at {
-        if !matches!(sandbox.exists(&dir), Ok(false)) {
-            break;
-        }
-        missing.push(dir.absolute().display().to_string());
-        at = dir.parent();
-    }
-    missing
-}
 
 /// A regular file's content and permission bits, read through the sandbox; `what` names it in
 /// messages.

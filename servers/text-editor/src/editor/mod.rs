@@ -17,7 +17,7 @@ pub use guards::check_sha256;
 
 mod create;
 mod edit_file;
-pub(crate) mod files;
+mod files;
 mod guards;
 mod insert;
 mod str_replace;

@@ -277,6 +277,21 @@ pub fn effect_between(path: &Path, group: u32, before: Option<&Content>, after: 
     (effect, payload)
 }
 
+/// The directories above `path` that do not exist (absolute, deepest first): those a write
+/// with `create_parents` makes.
+pub fn missing_parents(sandbox: &Sandbox, path: &SandboxPath) -> Vec<String> {
+    let mut missing = Vec::new();
+    let mut at = path.parent();
+    while let Some(dir) = at {
+        if !matches!(sandbox.exists(&dir), Ok(false)) {
+            break;
+        }
+        missing.push(dir.absolute().display().to_string());
+        at = dir.parent();
+    }
+    missing
+}
+
 /// Why [`apply`] wrote nothing.
 #[derive(Debug)]
 pub enum ApplyError {
@@ -348,7 +363,7 @@ pub fn apply(txn: &mut Txn<'_>, sandbox: &Sandbox, plan: &Plan, taker: &Taker<'_
             && file.then.is_some()
             && let Ok(at) = resolve(sandbox, path)
         {
-            for dir in crate::editor::files::missing_parents(sandbox, &at) {
+            for dir in missing_parents(sandbox, &at) {
                 let dir = PathBuf::from(dir);
                 if !change.dirs.contains(&dir) {
                     change.dirs.push(dir);
