@@ -76,8 +76,9 @@ pub fn data(shown: &Shown, seen: Option<&Seen>, apply: Option<Value>) -> Value {
             );
         }
         (Some(_), _, None) => {
-            data["undoUnavailable"] =
-                json!("Undo is not offered: this change is not in the undo history (it was too large to keep).");
+            data["undoUnavailable"] = json!(
+                "Undo is not offered: this change is not in the undo history (the change journal could not record it; the server's log says why)."
+            );
         }
         (Some(tool), _, Some(change)) => {
             // Undo reverts this very change (its id in the undo history), only while it is the

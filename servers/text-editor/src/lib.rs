@@ -7,7 +7,9 @@
 //!   ([`workspace`], on the shared sandbox and the shared default-workspace rule).
 //! - Files keep their encoding, byte-order mark, line endings, final newline and permissions
 //!   ([`document`], [`lines`]); writes are atomic and, unless `--no-fsync`, durable.
-//! - Multi-level undo per file that refuses to clobber changes made by others ([`history`]).
+//! - Every change recorded in a change journal on disk (`journal`): multi-level undo per file
+//!   that survives restarts and refuses to clobber changes made by others, and `list_changes` /
+//!   `revert_changes` over every file at once.
 //! - Views stream, so a range of a huge file costs a few chunks of memory
 //!   (`editor/view.rs`).
 //!

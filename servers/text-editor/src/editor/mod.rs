@@ -1,10 +1,12 @@
-//! The editor: the five commands over a [`Sandbox`], with their limits and the undo history.
+//! The editor: the five commands over a [`Sandbox`], with their limits and the change journal
+//! of each workspace ([`crate::journal`]).
 //!
 //! Synchronous on purpose: the tool runs it on a blocking thread, one call per file at a time
 //! (see [`crate::locks`]); tests call it directly. Each command is an `impl Editor` block in its
 //! own file of this module (`view.rs`, `create.rs`, `str_replace.rs`, `insert.rs`,
-//! `undo_edit.rs`; `files.rs`: the undo of `move_file` / `delete_file`; `guards.rs`: the
-//! `if_sha256` and `if_change` checks), on the shared helpers here: validation, the locked open, the load, the atomic apply with its history record.
+//! `undo_edit.rs`; `files.rs`: `move_file` and `delete_file`; `guards.rs`: the `if_sha256` and
+//! `if_change` checks), on the shared helpers here: validation, the locked open, the load, the
+//! atomic apply, and the journalled write that records every change.
 
 use std::{
     collections::HashMap,
@@ -158,7 +160,7 @@ impl Default for Origin {
     }
 }
 
-/// This process's session label: `stdio-<pid>-<start>` (every call over stdio, and every
+/// This process's session label: `process-<pid>-<start>` (every call over stdio, and every
 /// sessionless HTTP request, belongs to it).
 pub fn process_session() -> &'static str {
     static LABEL: std::sync::OnceLock<String> = std::sync::OnceLock::new();

@@ -34,7 +34,7 @@ pub struct DeleteFile {
 }
 
 impl DeleteFile {
-    /// The tool, sharing the text editor's undo history and per-file locks.
+    /// The tool, sharing the text editor's change journal and per-file locks.
     pub fn new(editor: Arc<Editor>, workspace: Arc<EditorRoots>, locks: Arc<FileLocks>) -> DeleteFile {
         DeleteFile { editor, workspace, locks, undo_tool: None }
     }

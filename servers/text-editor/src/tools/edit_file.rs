@@ -62,7 +62,7 @@ pub struct EditFile {
 }
 
 impl EditFile {
-    /// The tool, sharing the text editor's undo history and per-file locks.
+    /// The tool, sharing the text editor's change journal and per-file locks.
     pub fn new(editor: Arc<Editor>, workspace: Arc<EditorRoots>, locks: Arc<FileLocks>) -> EditFile {
         EditFile { editor, workspace, locks, undo_tool: None }
     }

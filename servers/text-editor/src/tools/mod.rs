@@ -8,7 +8,7 @@ use std::sync::{
 
 use crate::{editor::Editor, locks::FileLocks, workspace::EditorRoots};
 
-/// What the tools share: one editor (its limits and undo history), one workspace, one set of
+/// What the tools share: one editor (its limits and change journals), one workspace, one set of
 /// per-file locks for every tool that writes, and the flags that shape a tool.
 pub struct Shared {
     /// The editor.

@@ -40,7 +40,7 @@ pub struct MoveFile {
 }
 
 impl MoveFile {
-    /// The tool, sharing the text editor's undo history and per-file locks.
+    /// The tool, sharing the text editor's change journal and per-file locks.
     pub fn new(editor: Arc<Editor>, workspace: Arc<EditorRoots>, locks: Arc<FileLocks>) -> MoveFile {
         MoveFile { editor, workspace, locks, undo_tool: None }
     }
