@@ -50,6 +50,10 @@ pub const DEFAULT_MAX_BYTES: u64 = 256 * 1024 * 1024;
 /// The largest frame header read back (a header names the files of one change).
 const MAX_HEADER_BYTES: u32 = 64 * 1024 * 1024;
 
+/// How long a call waits for another process's hold on the journal (held for one change's
+/// write, normally milliseconds) before it is refused.
+pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// The bytes before a frame's header: header length (u32), payload length (u64), header hash
 /// (u64), all little-endian.
 const FRAME_PREFIX: u64 = 20;
@@ -64,6 +68,12 @@ pub enum JournalError {
         path: String,
         /// The error.
         source: io::Error,
+    },
+    /// Another process held the journal for longer than [`LOCK_WAIT`].
+    #[error("the change journal at {path} was held by another process for longer than {} s (a server stuck in a write?); try again", LOCK_WAIT.as_secs())]
+    Busy {
+        /// The journal's directory.
+        path: String,
     },
     /// A change's bytes did not read back as they were written.
     #[error("the change journal's record of change {seq} is damaged (its bytes do not match their hash)")]
@@ -291,6 +301,8 @@ pub struct Journal {
     roots: Vec<PathBuf>,
     max_bytes: u64,
     fsync: bool,
+    /// How long to wait for another process's hold ([`LOCK_WAIT`]).
+    lock_wait: std::time::Duration,
     log: Mutex<Option<Log>>,
 }
 
@@ -324,7 +336,7 @@ impl Journal {
                 }
             }
         };
-        Journal { place, roots: roots.to_vec(), max_bytes, fsync, log: Mutex::new(None) }
+        Journal { place, roots: roots.to_vec(), max_bytes, fsync, lock_wait: LOCK_WAIT, log: Mutex::new(None) }
     }
 
     /// Why the journal does not outlive this process (`None`: it does).
@@ -365,7 +377,21 @@ impl Journal {
                 *lock = Some(open_private(&dir.join("lock"), false).map_err(|e| self.error(e))?);
             }
             if let Some(file) = lock.as_ref() {
-                file.lock().map_err(|e| self.error(e))?;
+                let deadline = std::time::Instant::now() + self.lock_wait;
+                let mut pause = std::time::Duration::from_millis(1);
+                loop {
+                    match file.try_lock() {
+                        Ok(()) => break,
+                        Err(std::fs::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                            std::thread::sleep(pause);
+                            pause = (pause * 2).min(std::time::Duration::from_millis(20));
+                        }
+                        Err(std::fs::TryLockError::WouldBlock) => {
+                            return Err(JournalError::Busy { path: dir.display().to_string() });
+                        }
+                        Err(std::fs::TryLockError::Error(e)) => return Err(self.error(e)),
+                    }
+                }
                 txn.locked = true;
             }
         }
@@ -901,6 +927,23 @@ mod tests {
         let txn = again.lock().unwrap();
         assert_eq!(txn.latest_seq(), 201);
         assert!(txn.dropped_through() > 1);
+    }
+
+    #[test]
+    fn a_journal_held_too_long_by_another_process_is_a_quick_clear_refusal() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut j = journal(dir.path(), DEFAULT_MAX_BYTES);
+        j.lock_wait = std::time::Duration::from_millis(100);
+        drop(j.lock().unwrap());
+        // Another process's hold: a second open file description of the lock file.
+        let other = File::options()
+            .write(true)
+            .open(dir_for(dir.path(), &[PathBuf::from("/nowhere/root")]).join("lock"))
+            .unwrap();
+        other.lock().unwrap();
+        assert!(matches!(j.lock(), Err(JournalError::Busy { .. })), "refused, not waited on for ever");
+        other.unlock().unwrap();
+        assert!(j.lock().is_ok());
     }
 
     #[test]
