@@ -554,10 +554,11 @@ impl Txn<'_> {
         if same {
             let log = self.log()?;
             let end = log.file.metadata()?.len();
-            if end > log.end {
-                read_frames(log, end)?;
+            if end <= log.end || read_frames(log, end)? {
+                return Ok(());
             }
-            return Ok(());
+            *self.log = None;
+            self.set_aside(&path)?;
         }
         let file = open_private(&path, false)?;
         let log = if file.metadata()?.len() == 0 {
@@ -573,18 +574,31 @@ impl Txn<'_> {
                 next_seq: 1,
             };
             let end = log.file.metadata()?.len();
-            read_frames(&mut log, end)?;
-            if log.nonce.is_empty() {
-                // Not a journal this server wrote (its first frame is no header): start again.
-                tracing::warn!(path = %path.display(), "the change journal was unreadable; starting a new one");
-                log.file.set_len(0)?;
-                self.new_log(log.file)?
-            } else {
+            if read_frames(&mut log, end)? && !log.nonce.is_empty() {
                 log
+            } else {
+                // Damaged, or not a journal this server wrote (its first frame is no header):
+                // kept aside for whoever wants to look, and a new one started.
+                drop(log);
+                self.set_aside(&path)?;
+                self.new_log(open_private(&path, false)?)?
             }
         };
         *self.log = Some(log);
         Ok(())
+    }
+
+    /// Moves a damaged log at `path` aside (`journal.log.damaged-<seconds>`), so that a new one
+    /// starts and nothing of the old one is lost.
+    fn set_aside(&self, path: &Path) -> io::Result<()> {
+        let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        let aside = path.with_extension(format!("log.damaged-{secs}"));
+        tracing::error!(
+            path = %path.display(),
+            aside = %aside.display(),
+            "the change journal is damaged (a record does not read back as it was written): it is kept aside and a new one started; the changes it held can no longer be undone from here"
+        );
+        std::fs::rename(path, aside)
     }
 
     /// A new, empty log in `file`, its header written.
@@ -746,7 +760,9 @@ impl Txn<'_> {
             next_seq: 1,
         };
         let end = log.file.metadata()?.len();
-        read_frames(&mut log, end)?;
+        if !read_frames(&mut log, end)? {
+            return Err(io::Error::other("the rewritten journal does not read back"));
+        }
         *self.log = Some(log);
         Ok(())
     }
@@ -761,12 +777,15 @@ fn file_id_of_path(path: &Path) -> Option<mcp_shared::platform::FileId> {
     File::open(path).ok().and_then(|f| mcp_shared::platform::file_id_of(&f).ok())
 }
 
-/// Reads the frames of `log` from `log.end` to `end`; a torn last frame is cut off.
-fn read_frames(log: &mut Log, end: u64) -> io::Result<()> {
+/// Reads the frames of `log` from `log.end` to `end`. A torn last frame (one that runs past the
+/// end: a write cut short) is cut off. `Ok(false)` when a whole frame does not read back as it
+/// was written (the disk damaged it): nothing after it can be trusted.
+fn read_frames(log: &mut Log, end: u64) -> io::Result<bool> {
     let mut reader = io::BufReader::new(&log.file);
     reader.seek(SeekFrom::Start(log.end))?;
     let mut at = log.end;
     let mut torn = false;
+    let mut damaged = false;
     while at < end {
         let mut prefix = [0u8; FRAME_PREFIX as usize];
         if at + FRAME_PREFIX > end || reader.read_exact(&mut prefix).is_err() {
@@ -782,12 +801,14 @@ fn read_frames(log: &mut Log, end: u64) -> io::Result<()> {
             break;
         };
         let mut header = vec![0u8; header_len as usize];
-        if reader.read_exact(&mut header).is_err() || fingerprint(&header) != hash {
+        if reader.read_exact(&mut header).is_err() {
             torn = true;
             break;
         }
-        let Ok(frame) = serde_json::from_slice::<Frame>(&header) else {
-            torn = true;
+        let Some(frame) =
+            (fingerprint(&header) == hash).then(|| serde_json::from_slice::<Frame>(&header).ok()).flatten()
+        else {
+            damaged = true;
             break;
         };
         let payload_at = at + FRAME_PREFIX + u64::from(header_len);
@@ -820,13 +841,16 @@ fn read_frames(log: &mut Log, end: u64) -> io::Result<()> {
         }
         at = frame_end;
     }
+    log.end = at;
+    if damaged {
+        return Ok(false);
+    }
     if torn {
         tracing::warn!(at, "the change journal ended in a torn frame (a write was cut short); it is cut off there");
         drop(reader);
         log.file.set_len(at)?;
     }
-    log.end = at;
-    Ok(())
+    Ok(true)
 }
 
 #[cfg(test)]
@@ -898,6 +922,41 @@ mod tests {
         let txn = b.lock().unwrap();
         assert_eq!(txn.pending(), vec![pending]);
         assert_eq!(std::fs::metadata(&log).unwrap().len(), good);
+    }
+
+    #[test]
+    fn a_damaged_journal_is_kept_aside_and_a_new_one_started() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = journal(dir.path(), DEFAULT_MAX_BYTES);
+        let mut txn = j.lock().unwrap();
+        for _ in 0..3 {
+            let seq = txn.begin(Change::new("t", "s", Kind::Edit, vec![]), &[]).unwrap();
+            txn.finish(seq, true).unwrap();
+        }
+        drop(txn);
+        let log = dir_for(dir.path(), &[PathBuf::from("/nowhere/root")]).join("journal.log");
+        let mut bytes = std::fs::read(&log).unwrap();
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 0x55;
+        std::fs::write(&log, &bytes).unwrap();
+        let again = journal(dir.path(), DEFAULT_MAX_BYTES);
+        let mut txn = again.lock().unwrap();
+        assert!(txn.changes().len() < 3);
+        let seq = txn.begin(Change::new("t", "s", Kind::Edit, vec![]), &[]).unwrap();
+        txn.finish(seq, true).unwrap();
+        let names: Vec<String> = std::fs::read_dir(log.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(names.iter().any(|n| n.starts_with("journal.log.damaged-")), "{names:?}");
+        assert_eq!(
+            std::fs::read(log.with_extension(
+                names.iter().find(|n| n.starts_with("journal.log.damaged-")).unwrap().trim_start_matches("journal.")
+            ))
+            .unwrap(),
+            bytes,
+            "kept as it was"
+        );
     }
 
     #[test]
