@@ -48,6 +48,12 @@ struct Cli {
     #[arg(long, value_name = "BYTES", default_value_t = 256 * 1024 * 1024, value_parser = clap::value_parser!(u64).range(1024..))]
     journal_max_bytes: u64,
 
+    /// The most changes a workspace's change journal keeps; beyond it the oldest are dropped (as
+    /// for --journal-max-bytes). What the journal costs in memory once read: about 400 bytes a
+    /// change.
+    #[arg(long, value_name = "N", default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(10..))]
+    journal_max_changes: u64,
+
     /// Do not fsync written files and their directories: faster, but an edit may be lost on a
     /// power failure (never torn: writes stay atomic).
     #[arg(long)]
@@ -93,6 +99,7 @@ fn run() -> anyhow::Result<()> {
                 None => mcp_server_text_editor::default_journal_dir(),
             },
             journal_max_bytes: cli.journal_max_bytes,
+            journal_max_changes: usize::try_from(cli.journal_max_changes).unwrap_or(usize::MAX),
             read_only: cli.read_only,
         },
     };

@@ -96,6 +96,8 @@ pub struct Limits {
     pub journal_dir: Option<PathBuf>,
     /// The bound of each journal, in bytes (`--journal-max-bytes`).
     pub journal_max_bytes: u64,
+    /// The bound of each journal, in changes (`--journal-max-changes`).
+    pub journal_max_changes: usize,
     /// `--read-only`: the journal is read, never settled (settling a dead writer's change may
     /// write files).
     pub read_only: bool,
@@ -116,6 +118,7 @@ impl Default for Limits {
             views: true,
             journal_dir: default_journal_dir(),
             journal_max_bytes: journal::DEFAULT_MAX_BYTES,
+            journal_max_changes: journal::DEFAULT_MAX_CHANGES,
             read_only: false,
         }
     }
@@ -282,7 +285,7 @@ impl Editor {
             Arc::new(Journal::for_roots(
                 self.limits.journal_dir.as_deref(),
                 roots,
-                self.limits.journal_max_bytes,
+                (self.limits.journal_max_bytes, self.limits.journal_max_changes),
                 self.limits.fsync,
             ))
         });

@@ -47,6 +47,10 @@ use serde::{Deserialize, Serialize};
 /// The default bound of a journal, in bytes of log (the undo history's former budget).
 pub const DEFAULT_MAX_BYTES: u64 = 256 * 1024 * 1024;
 
+/// The default bound of a journal, in changes: what its index costs in memory once read (about
+/// 400 bytes a change) stays under 8 MiB.
+pub const DEFAULT_MAX_CHANGES: usize = 20_000;
+
 /// The largest frame header read back (a header names the files of one change).
 const MAX_HEADER_BYTES: u32 = 64 * 1024 * 1024;
 
@@ -300,6 +304,7 @@ pub struct Journal {
     place: Place,
     roots: Vec<PathBuf>,
     max_bytes: u64,
+    max_changes: usize,
     fsync: bool,
     /// How long to wait for another process's hold ([`LOCK_WAIT`]).
     lock_wait: std::time::Duration,
@@ -317,7 +322,8 @@ pub fn dir_for(base: &Path, roots: &[PathBuf]) -> PathBuf {
 impl Journal {
     /// The journal of `roots` under `base` (`<state>/mcp-suite/text-editor`), or an anonymous
     /// one when that place lies inside a root or there is none.
-    pub fn for_roots(base: Option<&Path>, roots: &[PathBuf], max_bytes: u64, fsync: bool) -> Journal {
+    pub fn for_roots(base: Option<&Path>, roots: &[PathBuf], bound: (u64, usize), fsync: bool) -> Journal {
+        let (max_bytes, max_changes) = bound;
         let place = match base {
             None => Place::Anonymous {
                 why: "no state directory is known (no home directory, and no --journal-dir)".to_owned(),
@@ -336,7 +342,15 @@ impl Journal {
                 }
             }
         };
-        Journal { place, roots: roots.to_vec(), max_bytes, fsync, lock_wait: LOCK_WAIT, log: Mutex::new(None) }
+        Journal {
+            place,
+            roots: roots.to_vec(),
+            max_bytes,
+            max_changes: max_changes.max(1),
+            fsync,
+            lock_wait: LOCK_WAIT,
+            log: Mutex::new(None),
+        }
     }
 
     /// Why the journal does not outlive this process (`None`: it does).
@@ -678,7 +692,7 @@ impl Txn<'_> {
             change.state = if done { State::Done } else { State::Failed };
             change.frame_len += len;
         }
-        if log.end > self.journal.max_bytes {
+        if log.end > journal.max_bytes || log.changes.len() > journal.max_changes {
             self.compact().map_err(|e| self.journal.error(e))?;
         }
         Ok(())
@@ -700,22 +714,25 @@ impl Txn<'_> {
         Ok(bytes)
     }
 
-    /// Rewrites the log without the oldest changes, to three quarters of the bound: failed
-    /// changes go, then the oldest of the rest, except pinned changes not undone.
+    /// Rewrites the log without the oldest changes, to three quarters of the bounds (bytes and
+    /// changes): failed changes go, then the oldest of the rest, except pinned changes not undone.
     fn compact(&mut self) -> io::Result<()> {
         let target = self.journal.max_bytes / 4 * 3;
+        let target_count = self.journal.max_changes / 4 * 3;
         let undone = self.undone();
         let live_pin = |c: &Change| c.pinned && !c.groups().iter().all(|g| undone.contains(&(c.seq, *g)));
         let log = self.log()?;
         let mut total: u64 = log.changes.iter().filter(|c| c.state == State::Done).map(|c| c.frame_len).sum();
+        let mut count = log.changes.iter().filter(|c| c.state == State::Done).count();
         let mut dropped_through = log.dropped_through;
         let mut keep = Vec::new();
         for change in &log.changes {
             if change.state != State::Done {
                 continue;
             }
-            if total > target && !live_pin(change) {
+            if (total > target || count > target_count) && !live_pin(change) {
                 total -= change.frame_len;
+                count -= 1;
                 dropped_through = dropped_through.max(change.seq);
                 continue;
             }
@@ -869,7 +886,7 @@ mod tests {
     }
 
     fn journal(dir: &Path, max: u64) -> Journal {
-        Journal::for_roots(Some(dir), &[PathBuf::from("/nowhere/root")], max, false)
+        Journal::for_roots(Some(dir), &[PathBuf::from("/nowhere/root")], (max, DEFAULT_MAX_CHANGES), false)
     }
 
     #[test]
@@ -1006,9 +1023,23 @@ mod tests {
     }
 
     #[test]
+    fn the_bound_in_changes_keeps_the_index_small() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::for_roots(Some(dir.path()), &[PathBuf::from("/nowhere/root")], (DEFAULT_MAX_BYTES, 40), false);
+        let mut txn = j.lock().unwrap();
+        for _ in 0..100 {
+            let seq = txn.begin(Change::new("t", "s", Kind::Edit, vec![]), &[]).unwrap();
+            txn.finish(seq, true).unwrap();
+        }
+        assert!(txn.changes().len() <= 40, "{}", txn.changes().len());
+        assert_eq!(txn.changes().last().unwrap().seq, 100);
+        assert!(txn.dropped_through() >= 60);
+    }
+
+    #[test]
     fn a_place_inside_a_root_is_not_used() {
         let dir = tempfile::tempdir().unwrap();
-        let j = Journal::for_roots(Some(&dir.path().join("state")), &[dir.path().to_path_buf()], 1 << 20, false);
+        let j = Journal::for_roots(Some(&dir.path().join("state")), &[dir.path().to_path_buf()], (1 << 20, 100), false);
         assert!(j.transient_because().unwrap().contains("inside the workspace"));
         let mut txn = j.lock().unwrap();
         let seq = txn.begin(Change::new("t", "s", Kind::Edit, vec![]), &[]).unwrap();
