@@ -14,7 +14,7 @@
 4. What the change journal costs: a small durable `str_replace` (fsync on; median of EDITS,
    alternating) with the journal and without it (`--undo-depth 0`), and a restart on a journal of
    JOURNAL_CHANGES changes: `initialize` and the first call (which reads the journal) against a
-   start on an empty one (medians of 10).
+   start on an empty one (medians of 10); and the server's RSS before and after it reads them.
 """
 
 import json
@@ -207,6 +207,18 @@ def journal_case(root):
     fi, ff = statistics.median(x for x, _ in full), statistics.median(y for _, y in full)
     ei, ef = statistics.median(x for x, _ in fresh), statistics.median(y for _, y in fresh)
     size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(state) for f in fs)
+
+    def rss(s):
+        with open(f"/proc/{s.proc.pid}/status") as f:
+            return next(int(l.split()[1]) for l in f if l.startswith("VmRSS")) / 1024
+
+    s = Stdio([editor, "--root", work], env)
+    idle = rss(s)
+    s.call("text_editor", {"command": "str_replace", "path": path, "old_str": "line 3\n", "new_str": "LINE 3\n"})
+    loaded = rss(s)
+    s.call("text_editor", {"command": "undo_edit", "path": path})
+    s.close()
+    print(f"the journal's index in memory: RSS {idle:.1f} MiB idle after the restart, {loaded:.1f} MiB once the {JOURNAL_CHANGES} changes are read")
     print(f"a restart on a journal of {JOURNAL_CHANGES} changes ({size / 1e6:.1f} MB): initialize answered in {fi * 1000:.1f} ms "
           f"({fi / ei:.2f}x a start on an empty journal, {ei * 1000:.1f} ms); the first edit done {ff * 1000:.1f} ms after the start "
           f"(it reads the journal; {ef * 1000:.1f} ms on an empty one) (medians of 10)")
