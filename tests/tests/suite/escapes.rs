@@ -137,7 +137,13 @@ fn the_ide_bridge_names_neither_the_workspace_nor_the_link_target() {
         .unwrap();
     let _host = Host(host);
     let deadline = Instant::now() + WAIT;
-    while std::fs::read_dir(xdg.join("ide-bridge")).map(|mut d| d.next().is_none()).unwrap_or(true) {
+    // The discovery file itself (`<port>.json`), not the temporary file it is written through.
+    let published = || {
+        std::fs::read_dir(xdg.join("ide-bridge"))
+            .map(|d| d.flatten().any(|e| e.file_name().to_string_lossy().ends_with(".json")))
+            .unwrap_or(false)
+    };
+    while !published() {
         assert!(Instant::now() < deadline, "the host published no discovery file");
         std::thread::sleep(Duration::from_millis(20));
     }
