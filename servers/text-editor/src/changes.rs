@@ -266,15 +266,19 @@ impl Editor {
             let listed = self.listed(sandbox, txn, &picked);
             let (files, lines) = files_of(sandbox, &plan);
             let conflicts = conflicts_of(sandbox, &plan);
-            let count = listed.len();
+            let count = picked.iter().map(|(seq, _)| *seq).collect::<std::collections::BTreeSet<_>>().len();
             data["changes"] = json!(listed);
             data["files"] = json!(files);
             data["conflicts"] = json!(conflicts);
             let mut text = if picked.is_empty() {
                 format!(
-                    "No changes after change {} ({} sessions). The latest change is {}.",
+                    "No changes after change {} ({}). The latest change is {}.",
                     span.after,
-                    if span.session.is_some() { "this session's; sessions \"all\" lists every" } else { "all" },
+                    if span.session.is_some() {
+                        "this session's; `sessions: \"all\"` lists every session's"
+                    } else {
+                        "all sessions"
+                    },
                     txn.latest_seq()
                 )
             } else {
@@ -295,7 +299,7 @@ impl Editor {
             }
             if span.after < txn.dropped_through() {
                 text.push_str(&format!(
-                    "Changes up to {} were dropped to keep the journal within --journal-max-bytes: the earliest point revert_changes can go back to is {}.\n",
+                    "Changes up to {} were dropped to keep the journal within its bounds (--journal-max-bytes, --journal-max-changes): the earliest point revert_changes can go back to is {}.\n",
                     txn.dropped_through(),
                     txn.dropped_through()
                 ));
@@ -345,7 +349,7 @@ impl Editor {
             return Err(ToolError::new(
                 ErrorCode::InvalidArgs,
                 format!(
-                    "Nothing was reverted: the changes up to {} were dropped from the journal to keep it within --journal-max-bytes, so the files cannot be taken back to how they were after change {}. The earliest point is {}: pass `to: {}` or later.",
+                    "Nothing was reverted: the changes up to {} were dropped from the journal to keep it within its bounds (--journal-max-bytes, --journal-max-changes), so the files cannot be taken back to how they were after change {}. The earliest point is {}: pass `to: {}` or later.",
                     txn.dropped_through(),
                     span.after,
                     txn.dropped_through(),

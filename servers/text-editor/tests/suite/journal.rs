@@ -436,3 +436,26 @@ fn a_session_start_is_a_point_and_bad_points_are_refused() {
     }
     assert_eq!(std::fs::read_to_string(root.join("a.txt")).unwrap(), "first\nbeta\n");
 }
+
+#[test]
+fn past_its_bound_the_journal_drops_the_oldest_and_says_how_far_back_it_reaches() {
+    let (_dir, root) = five_files();
+    let mut c = spawn_on(&root, &["--journal-max-changes", "10", "--no-fsync"]);
+    ok(call(&mut c, "delete_file", json!({"path": "doomed.txt"})));
+    let p = root.join("a.txt").display().to_string();
+    for i in 0..30 {
+        let (old, new) = if i % 2 == 0 { ("alpha", "ALPHA") } else { ("ALPHA", "alpha") };
+        edit(&mut c, json!({"command": "str_replace", "path": p, "old_str": old, "new_str": new}));
+    }
+    let listed = ok(call(&mut c, "list_changes", json!({})));
+    let earliest = data(&listed)["earliest_point"].as_u64().unwrap();
+    assert!(earliest > 1, "{listed}");
+    assert!(first_text(&listed).contains("the earliest point revert_changes can go back to"), "{listed}");
+    let refused = call(&mut c, "revert_changes", json!({"to": 0}));
+    assert_eq!(error_code(&refused).as_deref(), Some("INVALID_ARGS"), "{refused}");
+    assert!(first_text(&refused).contains(&format!("`to: {earliest}`")), "{refused}");
+    // The deletion's undo, which its reply promised, is kept.
+    let undone = edit(&mut c, json!({"command": "undo_edit", "path": root.join("doomed.txt")}));
+    assert!(first_text(&undone).contains("has been restored"), "{undone}");
+    ok(call(&mut c, "revert_changes", json!({"to": earliest})));
+}
