@@ -25,7 +25,7 @@ export function buildPlan(binDir, dirs) {
             name: 'text-editor',
             command: join(binDir, 'mcp-server-text-editor'),
             args: ['--root', dirs.project],
-            tools: ['text_editor', 'search_text', 'find_files', 'move_file', 'delete_file', 'edit_file', 'read_files', 'list_tree'],
+            tools: ['text_editor', 'search_text', 'find_files', 'move_file', 'delete_file', 'edit_file', 'read_files', 'list_tree', 'list_changes', 'revert_changes'],
             calls: [
                 { tool: 'read_files', args: { paths: [join(dirs.project, 'src/main.rs'), 'src/nope.rs'] }, says: ['println!', 'Error reading src/nope.rs (NOT_FOUND)'] },
                 { tool: 'list_tree', args: {}, says: ['src/', 'main.rs ('] },
@@ -46,6 +46,11 @@ export function buildPlan(binDir, dirs) {
                     says: ['goodbye'],
                 },
                 { tool: 'text_editor', args: { command: 'view', path: dirs.outside }, code: 'OUTSIDE_ROOT', says: ['outside.txt'] },
+                // Nothing above changed a file: the journal has no change to list or revert.
+                { tool: 'list_changes', args: {}, says: ['after change 0'] },
+                { tool: 'list_changes', args: { since: 'yesterday' }, code: 'INVALID_ARGS', says: ['since'] },
+                { tool: 'revert_changes', args: { to: 0, dry_run: true }, says: ['Nothing to revert'] },
+                { tool: 'revert_changes', args: { to: 99 }, code: 'INVALID_ARGS', says: ['no change 99'] },
             ],
         },
         {

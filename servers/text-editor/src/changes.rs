@@ -214,7 +214,6 @@ impl Editor {
             "latest": txn.latest_seq(),
             "since": span.after,
             "sessions": if span.session.is_some() { "this" } else { "all" },
-            "session": origin.session,
             "this_session_since": mine.map(|c| c.seq - 1),
             "earliest_point": txn.dropped_through(),
             "journal": txn.journal().dir().map(|d| d.display().to_string()),

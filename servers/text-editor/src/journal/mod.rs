@@ -285,10 +285,96 @@ enum Place {
     Anonymous { why: String },
 }
 
+/// Where a log's bytes are: a file, or (no file can be made: an empty chroot, a read-only
+/// system) this process's memory, as the undo history used to be.
+#[derive(Debug)]
+enum Store {
+    File(File),
+    Memory(io::Cursor<Vec<u8>>),
+}
+
+impl Store {
+    /// An unlinked temporary file, else memory.
+    fn temporary() -> Store {
+        match tempfile::tempfile() {
+            Ok(file) => Store::File(file),
+            Err(error) => {
+                tracing::warn!(%error, "no temporary file for the change journal: it is kept in memory");
+                Store::Memory(io::Cursor::new(Vec::new()))
+            }
+        }
+    }
+
+    fn len(&self) -> io::Result<u64> {
+        match self {
+            Store::File(file) => Ok(file.metadata()?.len()),
+            Store::Memory(cursor) => Ok(cursor.get_ref().len() as u64),
+        }
+    }
+
+    fn set_len(&mut self, len: u64) -> io::Result<()> {
+        match self {
+            Store::File(file) => file.set_len(len),
+            Store::Memory(cursor) => {
+                cursor.get_mut().truncate(usize::try_from(len).map_err(io::Error::other)?);
+                Ok(())
+            }
+        }
+    }
+
+    fn id(&self) -> Option<mcp_shared::platform::FileId> {
+        match self {
+            Store::File(file) => mcp_shared::platform::file_id_of(file).ok(),
+            Store::Memory(_) => None,
+        }
+    }
+
+    fn sync(&self) -> io::Result<()> {
+        match self {
+            Store::File(file) => file.sync_all(),
+            Store::Memory(_) => Ok(()),
+        }
+    }
+}
+
+impl Read for Store {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Store::File(file) => file.read(buf),
+            Store::Memory(cursor) => cursor.read(buf),
+        }
+    }
+}
+
+impl Write for Store {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Store::File(file) => file.write(buf),
+            Store::Memory(cursor) => cursor.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Store::File(file) => file.flush(),
+            Store::Memory(cursor) => cursor.flush(),
+        }
+    }
+}
+
+impl Seek for Store {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        match self {
+            Store::File(file) => file.seek(pos),
+            Store::Memory(cursor) => cursor.seek(pos),
+        }
+    }
+}
+
 /// The log as this process has read it.
 #[derive(Debug)]
 struct Log {
-    file: File,
+    file: Store,
     id: Option<mcp_shared::platform::FileId>,
     /// Where the frames read so far end.
     end: u64,
@@ -547,8 +633,7 @@ impl Txn<'_> {
             Place::Dir { dir, .. } => dir.join("journal.log"),
             Place::Anonymous { .. } => {
                 if self.log.is_none() {
-                    let file = tempfile::tempfile()?;
-                    *self.log = Some(self.new_log(file)?);
+                    *self.log = Some(self.new_log(Store::temporary())?);
                 }
                 return Ok(());
             }
@@ -560,26 +645,26 @@ impl Txn<'_> {
         };
         let same = match (&*self.log, &on_disk) {
             (Some(log), Some(md)) => {
-                let id = mcp_shared::platform::file_id_of(&log.file).ok();
+                let id = log.file.id();
                 id.is_some() && id == log.id && md.len() >= log.end && file_id_of_path(&path) == id
             }
             _ => false,
         };
         if same {
             let log = self.log()?;
-            let end = log.file.metadata()?.len();
+            let end = log.file.len()?;
             if end <= log.end || read_frames(log, end)? {
                 return Ok(());
             }
             *self.log = None;
             self.set_aside(&path)?;
         }
-        let file = open_private(&path, false)?;
-        let log = if file.metadata()?.len() == 0 {
+        let file = Store::File(open_private(&path, false)?);
+        let log = if file.len()? == 0 {
             self.new_log(file)?
         } else {
             let mut log = Log {
-                id: mcp_shared::platform::file_id_of(&file).ok(),
+                id: file.id(),
                 file,
                 end: 0,
                 nonce: String::new(),
@@ -587,7 +672,7 @@ impl Txn<'_> {
                 dropped_through: 0,
                 next_seq: 1,
             };
-            let end = log.file.metadata()?.len();
+            let end = log.file.len()?;
             if read_frames(&mut log, end)? && !log.nonce.is_empty() {
                 log
             } else {
@@ -595,7 +680,7 @@ impl Txn<'_> {
                 // kept aside for whoever wants to look, and a new one started.
                 drop(log);
                 self.set_aside(&path)?;
-                self.new_log(open_private(&path, false)?)?
+                self.new_log(Store::File(open_private(&path, false)?))?
             }
         };
         *self.log = Some(log);
@@ -616,7 +701,7 @@ impl Txn<'_> {
     }
 
     /// A new, empty log in `file`, its header written.
-    fn new_log(&self, mut file: File) -> io::Result<Log> {
+    fn new_log(&self, mut file: Store) -> io::Result<Log> {
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
         let nonce = format!("{:x}", fingerprint(format!("{}-{nanos}", std::process::id()).as_bytes()));
         let header =
@@ -625,7 +710,7 @@ impl Txn<'_> {
         file.seek(SeekFrom::Start(0))?;
         file.write_all(&bytes)?;
         Ok(Log {
-            id: mcp_shared::platform::file_id_of(&file).ok(),
+            id: file.id(),
             file,
             end: bytes.len() as u64,
             nonce,
@@ -740,10 +825,12 @@ impl Txn<'_> {
         }
         // The new log, beside the old one, then put in its place.
         let (nonce, next_seq) = (log.nonce.clone(), log.next_seq);
+        let in_memory = matches!(log.file, Store::Memory(_));
         let header = Frame::Header { nonce, roots: self.journal.roots.clone(), dropped_through, next_seq };
         let mut out = match &self.journal.place {
-            Place::Dir { dir, .. } => open_private(&dir.join("journal.log.new"), true)?,
-            Place::Anonymous { .. } => tempfile::tempfile()?,
+            Place::Dir { dir, .. } => Store::File(open_private(&dir.join("journal.log.new"), true)?),
+            Place::Anonymous { .. } if in_memory => Store::Memory(io::Cursor::new(Vec::new())),
+            Place::Anonymous { .. } => Store::temporary(),
         };
         out.write_all(&frame_bytes(&header, &[])?)?;
         for change in &keep {
@@ -756,7 +843,7 @@ impl Txn<'_> {
             out.write_all(&frame_bytes(&Frame::Done { seq: change.seq }, &[])?)?;
         }
         if self.journal.fsync {
-            out.sync_all()?;
+            out.sync()?;
         }
         if let Place::Dir { dir, .. } = &self.journal.place {
             std::fs::rename(dir.join("journal.log.new"), dir.join("journal.log"))?;
@@ -768,7 +855,7 @@ impl Txn<'_> {
         }
         tracing::info!(kept = keep.len(), dropped_through, "the change journal was rewritten within its bound");
         let mut log = Log {
-            id: mcp_shared::platform::file_id_of(&out).ok(),
+            id: out.id(),
             file: out,
             end: 0,
             nonce: String::new(),
@@ -776,7 +863,7 @@ impl Txn<'_> {
             dropped_through: 0,
             next_seq: 1,
         };
-        let end = log.file.metadata()?.len();
+        let end = log.file.len()?;
         if !read_frames(&mut log, end)? {
             return Err(io::Error::other("the rewritten journal does not read back"));
         }
@@ -798,7 +885,7 @@ fn file_id_of_path(path: &Path) -> Option<mcp_shared::platform::FileId> {
 /// end: a write cut short) is cut off. `Ok(false)` when a whole frame does not read back as it
 /// was written (the disk damaged it): nothing after it can be trusted.
 fn read_frames(log: &mut Log, end: u64) -> io::Result<bool> {
-    let mut reader = io::BufReader::new(&log.file);
+    let mut reader = io::BufReader::new(&mut log.file);
     reader.seek(SeekFrom::Start(log.end))?;
     let mut at = log.end;
     let mut torn = false;

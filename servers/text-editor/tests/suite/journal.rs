@@ -459,3 +459,27 @@ fn past_its_bound_the_journal_drops_the_oldest_and_says_how_far_back_it_reaches(
     assert!(first_text(&undone).contains("has been restored"), "{undone}");
     ok(call(&mut c, "revert_changes", json!({"to": earliest})));
 }
+
+#[test]
+fn where_no_journal_file_can_be_made_undo_and_revert_still_work_for_the_process() {
+    // The journal's place inside the root, and no temporary directory (an empty chroot, a
+    // read-only system): the journal lives in memory, and says so.
+    let (_dir, root) = five_files();
+    let before = tree(&root);
+    let state = root.join("state-inside-the-root");
+    let mut c = StdioClient::builder(super::BIN)
+        .args(["--root", root.to_str().unwrap(), "--journal-dir", state.to_str().unwrap()])
+        .env("TMPDIR", root.join("no-such-directory"))
+        .spawn()
+        .unwrap();
+    c.initialize().unwrap();
+    let p = |rel: &str| root.join(rel).display().to_string();
+    edit(&mut c, json!({"command": "str_replace", "path": p("a.txt"), "old_str": "alpha", "new_str": "A"}));
+    ok(call(&mut c, "delete_file", json!({"path": "doomed.txt"})));
+    edit(&mut c, json!({"command": "undo_edit", "path": p("doomed.txt")}));
+    let listed = ok(call(&mut c, "list_changes", json!({})));
+    assert!(first_text(&listed).contains("will not survive a restart"), "{listed}");
+    ok(call(&mut c, "revert_changes", json!({"to": 0})));
+    assert_eq!(tree(&root), before, "nothing was written inside the root, and everything came back");
+    c.wait_for_stderr("it is kept in memory").unwrap();
+}
