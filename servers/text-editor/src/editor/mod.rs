@@ -5,8 +5,9 @@
 //! (see [`crate::locks`]); tests call it directly. Each command is an `impl Editor` block in its
 //! own file of this module (`view.rs`, `create.rs`, `str_replace.rs`, `insert.rs`,
 //! `undo_edit.rs`; `files.rs`: `move_file` and `delete_file`; `guards.rs`: the `if_sha256` and
-//! `if_change` checks), on the shared helpers here: validation, the locked open, the load, the
-//! atomic apply, and the journalled write that records every change.
+//! `if_change` checks), on the shared helpers here: validation, the locked open, the load and the
+//! atomic apply; `journalled.rs` records every change in the workspace's journal, `origin.rs`
+//! says who made it.
 
 use std::{
     collections::HashMap,
@@ -16,12 +17,16 @@ use std::{
 
 pub use edit_file::{Caller, Edit, Expected};
 pub use guards::check_sha256;
+pub(crate) use journalled::journal_unusable;
+pub use origin::{Origin, other_live_session, session_label};
 
 mod create;
 mod edit_file;
 mod files;
 mod guards;
 mod insert;
+mod journalled;
+mod origin;
 mod str_replace;
 pub(crate) mod undo_edit;
 mod view;
@@ -36,7 +41,7 @@ use crate::{
     document::{self, Document, NotText},
     error::{self, ToolError},
     history::{self, Change},
-    journal::{self, Journal, JournalError, Txn},
+    journal::{self, Journal},
     lines::{self, Splice},
     render,
 };
@@ -148,58 +153,6 @@ pub struct Request {
     pub origin: Origin,
 }
 
-/// Who makes a change: the tool (and command) and the session, as the journal records them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Origin {
-    /// The tool, e.g. `text_editor str_replace`.
-    pub tool: String,
-    /// The session ([`session_label`]).
-    pub session: String,
-}
-
-impl Default for Origin {
-    fn default() -> Self {
-        Origin { tool: "text_editor".to_owned(), session: process_session().to_owned() }
-    }
-}
-
-/// This process's session label: `process-<pid>-<start>` (every call over stdio, and every
-/// sessionless HTTP request, belongs to it).
-pub fn process_session() -> &'static str {
-    static LABEL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    LABEL.get_or_init(|| {
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-        format!("process-{}-{:x}", std::process::id(), (nanos as u64) & 0xffff_ffff)
-    })
-}
-
-/// The session label of an HTTP session: this process's, and a hash of its id (the id itself
-/// admits to the session, so it is not written down); `None`: this process's
-/// ([`process_session`]).
-pub fn session_label(session_id: Option<&str>) -> String {
-    match session_id {
-        Some(id) => {
-            format!("{}/http-{:012x}", process_session(), journal::fingerprint(id.as_bytes()) & 0xffff_ffff_ffff)
-        }
-        None => process_session().to_owned(),
-    }
-}
-
-/// Whether the session `label` is another one than `mine` that may still be at work: another
-/// HTTP session of this process, or a session of another server process that is still running.
-/// A stopped server's sessions are over: their changes are anyone's to undo.
-pub fn other_live_session(label: &str, mine: &str) -> bool {
-    if label == mine {
-        return false;
-    }
-    let process = label.split('/').next().unwrap_or_default();
-    if process == process_session() {
-        return true;
-    }
-    let pid = process.strip_prefix("process-").and_then(|rest| rest.split('-').next()).and_then(|p| p.parse().ok());
-    pid.is_some_and(mcp_shared::platform::process_alive)
-}
-
 /// A successful result: the text the model reads, and an optional note after it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reply {
@@ -272,86 +225,6 @@ impl Editor {
     /// An editor with `limits`.
     pub fn new(limits: Limits) -> Editor {
         Editor { limits, journals: Mutex::default(), line_counts: Mutex::default() }
-    }
-
-    /// The journal of `sandbox`'s workspace; `None` with `--undo-depth 0` (nothing is kept).
-    pub fn journal(&self, sandbox: &Sandbox) -> Option<Arc<Journal>> {
-        if self.limits.undo_depth == 0 {
-            return None;
-        }
-        let roots = sandbox.roots().to_vec();
-        let mut journals = self.journals.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let journal = journals.entry(roots).or_insert_with_key(|roots| {
-            Arc::new(Journal::for_roots(
-                self.limits.journal_dir.as_deref(),
-                roots,
-                (self.limits.journal_max_bytes, self.limits.journal_max_changes),
-                self.limits.fsync,
-            ))
-        });
-        Some(Arc::clone(journal))
-    }
-
-    /// Runs `f` on `journal`, held, after settling any change whose writer died.
-    pub(crate) fn with_txn<R>(
-        &self,
-        journal: &Journal,
-        sandbox: &Sandbox,
-        f: impl FnOnce(&mut Txn<'_>) -> R,
-    ) -> Result<R, JournalError> {
-        let mut txn = journal.lock()?;
-        if !self.limits.read_only && !txn.pending().is_empty() {
-            journal::plan::settle(&mut txn, sandbox, self.limits.max_file_size, self.limits.fsync)?;
-        }
-        Ok(f(&mut txn))
-    }
-
-    /// Makes a change to the files (`write`) journalled as `change` with `payloads` (one per
-    /// effect): recorded as begun before, as done or failed after, the journal held throughout.
-    /// Gives the change's id, when it was recorded. When the journal cannot be used, an edit is
-    /// made unrecorded (and logged). A pinned change (its reply promises an undo: `no_room`
-    /// given) is refused instead, and also when the journal has no room for its bytes
-    /// (`no_room(room, held)`).
-    pub(crate) fn journalled<R>(
-        &self,
-        sandbox: &Sandbox,
-        change: journal::Change,
-        payloads: &[&[u8]],
-        no_room: Option<&dyn Fn(u64, u64) -> ToolError>,
-        write: impl FnOnce() -> Result<R, ToolError>,
-    ) -> Result<(R, Option<String>), ToolError> {
-        let Some(journal) = self.journal(sandbox) else {
-            return write().map(|r| (r, None));
-        };
-        let mut write = Some(write);
-        let held = self.with_txn(&journal, sandbox, |txn| {
-            if let Some(no_room) = no_room {
-                let (needed, room) = (change.payload_bytes_of(payloads), txn.room_for_pinned());
-                if needed > room {
-                    return Ok(Err(no_room(room, txn.pinned_bytes())));
-                }
-            }
-            let seq = txn.begin(change, payloads)?;
-            let Some(write) = write.take() else {
-                return Ok(Err(ToolError::new(ErrorCode::InternalError, "The change was made already.")));
-            };
-            let result = write();
-            if let Err(error) = txn.finish(seq, result.is_ok()) {
-                tracing::error!(%error, seq, "the end of a change could not be journalled");
-            }
-            Ok(result.map(|r| (r, Some(txn.id_of(seq)))))
-        });
-        let error = match held {
-            Ok(Ok(result)) => return result,
-            Ok(Err(error)) | Err(error) => error,
-        };
-        match write.take() {
-            Some(write) if no_room.is_none() => {
-                tracing::warn!(%error, "the change journal cannot be written; the edit is made without it");
-                write().map(|r| (r, None))
-            }
-            _ => Err(journal_unusable(&error)),
-        }
     }
 
     /// The limits.
@@ -736,16 +609,6 @@ pub fn resolve(sandbox: &Sandbox, raw: &str, command: Command) -> Result<Sandbox
 /// The key of a file in the history and the lock map.
 pub fn history_key(path: &SandboxPath) -> std::path::PathBuf {
     path.absolute()
-}
-
-/// The error of a change refused because the journal that would keep its undo cannot be used.
-pub(crate) fn journal_unusable(error: &JournalError) -> ToolError {
-    ToolError::new(
-        ErrorCode::InternalError,
-        format!(
-            "Nothing was changed: {error}. Its reply would promise an undo the journal could not keep; check the journal's directory (--journal-dir), or ask the user to."
-        ),
-    )
 }
 
 /// The message for a file that is not text.

@@ -15,6 +15,9 @@
 //! together (a move's two paths). Undoing or reverting is itself a change ([`Kind::Undo`],
 //! [`Kind::Revert`]) whose effects take the files back, so it can be reverted in turn.
 //!
+//! `change.rs` holds what a change is, `store.rs` the log's bytes and frames, `plan.rs` the
+//! taking back.
+//!
 //! **How.** The log (`journal.log`) is append-only frames: a header (JSON, with its xxh3) and
 //! the effects' bytes (each with its xxh3). A change is appended as *begun* before its files
 //! are written and as *done* (or *failed*) after; the writer holds the journal's lock (an
@@ -32,7 +35,12 @@
 //! file is touched ([`Txn::room_for_pinned`]). Points before a dropped change cannot be reverted
 //! to, and `list_changes` says so.
 
+mod change;
 pub mod plan;
+mod store;
+
+pub use change::{Before, Change, Effect, Kind, State};
+use store::{Store, frame_bytes, read_frames};
 
 use std::{
     collections::HashSet,
@@ -87,176 +95,6 @@ pub enum JournalError {
     },
 }
 
-/// What a file was before a change, given what it is after.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "was", rename_all = "snake_case")]
-pub enum Before {
-    /// It did not exist (the change created it).
-    Absent,
-    /// These bytes (the payload), with these permission bits.
-    Bytes {
-        /// Permission bits.
-        mode: u32,
-    },
-    /// The bytes after, with `inserted_len` bytes at `offset` replaced by the payload.
-    Splice {
-        /// Where the change starts.
-        offset: u64,
-        /// How many bytes the change put there.
-        inserted_len: u64,
-    },
-    /// The content `path` has after the change (a move's source), with these permission bits.
-    SameAs {
-        /// The other path of the change.
-        path: PathBuf,
-        /// Permission bits.
-        mode: u32,
-    },
-}
-
-/// What a change did to one file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Effect {
-    /// The file (absolute).
-    pub path: PathBuf,
-    /// Effects of one group are undone together.
-    pub group: u32,
-    /// What the file was before.
-    pub before: Before,
-    /// Its length and [`fingerprint`] after; `None`: it did not exist after.
-    pub after: Option<(u64, u64)>,
-    /// The payload's length and hash.
-    #[serde(default)]
-    pub payload: (u64, u64),
-    /// Where the payload is in the log (set when it is written or read).
-    #[serde(skip)]
-    pub payload_at: u64,
-}
-
-impl Effect {
-    /// What a change did to `path`: it was `before`, and is `after` (`None`: absent), in group 0.
-    pub fn new(path: PathBuf, before: Before, after: Option<&[u8]>) -> Effect {
-        Effect {
-            path,
-            group: 0,
-            before,
-            after: after.map(|a| (a.len() as u64, fingerprint(a))),
-            payload: (0, 0),
-            payload_at: 0,
-        }
-    }
-
-    /// Whether `current` (`None`: no file) is the file as this change left it.
-    pub fn left(&self, current: Option<&[u8]>) -> bool {
-        match (self.after, current) {
-            (None, None) => true,
-            (Some((len, hash)), Some(bytes)) => bytes.len() as u64 == len && fingerprint(bytes) == hash,
-            _ => false,
-        }
-    }
-}
-
-/// Who made a change.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Kind {
-    /// A writing tool's change.
-    Edit,
-    /// `undo_edit`: it undid the groups it names.
-    Undo,
-    /// `revert_changes`: it reverted the groups it names.
-    Revert,
-}
-
-/// A change's fate.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum State {
-    /// Begun; its files may or may not be written yet.
-    #[default]
-    Pending,
-    /// Its files were written.
-    Done,
-    /// Nothing of it stayed.
-    Failed,
-}
-
-/// One change.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Change {
-    /// Its number (from 1).
-    pub seq: u64,
-    /// When, in milliseconds since the Unix epoch.
-    pub time_ms: u64,
-    /// The tool (and command) that made it, e.g. `text_editor str_replace`.
-    pub tool: String,
-    /// The session that made it.
-    pub session: String,
-    /// What kind of change.
-    pub kind: Kind,
-    /// Its reply promised an undo (`delete_file`, `move_file`): never dropped while not undone.
-    #[serde(default)]
-    pub pinned: bool,
-    /// The groups it undid or reverted: `(change, group)`.
-    #[serde(default)]
-    pub undoes: Vec<(u64, u32)>,
-    /// Directories it created (deepest first): its undo removes those left empty.
-    #[serde(default)]
-    pub dirs: Vec<PathBuf>,
-    /// What it did to each file.
-    pub effects: Vec<Effect>,
-    /// Its fate.
-    #[serde(skip)]
-    pub state: State,
-    /// The bytes of its frame in the log.
-    #[serde(skip)]
-    frame_len: u64,
-}
-
-impl Change {
-    /// A change to be begun: `seq` and `time_ms` are set by [`Txn::begin`].
-    pub fn new(tool: &str, session: &str, kind: Kind, effects: Vec<Effect>) -> Change {
-        Change {
-            seq: 0,
-            time_ms: 0,
-            tool: tool.to_owned(),
-            session: session.to_owned(),
-            kind,
-            pinned: false,
-            undoes: Vec::new(),
-            dirs: Vec::new(),
-            effects,
-            state: State::Pending,
-            frame_len: 0,
-        }
-    }
-
-    /// The groups of its effects, in order.
-    pub fn groups(&self) -> Vec<u32> {
-        let mut groups: Vec<u32> = Vec::new();
-        for effect in &self.effects {
-            if !groups.contains(&effect.group) {
-                groups.push(effect.group);
-            }
-        }
-        groups
-    }
-
-    /// Whether it touched `path`.
-    pub fn touches(&self, path: &Path) -> bool {
-        self.effects.iter().any(|e| e.path == path)
-    }
-
-    /// Bytes `payloads` hold (those [`Txn::begin`] would write with it).
-    pub fn payload_bytes_of(&self, payloads: &[&[u8]]) -> u64 {
-        payloads.iter().map(|p| p.len() as u64).sum()
-    }
-
-    /// Bytes its payloads hold.
-    pub fn payload_bytes(&self) -> u64 {
-        self.effects.iter().map(|e| e.payload.0).sum()
-    }
-}
-
 /// A frame of the log.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "frame", rename_all = "snake_case")]
@@ -283,92 +121,6 @@ enum Place {
     Dir { dir: PathBuf, lock: Mutex<Option<File>> },
     /// An unlinked temporary file: this process's life only, and why.
     Anonymous { why: String },
-}
-
-/// Where a log's bytes are: a file, or (no file can be made: an empty chroot, a read-only
-/// system) this process's memory, as the undo history used to be.
-#[derive(Debug)]
-enum Store {
-    File(File),
-    Memory(io::Cursor<Vec<u8>>),
-}
-
-impl Store {
-    /// An unlinked temporary file, else memory.
-    fn temporary() -> Store {
-        match tempfile::tempfile() {
-            Ok(file) => Store::File(file),
-            Err(error) => {
-                tracing::warn!(%error, "no temporary file for the change journal: it is kept in memory");
-                Store::Memory(io::Cursor::new(Vec::new()))
-            }
-        }
-    }
-
-    fn len(&self) -> io::Result<u64> {
-        match self {
-            Store::File(file) => Ok(file.metadata()?.len()),
-            Store::Memory(cursor) => Ok(cursor.get_ref().len() as u64),
-        }
-    }
-
-    fn set_len(&mut self, len: u64) -> io::Result<()> {
-        match self {
-            Store::File(file) => file.set_len(len),
-            Store::Memory(cursor) => {
-                cursor.get_mut().truncate(usize::try_from(len).map_err(io::Error::other)?);
-                Ok(())
-            }
-        }
-    }
-
-    fn id(&self) -> Option<mcp_shared::platform::FileId> {
-        match self {
-            Store::File(file) => mcp_shared::platform::file_id_of(file).ok(),
-            Store::Memory(_) => None,
-        }
-    }
-
-    fn sync(&self) -> io::Result<()> {
-        match self {
-            Store::File(file) => file.sync_all(),
-            Store::Memory(_) => Ok(()),
-        }
-    }
-}
-
-impl Read for Store {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        match self {
-            Store::File(file) => file.read(buf),
-            Store::Memory(cursor) => cursor.read(buf),
-        }
-    }
-}
-
-impl Write for Store {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            Store::File(file) => file.write(buf),
-            Store::Memory(cursor) => cursor.write(buf),
-        }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        match self {
-            Store::File(file) => file.flush(),
-            Store::Memory(cursor) => cursor.flush(),
-        }
-    }
-}
-
-impl Seek for Store {
-    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
-        match self {
-            Store::File(file) => file.seek(pos),
-            Store::Memory(cursor) => cursor.seek(pos),
-        }
-    }
 }
 
 /// The log as this process has read it.
@@ -527,22 +279,6 @@ fn open_private(path: &Path, truncate: bool) -> io::Result<File> {
         options.mode(0o600);
     }
     options.open(path)
-}
-
-/// The frame's bytes: prefix, header, payloads.
-fn frame_bytes(frame: &Frame, payloads: &[&[u8]]) -> io::Result<Vec<u8>> {
-    let header = serde_json::to_vec(frame).map_err(io::Error::other)?;
-    let payload_len: usize = payloads.iter().map(|p| p.len()).sum();
-    let mut out = Vec::with_capacity(FRAME_PREFIX as usize + header.len() + payload_len);
-    let header_len = u32::try_from(header.len()).map_err(io::Error::other)?;
-    out.extend_from_slice(&header_len.to_le_bytes());
-    out.extend_from_slice(&(payload_len as u64).to_le_bytes());
-    out.extend_from_slice(&fingerprint(&header).to_le_bytes());
-    out.extend_from_slice(&header);
-    for payload in payloads {
-        out.extend_from_slice(payload);
-    }
-    Ok(out)
 }
 
 /// The journal, held for one operation ([`Journal::lock`]).
@@ -879,82 +615,6 @@ impl Txn<'_> {
 
 fn file_id_of_path(path: &Path) -> Option<mcp_shared::platform::FileId> {
     File::open(path).ok().and_then(|f| mcp_shared::platform::file_id_of(&f).ok())
-}
-
-/// Reads the frames of `log` from `log.end` to `end`. A torn last frame (one that runs past the
-/// end: a write cut short) is cut off. `Ok(false)` when a whole frame does not read back as it
-/// was written (the disk damaged it): nothing after it can be trusted.
-fn read_frames(log: &mut Log, end: u64) -> io::Result<bool> {
-    let mut reader = io::BufReader::new(&mut log.file);
-    reader.seek(SeekFrom::Start(log.end))?;
-    let mut at = log.end;
-    let mut torn = false;
-    let mut damaged = false;
-    while at < end {
-        let mut prefix = [0u8; FRAME_PREFIX as usize];
-        if at + FRAME_PREFIX > end || reader.read_exact(&mut prefix).is_err() {
-            torn = true;
-            break;
-        }
-        let header_len = u32::from_le_bytes([prefix[0], prefix[1], prefix[2], prefix[3]]);
-        let payload_len = u64::from_le_bytes(prefix[4..12].try_into().map_err(io::Error::other)?);
-        let hash = u64::from_le_bytes(prefix[12..20].try_into().map_err(io::Error::other)?);
-        let frame_end = at.checked_add(FRAME_PREFIX + u64::from(header_len)).and_then(|e| e.checked_add(payload_len));
-        let Some(frame_end) = frame_end.filter(|e| *e <= end && header_len <= MAX_HEADER_BYTES) else {
-            torn = true;
-            break;
-        };
-        let mut header = vec![0u8; header_len as usize];
-        if reader.read_exact(&mut header).is_err() {
-            torn = true;
-            break;
-        }
-        let Some(frame) =
-            (fingerprint(&header) == hash).then(|| serde_json::from_slice::<Frame>(&header).ok()).flatten()
-        else {
-            damaged = true;
-            break;
-        };
-        let payload_at = at + FRAME_PREFIX + u64::from(header_len);
-        reader.seek_relative(i64::try_from(payload_len).map_err(io::Error::other)?)?;
-        let frame_len = frame_end - at;
-        match frame {
-            Frame::Header { nonce, dropped_through, next_seq, .. } => {
-                log.nonce = nonce;
-                log.dropped_through = dropped_through;
-                log.next_seq = log.next_seq.max(next_seq);
-            }
-            Frame::Begin(mut change) => {
-                let mut p = payload_at;
-                for effect in &mut change.effects {
-                    effect.payload_at = p;
-                    p += effect.payload.0;
-                }
-                change.state = State::Pending;
-                change.frame_len = frame_len;
-                log.next_seq = log.next_seq.max(change.seq + 1);
-                log.changes.push(*change);
-            }
-            Frame::Done { seq } | Frame::Failed { seq } => {
-                let done = matches!(frame, Frame::Done { .. });
-                if let Some(change) = log.changes.iter_mut().rev().find(|c| c.seq == seq) {
-                    change.state = if done { State::Done } else { State::Failed };
-                    change.frame_len += frame_len;
-                }
-            }
-        }
-        at = frame_end;
-    }
-    log.end = at;
-    if damaged {
-        return Ok(false);
-    }
-    if torn {
-        tracing::warn!(at, "the change journal ended in a torn frame (a write was cut short); it is cut off there");
-        drop(reader);
-        log.file.set_len(at)?;
-    }
-    Ok(true)
 }
 
 #[cfg(test)]
