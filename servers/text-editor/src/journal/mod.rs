@@ -136,6 +136,13 @@ struct Log {
     next_seq: u64,
 }
 
+impl Log {
+    /// The log in `file`, not read yet.
+    fn unread(file: Store) -> Log {
+        Log { id: file.id(), file, end: 0, nonce: String::new(), changes: Vec::new(), dropped_through: 0, next_seq: 1 }
+    }
+}
+
 /// A workspace's journal (opened on first use).
 #[derive(Debug)]
 pub struct Journal {
@@ -399,15 +406,7 @@ impl Txn<'_> {
         let log = if file.len()? == 0 {
             self.new_log(file)?
         } else {
-            let mut log = Log {
-                id: file.id(),
-                file,
-                end: 0,
-                nonce: String::new(),
-                changes: Vec::new(),
-                dropped_through: 0,
-                next_seq: 1,
-            };
+            let mut log = Log::unread(file);
             let end = log.file.len()?;
             if read_frames(&mut log, end)? && !log.nonce.is_empty() {
                 log
@@ -590,15 +589,7 @@ impl Txn<'_> {
             }
         }
         tracing::info!(kept = keep.len(), dropped_through, "the change journal was rewritten within its bound");
-        let mut log = Log {
-            id: out.id(),
-            file: out,
-            end: 0,
-            nonce: String::new(),
-            changes: Vec::new(),
-            dropped_through: 0,
-            next_seq: 1,
-        };
+        let mut log = Log::unread(out);
         let end = log.file.len()?;
         if !read_frames(&mut log, end)? {
             return Err(io::Error::other("the rewritten journal does not read back"));
