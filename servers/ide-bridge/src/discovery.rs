@@ -50,13 +50,22 @@ impl DiscoveryRecord {
 
     /// The length, in components, of the deepest workspace folder that contains `dir`.
     pub fn contains(&self, dir: &Path) -> Option<usize> {
-        self.workspace_folders
-            .iter()
-            .map(Path::new)
-            .filter(|folder| folder.is_absolute() && dir.starts_with(folder))
-            .map(|folder| folder.components().count())
-            .max()
+        deepest_containing(&self.workspace_folders, dir)
     }
+}
+
+/// The length, in components, of the deepest of `folders` (absolute paths, as written or
+/// canonical) that contains `dir` (canonical), compared component by component.
+pub fn deepest_containing(folders: &[String], dir: &Path) -> Option<usize> {
+    folders
+        .iter()
+        .map(Path::new)
+        .filter(|folder| folder.is_absolute())
+        .filter(|folder| {
+            dir.starts_with(folder) || platform::canonicalize(folder).is_ok_and(|real| dir.starts_with(real))
+        })
+        .map(|folder| folder.components().count())
+        .max()
 }
 
 /// Why discovery failed.

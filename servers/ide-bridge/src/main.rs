@@ -5,8 +5,8 @@ use std::{path::PathBuf, time::Duration};
 
 use anyhow::bail;
 use mcp_server_ide_bridge::{
-    bridge::{Bridge, BridgeConfig, Target},
-    discovery,
+    bridge::{Bridge, BridgeConfig, IdeChoice, Target},
+    claude_code, discovery,
     protocol::TOKEN_ENV,
 };
 use mcp_shared::{TransportArgs, logging};
@@ -30,6 +30,13 @@ struct Cli {
     /// The directory discovery looks for a host of. Default: the current directory.
     #[arg(long, value_name = "DIR", value_parser = mcp_shared::cli::DirValue)]
     workspace: Option<PathBuf>,
+
+    /// Which IDE to connect to: `auto` (the ide-bridge extension or ide-bridge-host, else an IDE
+    /// serving the Claude Code IDE protocol: JetBrains, claudecode.nvim, claude-code-ide.el; never
+    /// VS Code's Claude Code extension, which serves one client at a time), `mcp-suite`, or
+    /// `claude-code` (VS Code's Claude Code extension too: it drops its previous client).
+    #[arg(long, value_enum, value_name = "KIND", default_value_t = IdeChoice::Auto)]
+    ide: IdeChoice,
 
     /// How long one request waits for the host's answer, in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 20.0, value_parser = mcp_shared::transport::parse_seconds)]
@@ -89,6 +96,8 @@ fn run() -> anyhow::Result<()> {
     };
     let config = BridgeConfig {
         target,
+        ide: cli.ide,
+        lock_dirs: claude_code::lock::lock_dirs(),
         token: cli.token.clone().filter(|t| !t.is_empty()),
         discovery_dirs: discovery::bridge_dirs(),
         request_timeout: Duration::from_secs_f64(cli.request_timeout),
@@ -97,7 +106,8 @@ fn run() -> anyhow::Result<()> {
     let bridge = Bridge::new(config);
     let chosen = cli.tools.chosen(mcp_server_ide_bridge::TOOL_NAMES);
     let server = mcp_server_ide_bridge::server(bridge.clone(), |name| chosen.iter().any(|c| c == name))?;
-    server.banner("your IDE's workspace, live state and language servers over MCP", &example_args);
+    let summary = format!("your IDE's workspace, live state and language servers over MCP; {}", bridge.expected());
+    server.banner(&summary, &example_args);
     // The link to the host starts with the runtime.
     mcp_shared::serve_blocking_with(server, &cli.transport, || bridge.connect(), || bridge.shutdown())?;
     Ok(())

@@ -221,6 +221,8 @@ impl ServerExtension for BridgeExtension {
     fn list_tools(&self, tools: Vec<Tool>) -> BoxFuture<'_, Vec<Tool>> {
         Box::pin(async move {
             self.bridge.settled(SETTLE_WAIT).await;
+            // An IDE reached through another protocol lists only what it can serve.
+            let tools: Vec<Tool> = tools.into_iter().filter(|tool| self.bridge.offers(&tool.name)).collect();
             let read_only = self.bridge.host_info().is_some_and(|info| info.read_only);
             if !read_only {
                 return tools;

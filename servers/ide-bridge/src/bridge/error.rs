@@ -161,18 +161,35 @@ fn needs(tool: &str) -> (&'static str, &'static str) {
 
 fn describe_connect(error: &ConnectError) -> (ErrorCode, String) {
     match error {
-        ConnectError::NoHost { live, given: true } => (
-            ErrorCode::Unavailable,
-            format!(
-                "No IDE workspace host is running for this workspace: discovery found {live} live host(s), none serving a folder that contains the bridge's --workspace folder. Open that folder in the IDE with the ide-bridge extension (or run `ide-bridge-host --root` on it), or start the bridge with --url. {RETRY}"
-            ),
-        ),
-        ConnectError::NoHost { live, given: false } => (
-            ErrorCode::Unavailable,
-            format!(
-                "No IDE workspace host is running for this workspace: discovery found {live} live host(s), none serving a folder that contains the bridge's working directory. Start the IDE with the ide-bridge extension (or `ide-bridge-host --root <workspace>`), or start the bridge with --workspace <the folder open in the IDE> or --url. {RETRY}"
-            ),
-        ),
+        ConnectError::NoHost { live, given, ide, single_client } => {
+            use super::IdeChoice;
+            let folder = if *given { "--workspace folder" } else { "working directory" };
+            let kind = match ide {
+                IdeChoice::McpSuite => "IDE with the ide-bridge extension (or ide-bridge-host)",
+                IdeChoice::ClaudeCode => "IDE serving the Claude Code IDE protocol",
+                IdeChoice::Auto => "IDE with the ide-bridge extension, or serving the Claude Code IDE protocol,",
+            };
+            let mut message = format!(
+                "No {kind} is running for this workspace: discovery found {live} live IDE(s), none with a workspace folder that contains the bridge's {folder}."
+            );
+            if let Some(name) = single_client {
+                message.push_str(&format!(
+                    " {name} serves it through its Claude Code extension, which keeps one client at a time: connecting would drop the user's own Claude Code session, so the bridge leaves it alone. Start the bridge with --ide claude-code to connect to it anyway (the Claude Code CLI then loses its IDE connection until it reconnects), or install the ide-bridge extension in it."
+                ));
+            } else {
+                message.push_str(match ide {
+                    IdeChoice::McpSuite => " Open that folder in the IDE with the ide-bridge extension (or run `ide-bridge-host --root` on it), or start the bridge with --url.",
+                    IdeChoice::ClaudeCode => " Open that folder in an IDE with its Claude Code plugin running (JetBrains, claudecode.nvim, claude-code-ide.el, VS Code's Claude Code extension): it writes a lock file under ~/.claude/ide (or $CLAUDE_CONFIG_DIR/ide).",
+                    IdeChoice::Auto => " Open that folder in VS Code with the ide-bridge extension, or in an IDE with its Claude Code plugin running (JetBrains, claudecode.nvim, claude-code-ide.el), or run `ide-bridge-host --root` on it; or start the bridge with --url.",
+                });
+            }
+            if !given {
+                message.push_str(" Start the bridge with --workspace <the folder open in the IDE>.");
+            }
+            message.push(' ');
+            message.push_str(RETRY);
+            (ErrorCode::Unavailable, message)
+        }
         ConnectError::Unreachable { url, reason } => (
             ErrorCode::Unavailable,
             format!(
@@ -182,7 +199,7 @@ fn describe_connect(error: &ConnectError) -> (ErrorCode, String) {
         ConnectError::Unauthorized { url, had_token: true } => (
             ErrorCode::AccessDenied,
             format!(
-                "The IDE workspace host at {url} refused the bridge's token (HTTP 401). Give the bridge the host's token (--token or IDE_BRIDGE_TOKEN; ide-bridge-host prints it at start, and its discovery file holds it). Retrying will not help until the token matches."
+                "The IDE workspace host at {url} refused the bridge's token (HTTP 401). Give the bridge the host's token (--token or IDE_BRIDGE_TOKEN; ide-bridge-host prints it at start, its discovery file holds it, and an IDE of the Claude Code IDE protocol keeps it in its lock file under ~/.claude/ide). Retrying will not help until the token matches."
             ),
         ),
         ConnectError::Unauthorized { url, had_token: false } => (

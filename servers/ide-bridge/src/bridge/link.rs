@@ -5,9 +5,15 @@
 //! may come in any order. A writer task sends queued frames (batched into one flush) and the
 //! keep-alive pings. When the connection ends, every waiter is told at once ([`Link::closed`]).
 //! A request abandoned by its caller (timeout, MCP cancellation, the tool's task aborted) sends
-//! `$/cancelRequest` from a drop guard. At most [`MAX_IN_FLIGHT`] requests are on the wire at
-//! once (a host refuses more on one connection with -32010); the excess waits its turn here, in
-//! order, within its own timeout, so an MCP client may have any number of calls in flight.
+//! `$/cancelRequest` (`notifications/cancelled` on an MCP link) from a drop guard. At most
+//! [`MAX_IN_FLIGHT`] requests are on the wire at once (a host refuses more on one connection
+//! with -32010); the excess waits its turn here, in order, within its own timeout, so an MCP
+//! client may have any number of calls in flight.
+//!
+//! The same link carries MCP JSON-RPC to an IDE that serves the Claude Code IDE protocol
+//! ([`Link::spawn_mcp`]): the IDE's notifications go, with their params, to the adapter that
+//! made the link, and a request from the IDE is answered (`ping` with `{}`, anything else
+//! "method not found"), so the IDE never waits on the bridge.
 
 use std::{
     collections::HashMap,
@@ -60,15 +66,35 @@ pub struct Link {
     discovered_folders: Vec<String>,
     /// The host's notifications (their method names), to the bridge's listeners.
     events: broadcast::Sender<String>,
+    /// An MCP link: the peer's notifications, with their params, to the adapter.
+    mcp: Option<mpsc::UnboundedSender<(String, Value)>>,
 }
+
+/// A WebSocket to a peer, as the link takes it.
+pub type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
 impl Link {
     /// Starts the reader and writer tasks of an open WebSocket.
     pub fn spawn(
-        ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+        ws: Socket,
         url: String,
         discovered_folders: Vec<String>,
         events: broadcast::Sender<String>,
+    ) -> Arc<Link> {
+        Link::spawn_with(ws, url, discovered_folders, events, None)
+    }
+
+    /// A link that speaks MCP JSON-RPC to `url`: the peer's notifications go to `notes`.
+    pub fn spawn_mcp(ws: Socket, url: String, notes: mpsc::UnboundedSender<(String, Value)>) -> Arc<Link> {
+        Link::spawn_with(ws, url, Vec::new(), broadcast::channel(1).0, Some(notes))
+    }
+
+    fn spawn_with(
+        ws: Socket,
+        url: String,
+        discovered_folders: Vec<String>,
+        events: broadcast::Sender<String>,
+        mcp: Option<mpsc::UnboundedSender<(String, Value)>>,
     ) -> Arc<Link> {
         let (mut sink, mut stream) = ws.split();
         let (out, mut out_rx) = mpsc::unbounded_channel::<Message>();
@@ -81,6 +107,7 @@ impl Link {
             info: OnceLock::new(),
             discovered_folders,
             events,
+            mcp,
         });
 
         let closed = link.closed.clone();
@@ -174,6 +201,12 @@ impl Link {
         self.slots.close();
     }
 
+    /// Sends a notification (an MCP link's `notifications/initialized`).
+    pub fn notify(&self, method: &str, params: Value) {
+        let text = json!({"jsonrpc": "2.0", "method": method, "params": params}).to_string();
+        let _ = self.out.send(Message::Text(text.into()));
+    }
+
     /// What `host/info` said, if the host implements it.
     pub fn info(&self) -> Option<&HostInfo> {
         self.info.get()
@@ -197,6 +230,24 @@ impl Link {
             tracing::warn!("the host sent a message that is not a JSON object; ignored");
             return;
         };
+        if let Some(notes) = &self.mcp
+            && let Some(method) = message.get("method").and_then(Value::as_str)
+        {
+            match message.get("id") {
+                None => {
+                    let _ = notes.send((method.to_owned(), message.get("params").cloned().unwrap_or(Value::Null)));
+                }
+                Some(id) => {
+                    let outcome = if method == "ping" {
+                        Ok(json!({}))
+                    } else {
+                        Err(WireError::rpc(protocol::METHOD_NOT_FOUND, format!("the bridge serves no `{method}`")))
+                    };
+                    let _ = self.out.send(Message::Text(protocol::response(id.clone(), outcome).to_string().into()));
+                }
+            }
+            return;
+        }
         let Some(id) = message.get("id").and_then(Value::as_u64) else {
             if message.get("id").is_none()
                 && let Some(method) = message.get("method").and_then(Value::as_str)
@@ -304,8 +355,12 @@ impl Drop for Abandon<'_> {
         self.link.forget(self.id);
         if !self.link.is_closed() {
             tracing::debug!(id = self.id, "abandoning a request; asking the host to cancel it");
-            let params = protocol::CancelParams { id: Value::from(self.id) };
-            let notification = json!({"jsonrpc": "2.0", "method": METHOD_CANCEL, "params": params});
+            let notification = if self.link.mcp.is_some() {
+                json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": self.id, "reason": "the bridge stopped waiting"}})
+            } else {
+                let params = protocol::CancelParams { id: Value::from(self.id) };
+                json!({"jsonrpc": "2.0", "method": METHOD_CANCEL, "params": params})
+            };
             let _ = self.link.out.send(Message::Text(notification.to_string().into()));
         }
     }

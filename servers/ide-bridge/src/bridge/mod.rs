@@ -9,6 +9,7 @@
 //! (`fs/list`, `fs/read`, `host/info`), which are retried once if the connection dropped under
 //! them.
 
+pub mod conn;
 pub mod error;
 pub mod link;
 pub mod previews;
@@ -32,10 +33,12 @@ use tokio_tungstenite::tungstenite::{
 };
 use tokio_util::sync::CancellationToken;
 
+pub use conn::{Conn, Protocol};
 pub use error::BridgeError;
 pub use link::{Link, RequestError};
 
 use crate::{
+    claude_code::{self, IdeLock},
     discovery,
     protocol::{BRIDGE_MAX_MESSAGE_SIZE, HostInfo, METHOD_INFO, METHOD_LIST, METHOD_NOT_FOUND, METHOD_READ},
 };
@@ -63,11 +66,30 @@ pub enum Target {
     },
 }
 
+/// Which kind of IDE the bridge connects to (`--ide`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum IdeChoice {
+    /// The mcp-suite extension (or ide-bridge-host) when one serves the workspace, else an IDE of
+    /// the Claude Code IDE protocol; never VS Code's Claude Code extension, which serves one
+    /// client at a time (the bridge would drop the user's own Claude Code session).
+    #[default]
+    Auto,
+    /// Only the mcp-suite extension or ide-bridge-host.
+    McpSuite,
+    /// Only an IDE of the Claude Code IDE protocol (VS Code's Claude Code extension included:
+    /// connecting drops a Claude Code CLI connected to it).
+    ClaudeCode,
+}
+
 /// The bridge's configuration.
 #[derive(Debug, Clone)]
 pub struct BridgeConfig {
     /// Where the host is.
     pub target: Target,
+    /// Which kind of IDE to connect to.
+    pub ide: IdeChoice,
+    /// Where Claude Code IDE lock files are ([`claude_code::lock::lock_dirs`]).
+    pub lock_dirs: Vec<PathBuf>,
     /// The token; without one, the discovery file's is used.
     pub token: Option<String>,
     /// The discovery directories, in order ([`discovery::bridge_dirs`]).
@@ -89,6 +111,11 @@ pub enum ConnectError {
         live: usize,
         /// The folder came from `--workspace` (else from the working directory).
         given: bool,
+        /// What `--ide` asked for.
+        ide: IdeChoice,
+        /// A single-client IDE (VS Code's Claude Code extension) that serves the workspace but
+        /// was left alone (`--ide auto`): its name.
+        single_client: Option<String>,
     },
     /// The TCP connection failed or timed out.
     #[error("cannot reach {url}: {reason}")]
@@ -137,7 +164,7 @@ pub enum ConnectError {
 enum LinkState {
     Starting,
     Connecting { attempt: u64 },
-    Up { attempt: u64, link: Arc<Link> },
+    Up { attempt: u64, link: Conn },
     Down { attempt: u64, error: ConnectError },
 }
 
@@ -214,10 +241,44 @@ impl Bridge {
             .await;
     }
 
-    /// The current link, if connected.
-    pub fn current(&self) -> Option<Arc<Link>> {
+    /// Which IDE discovery finds now, in a sentence (the banner's).
+    pub fn expected(&self) -> String {
+        match endpoint(&self.inner.config) {
+            Ok(Endpoint::Host(url, ..)) => {
+                format!("IDE: the ide-bridge extension or host at {url} ({})", Protocol::McpSuite.title())
+            }
+            Ok(Endpoint::Claude(lock, _)) => format!(
+                "IDE: {} at {} ({})",
+                mcp_shared::escape::one_line(&lock.ide_name),
+                lock.url(),
+                Protocol::ClaudeCode.title()
+            ),
+            Err(error) => format!(
+                "no IDE found yet ({}): {}",
+                error,
+                error::BridgeError::Connect(error.clone()).describe(error::Op::List).1
+            ),
+        }
+    }
+
+    /// The current connection, if connected.
+    pub fn current(&self) -> Option<Conn> {
         match &*self.inner.state.borrow() {
-            LinkState::Up { link, .. } if !link.is_closed() => Some(Arc::clone(link)),
+            LinkState::Up { link, .. } if !link.is_closed() => Some(link.clone()),
+            _ => None,
+        }
+    }
+
+    /// Whether the tool `tool` can be served by the current connection (every tool when there is
+    /// none: the next connection may serve it).
+    pub fn offers(&self, tool: &str) -> bool {
+        self.current().is_none_or(|c| c.offers(tool))
+    }
+
+    /// The last connection error, when down.
+    pub fn last_error(&self) -> Option<ConnectError> {
+        match &*self.inner.state.borrow() {
+            LinkState::Down { error, .. } => Some(error.clone()),
             _ => None,
         }
     }
@@ -278,12 +339,12 @@ impl Bridge {
     }
 
     /// The link, connecting first if there is none.
-    async fn link(&self) -> Result<Arc<Link>, ConnectError> {
+    async fn link(&self) -> Result<Conn, ConnectError> {
         let mut rx = self.inner.state.subscribe();
         let want = {
             let state = rx.borrow_and_update();
             match &*state {
-                LinkState::Up { link, .. } if !link.is_closed() => return Ok(Arc::clone(link)),
+                LinkState::Up { link, .. } if !link.is_closed() => return Ok(link.clone()),
                 LinkState::Up { attempt, .. } | LinkState::Down { attempt, .. } => {
                     self.inner.wake.notify_one();
                     attempt + 1
@@ -295,7 +356,7 @@ impl Bridge {
         let waited = tokio::time::timeout(CONNECT_WAIT, async {
             loop {
                 match &*rx.borrow_and_update() {
-                    LinkState::Up { attempt, link } if *attempt >= want => return Ok(Arc::clone(link)),
+                    LinkState::Up { attempt, link } if *attempt >= want => return Ok(link.clone()),
                     LinkState::Down { attempt, error } if *attempt >= want => return Err(error.clone()),
                     _ => {}
                 }
@@ -363,9 +424,37 @@ impl Bridge {
     }
 }
 
-/// The URL, token and discovered folders of the next attempt.
-fn endpoint(config: &BridgeConfig) -> Result<(String, Option<String>, Vec<String>), ConnectError> {
+/// What the next attempt connects to.
+enum Endpoint {
+    /// A host of the bridge's own protocol: its URL, token and discovered folders.
+    Host(String, Option<String>, Vec<String>),
+    /// An IDE of the Claude Code IDE protocol, for the workspace folder.
+    Claude(IdeLock, PathBuf),
+}
+
+/// An IDE of the Claude Code IDE protocol at a fixed `--url`: its lock file when there is one.
+fn claude_at(config: &BridgeConfig, url: &str) -> Result<IdeLock, ConnectError> {
+    let port =
+        url.parse::<Uri>().ok().and_then(|u| u.port_u16()).ok_or(ConnectError::BadUrl { url: url.to_owned() })?;
+    let locks = claude_code::lock::live_locks(&config.lock_dirs);
+    Ok(claude_code::lock::by_port(&locks, port).cloned().unwrap_or_else(|| IdeLock {
+        port,
+        pid: 0,
+        workspace_folders: Vec::new(),
+        ide_name: "the IDE".to_owned(),
+        auth_token: String::new(),
+        path: PathBuf::new(),
+        modified: std::time::SystemTime::UNIX_EPOCH,
+    }))
+}
+
+fn endpoint(config: &BridgeConfig) -> Result<Endpoint, ConnectError> {
     match &config.target {
+        Target::Url(url) if config.ide == IdeChoice::ClaudeCode => {
+            let dir = std::env::current_dir()
+                .map_err(|e| ConnectError::Handshake { url: url.clone(), reason: e.to_string() })?;
+            Ok(Endpoint::Claude(claude_at(config, url)?, dir))
+        }
         Target::Url(url) => {
             let port = url.parse::<Uri>().ok().and_then(|u| u.port_u16());
             let discovered = port.and_then(|port| {
@@ -373,21 +462,55 @@ fn endpoint(config: &BridgeConfig) -> Result<(String, Option<String>, Vec<String
                 discovery::by_port(&hosts, port).map(|h| h.record.clone())
             });
             let token = config.token.clone().or_else(|| discovered.as_ref().map(|r| r.token.clone()));
-            Ok((url.clone(), token, discovered.map(|r| r.workspace_folders).unwrap_or_default()))
+            Ok(Endpoint::Host(url.clone(), token, discovered.map(|r| r.workspace_folders).unwrap_or_default()))
         }
         Target::Discover { dir, given } => {
-            let hosts = discovery::live_hosts_in(&config.discovery_dirs);
-            let host =
-                discovery::choose(&hosts, dir).ok_or(ConnectError::NoHost { live: hosts.len(), given: *given })?;
-            let token = config.token.clone().or_else(|| Some(host.record.token.clone()));
-            Ok((host.record.url(), token, host.record.workspace_folders.clone()))
+            let mut live = 0;
+            if config.ide != IdeChoice::ClaudeCode {
+                let hosts = discovery::live_hosts_in(&config.discovery_dirs);
+                live += hosts.len();
+                if let Some(host) = discovery::choose(&hosts, dir) {
+                    let token = config.token.clone().or_else(|| Some(host.record.token.clone()));
+                    return Ok(Endpoint::Host(host.record.url(), token, host.record.workspace_folders.clone()));
+                }
+            }
+            let mut single_client = None;
+            if config.ide != IdeChoice::McpSuite {
+                let locks = claude_code::lock::live_locks(&config.lock_dirs);
+                live += locks.len();
+                let asked = config.ide == IdeChoice::ClaudeCode;
+                if let Some(lock) = claude_code::lock::choose(&locks, dir, asked) {
+                    return Ok(Endpoint::Claude(lock.clone(), dir.clone()));
+                }
+                single_client = claude_code::lock::choose(&locks, dir, true)
+                    .map(|l| mcp_shared::escape::one_line(&l.ide_name).into_owned());
+            }
+            Err(ConnectError::NoHost { live, given: *given, ide: config.ide, single_client })
         }
     }
 }
 
-/// One connection attempt: TCP, the authenticated upgrade, then `host/info`.
-async fn connect(inner: &Inner) -> Result<Arc<Link>, ConnectError> {
-    let (url, token, folders) = endpoint(&inner.config)?;
+/// One connection attempt.
+async fn connect(inner: &Inner) -> Result<Conn, ConnectError> {
+    match endpoint(&inner.config)? {
+        Endpoint::Host(url, token, folders) => connect_host(inner, url, token, folders).await.map(Conn::Host),
+        Endpoint::Claude(lock, dir) => {
+            let ide =
+                claude_code::connect(&lock, &dir, inner.config.token.as_deref(), inner.events.clone(), CONNECT_TIMEOUT)
+                    .await?;
+            Ok(Conn::Ide(ide))
+        }
+    }
+}
+
+/// One connection attempt to a host of the bridge's protocol: TCP, the authenticated upgrade,
+/// then `host/info`.
+async fn connect_host(
+    inner: &Inner,
+    url: String,
+    token: Option<String>,
+    folders: Vec<String>,
+) -> Result<Arc<Link>, ConnectError> {
     let bad_url = || ConnectError::BadUrl { url: url.clone() };
     let mut request = url.as_str().into_client_request().map_err(|_| bad_url())?;
     if !matches!(request.uri().scheme_str(), Some("ws" | "wss")) {
@@ -460,8 +583,15 @@ async fn supervise(inner: Arc<Inner>) {
                 backoff = INITIAL_BACKOFF;
                 last_error = None;
                 let read_only = link.info().is_some_and(|i| i.read_only);
-                tracing::info!(url = link.url(), read_only, "connected to the workspace host");
-                inner.state.send_replace(LinkState::Up { attempt, link: Arc::clone(&link) });
+                let ide = link.info().map(|i| i.name.clone()).unwrap_or_default();
+                tracing::info!(
+                    url = link.url(),
+                    read_only,
+                    ide,
+                    protocol = link.protocol().title(),
+                    "connected to the workspace host"
+                );
+                inner.state.send_replace(LinkState::Up { attempt, link: link.clone() });
                 tokio::select! {
                     () = link.closed() => {}
                     () = inner.shutdown.cancelled() => {

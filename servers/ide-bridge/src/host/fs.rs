@@ -73,6 +73,19 @@ impl WorkspaceFolder {
         &self.settings
     }
 
+    /// The absolute path of `shown` (relative to the root), confined as every operation is; with
+    /// `must_exist`, it must be an existing file (else not found, or "a directory").
+    pub fn absolute(&self, shown: &str, must_exist: bool) -> Result<PathBuf, WireError> {
+        let path = self.sandbox.resolve_rel(shown).map_err(|e| map_error(e, shown, Op::Read))?;
+        if must_exist {
+            let md = self.sandbox.metadata(&path).map_err(|e| map_error(e, shown, Op::Read))?;
+            if md.is_dir {
+                return Err(WireError::new(ErrorCode::InvalidArgs, format!("`{shown}` is a directory, not a file")));
+            }
+        }
+        Ok(path.absolute())
+    }
+
     /// `fs/list`.
     pub fn list(&self, params: &ListParams) -> Result<ListResult, WireError> {
         let shown = params.path.as_deref().unwrap_or(".");
