@@ -92,6 +92,8 @@ mod tests {
     fn only_calls_that_change_something_count_as_writes() {
         let bridge = Bridge::new(BridgeConfig {
             target: Target::Url("ws://127.0.0.1:9".into()),
+            ide: crate::bridge::IdeChoice::Auto,
+            lock_dirs: Vec::new(),
             token: None,
             discovery_dirs: Vec::new(),
             request_timeout: Duration::from_secs(1),

@@ -294,12 +294,36 @@ mod tests {
 
     #[test]
     fn connection_failures_are_unavailable_or_access_denied() {
-        let (code, m) = BridgeError::Connect(ConnectError::NoHost { live: 2, given: false }).describe(Op::List);
+        let (code, m) = BridgeError::Connect(ConnectError::NoHost {
+            live: 2,
+            given: false,
+            ide: super::super::IdeChoice::Auto,
+            single_client: None,
+        })
+        .describe(Op::List);
         assert_eq!(code, ErrorCode::Unavailable);
         assert!(m.contains("retry") && m.contains("--workspace <the folder"), "{m}");
         // Given --workspace, the message does not tell to give it.
-        let (_, m) = BridgeError::Connect(ConnectError::NoHost { live: 0, given: true }).describe(Op::List);
+        let (_, m) = BridgeError::Connect(ConnectError::NoHost {
+            live: 0,
+            given: true,
+            ide: super::super::IdeChoice::Auto,
+            single_client: None,
+        })
+        .describe(Op::List);
         assert!(m.contains("--workspace folder") && !m.contains("start the bridge with --workspace"), "{m}");
+        // VS Code's Claude Code extension is never taken without being asked for.
+        let (_, m) = BridgeError::Connect(ConnectError::NoHost {
+            live: 1,
+            given: true,
+            ide: super::super::IdeChoice::Auto,
+            single_client: Some("Visual Studio Code".into()),
+        })
+        .describe(Op::List);
+        assert!(
+            m.contains("Visual Studio Code") && m.contains("one client at a time") && m.contains("--ide claude-code"),
+            "{m}"
+        );
         let unauthorized = ConnectError::Unauthorized { url: "ws://127.0.0.1:1".into(), had_token: true };
         assert_eq!(BridgeError::Connect(unauthorized).describe(Op::List).0, ErrorCode::AccessDenied);
         for e in [

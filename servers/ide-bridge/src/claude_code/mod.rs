@@ -102,8 +102,8 @@ const NEEDS: &[(&str, &[&str])] = &[
     ("close_diffs", &["closeAllDiffTabs"]),
 ];
 
-/// The bridge tools served from disk, whatever the IDE has.
-const ON_DISK: &[&str] = &["list_files", "read_file", "write_file"];
+/// The bridge tools served whatever the IDE has: the files (on disk) and the status.
+const ALWAYS: &[&str] = &["list_files", "read_file", "write_file", "ide_status"];
 
 fn handshake(url: &str, reason: impl Into<String>) -> ConnectError {
     ConnectError::Handshake { url: url.to_owned(), reason: reason.into() }
@@ -602,7 +602,7 @@ impl Adapter for ClaudeIde {
     }
 
     fn offers(&self, tool: &str) -> bool {
-        ON_DISK.contains(&tool)
+        ALWAYS.contains(&tool)
             || NEEDS
                 .iter()
                 .any(|(bridge_tool, ide_tools)| *bridge_tool == tool && ide_tools.iter().any(|t| self.has(t)))
@@ -630,8 +630,8 @@ mod tests {
         let text = "fn a() {\n}\nfn b() {\n}\n";
         let (start, end) = line_span(text, 1, 1).unwrap();
         assert_eq!((start.number, start.text, end.text), (1, "fn a() {", "fn a() {"));
-        assert!(line_span(text, 2, 2).is_none(), "`}` occurs twice");
-        assert!(line_span(text, 3, 99).is_none(), "the last line (clamped) is `}` again");
+        assert!(line_span(text, 2, 2).is_none(), "`}}` occurs twice");
+        assert!(line_span(text, 3, 99).is_none(), "the last line (clamped) is `}}` again");
         let (start, end) = line_span("x\ny\n", 1, 99).unwrap();
         assert_eq!((start.number, end.number, end.text), (1, 2, "y"));
         assert!(line_span("", 1, 1).is_none());

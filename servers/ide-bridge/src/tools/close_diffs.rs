@@ -56,7 +56,7 @@ impl Tool for CloseDiffs {
 
     fn description(&self) -> Cow<'static, str> {
         "Withdraw every proposed change open_diff showed that the user has not decided on: their diff \
-         views close and nothing is written. Returns {closed: [path]}. Needs the VS Code extension."
+         views close and nothing is written. Returns {closed: [path]}."
             .into()
     }
 

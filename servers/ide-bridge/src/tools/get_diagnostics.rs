@@ -77,7 +77,7 @@ impl Tool for GetDiagnostics {
          lines from 1. With `path`: one file as it is now, on disk or in its unsaved buffer; the answer \
          waits (up to `wait_ms`) until the language server has analysed that content, or says it could \
          not (`settled: false`). Without: every file that has diagnostics. `include_info: true` adds \
-         hints. Needs the VS Code extension."
+         hints."
             .into()
     }
 

@@ -32,6 +32,7 @@ mcp_shared::tools! {
         format => format::Format::new(bridge.clone()),
         open_diff => open_diff::OpenDiff::new(bridge.clone()),
         close_diffs => close_diffs::CloseDiffs::new(bridge.clone()),
+        ide_status => ide_status::IdeStatus::new(bridge.clone()),
     }
 }
 

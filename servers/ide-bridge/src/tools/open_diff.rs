@@ -94,7 +94,7 @@ impl Tool for OpenDiff {
          `wait_ms` (default 25 s); returns {path, status, final_text, user_edited, user_edits, created, \
          reused}. `accepted`: written with final_text; `rejected`: nothing written, ask the user; \
          `pending`: nothing written yet, call again with the same path and new_text to keep waiting, or \
-         close_diffs to withdraw it. Needs the VS Code extension."
+         close_diffs to withdraw it."
             .into()
     }
 

@@ -61,7 +61,7 @@ fn a_bridge_picks_the_host_whose_workspace_contains_its_directory() {
     let result = lost.call_tool("read_file", json!({"path": "which.txt"})).unwrap();
     assert_eq!(code(&result), "UNAVAILABLE");
     let text = text_of(&result);
-    assert!(text.contains("2 live host(s)") && text.contains("--workspace"), "{text}");
+    assert!(text.contains("2 live IDE(s)") && text.contains("--workspace"), "{text}");
     assert!(!text.contains(&a.display().to_string()), "no host path in the message: {text}");
 }
 

@@ -159,7 +159,7 @@ fn the_tools_a_model_reads_every_turn_stay_within_20000_characters() {
     let ws = env.workspace("ws", &[]);
     let mut bridge = env.bridge(&ws, &[]);
     let tools = bridge.list_tools().unwrap();
-    assert_eq!(tools.len(), 22);
+    assert_eq!(tools.len(), 23);
     let chars: usize = tools
         .iter()
         .map(|t| t["description"].as_str().unwrap().chars().count() + t["inputSchema"].to_string().chars().count())

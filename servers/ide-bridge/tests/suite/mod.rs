@@ -76,6 +76,11 @@ impl Env {
         self.xdg.join("ide-bridge")
     }
 
+    /// The Claude Code configuration directory of this environment (lock files in `ide/`).
+    pub fn claude_dir(&self) -> PathBuf {
+        self.tmp.path().join("claude")
+    }
+
     /// A new directory `name` in the temp dir, with `files` (path, content) in it.
     pub fn workspace(&self, name: &str, files: &[(&str, &str)]) -> PathBuf {
         let dir = self.tmp.path().join(name);
@@ -106,6 +111,8 @@ impl Env {
             .args(args)
             .current_dir(cwd)
             .env("XDG_RUNTIME_DIR", &self.xdg)
+            // Never a Claude Code IDE of the machine's user.
+            .env("CLAUDE_CONFIG_DIR", self.claude_dir())
             .env_remove("IDE_BRIDGE_TOKEN")
             .env("RUST_LOG", "info")
             .timeout(WAIT)

@@ -45,7 +45,8 @@ fn initialize_and_tools_list_work_with_no_host_at_all() {
             "apply_code_action",
             "format",
             "open_diff",
-            "close_diffs"
+            "close_diffs",
+            "ide_status"
         ]
     );
     assert_eq!(init["capabilities"]["resources"]["subscribe"], true);

@@ -27,7 +27,7 @@ fn without_an_ide_resources_list_is_empty_and_the_tools_are_listed() {
     let response = bridge.request("resources/list", json!({})).unwrap();
     assert_eq!(response["result"]["resources"], json!([]), "{response}");
     let tools = bridge.request("tools/list", json!({})).unwrap();
-    assert_eq!(tools["result"]["tools"].as_array().unwrap().len(), 22, "{tools}");
+    assert_eq!(tools["result"]["tools"].as_array().unwrap().len(), 23, "{tools}");
     let call = bridge.call_tool("read_file", json!({"path": "a.txt"})).unwrap();
     assert_eq!(call["isError"], true, "{call}");
     assert!(mcp_tests::text_of(&call).contains("ide-bridge"), "{call}");
