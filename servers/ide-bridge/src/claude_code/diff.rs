@@ -92,7 +92,9 @@ pub async fn open(ide: &ClaudeIde, params: OpenDiffParams, timeout: Duration) ->
                     ));
                 }
                 let n = ide.diffs.proposals.fetch_add(1, Ordering::Relaxed) + 1;
-                let tab = format!("{path} (proposal {n})");
+                // `✻ … ⧉` marks a diff tab, as the Claude Code CLI names them: an IDE closes it on
+                // `close_tab` only with both (claudecode.nvim).
+                let tab = format!("✻ [mcp-suite] {path} (proposal {n}) ⧉");
                 let (tx, rx) = watch::channel(None);
                 let decided = decide(
                     ide.caller.clone(),

@@ -40,6 +40,9 @@ mod hostile_property;
 mod ide_state;
 mod lang;
 mod limits;
+// A real Neovim with claudecode.nvim (skipped where either is missing).
+#[cfg(unix)]
+mod neovim;
 mod protocol;
 mod reconnect;
 mod resources;
