@@ -27,6 +27,7 @@ use tokio_tungstenite::{
 
 mod auth;
 mod changes;
+mod claude_code;
 mod concurrency;
 mod confinement;
 mod lang4;
