@@ -20,6 +20,7 @@ use mcp_shared::{McpServer, RegistryError, ServerIdentity, ToolRegistry};
 pub mod bridge;
 pub mod claude_code;
 pub mod discovery;
+pub mod gemini;
 pub mod host;
 mod paths;
 pub mod protocol;
@@ -94,6 +95,7 @@ mod tests {
             target: Target::Url("ws://127.0.0.1:9".into()),
             ide: crate::bridge::IdeChoice::Auto,
             lock_dirs: Vec::new(),
+            companion_dirs: Vec::new(),
             token: None,
             discovery_dirs: Vec::new(),
             request_timeout: Duration::from_secs(1),

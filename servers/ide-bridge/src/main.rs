@@ -32,9 +32,10 @@ struct Cli {
     workspace: Option<PathBuf>,
 
     /// Which IDE to connect to: `auto` (the ide-bridge extension or ide-bridge-host, else an IDE
-    /// serving the Claude Code IDE protocol: JetBrains, claudecode.nvim, claude-code-ide.el; never
-    /// VS Code's Claude Code extension, which serves one client at a time), `mcp-suite`, or
-    /// `claude-code` (VS Code's Claude Code extension too: it drops its previous client).
+    /// serving the Claude Code IDE protocol: JetBrains, claudecode.nvim, claude-code-ide.el, else
+    /// the Gemini CLI companion; never VS Code's Claude Code extension, which serves one client at
+    /// a time), `mcp-suite`, `claude-code` (VS Code's Claude Code extension too: it drops its
+    /// previous client) or `gemini`.
     #[arg(long, value_enum, value_name = "KIND", default_value_t = IdeChoice::Auto)]
     ide: IdeChoice,
 
@@ -98,6 +99,7 @@ fn run() -> anyhow::Result<()> {
         target,
         ide: cli.ide,
         lock_dirs: claude_code::lock::lock_dirs(),
+        companion_dirs: mcp_server_ide_bridge::gemini::file::companion_dirs(),
         token: cli.token.clone().filter(|t| !t.is_empty()),
         discovery_dirs: discovery::bridge_dirs(),
         request_timeout: Duration::from_secs_f64(cli.request_timeout),

@@ -19,6 +19,8 @@ pub enum Protocol {
     /// The Claude Code IDE protocol (VS Code's Claude Code extension, JetBrains, claudecode.nvim,
     /// claude-code-ide.el).
     ClaudeCode,
+    /// The Gemini CLI's IDE companion protocol (MCP over HTTP).
+    Gemini,
 }
 
 impl Protocol {
@@ -27,6 +29,7 @@ impl Protocol {
         match self {
             Protocol::McpSuite => "the mcp-suite ide-bridge protocol",
             Protocol::ClaudeCode => "the Claude Code IDE protocol",
+            Protocol::Gemini => "the Gemini CLI companion protocol",
         }
     }
 }
@@ -48,8 +51,14 @@ pub trait Adapter: Send + Sync + std::fmt::Debug + 'static {
     fn ide_name(&self) -> &str;
     /// The protocol.
     fn protocol(&self) -> Protocol;
-    /// The connection underneath.
-    fn link(&self) -> &Arc<Link>;
+    /// The IDE's URL.
+    fn url(&self) -> &str;
+    /// Whether the connection has ended.
+    fn is_closed(&self) -> bool;
+    /// Resolves when the connection has ended.
+    fn closed(&self) -> BoxFuture<'_, ()>;
+    /// Closes the connection.
+    fn close(&self);
 }
 
 /// One live connection of the bridge.
@@ -62,32 +71,36 @@ pub enum Conn {
 }
 
 impl Conn {
-    /// The transport underneath.
-    pub fn link(&self) -> &Arc<Link> {
-        match self {
-            Conn::Host(link) => link,
-            Conn::Ide(ide) => ide.link(),
-        }
-    }
-
     /// The URL connected to.
     pub fn url(&self) -> &str {
-        self.link().url()
+        match self {
+            Conn::Host(link) => link.url(),
+            Conn::Ide(ide) => ide.url(),
+        }
     }
 
     /// Whether the connection has ended.
     pub fn is_closed(&self) -> bool {
-        self.link().is_closed()
+        match self {
+            Conn::Host(link) => link.is_closed(),
+            Conn::Ide(ide) => ide.is_closed(),
+        }
     }
 
     /// Resolves when the connection has ended.
     pub async fn closed(&self) {
-        self.link().closed().await;
+        match self {
+            Conn::Host(link) => link.closed().await,
+            Conn::Ide(ide) => ide.closed().await,
+        }
     }
 
     /// Closes the connection.
     pub fn close(&self) {
-        self.link().close();
+        match self {
+            Conn::Host(link) => link.close(),
+            Conn::Ide(ide) => ide.close(),
+        }
     }
 
     /// What `host/info` said (or the adapter's).

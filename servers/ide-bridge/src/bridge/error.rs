@@ -167,6 +167,7 @@ fn describe_connect(error: &ConnectError) -> (ErrorCode, String) {
             let kind = match ide {
                 IdeChoice::McpSuite => "IDE with the ide-bridge extension (or ide-bridge-host)",
                 IdeChoice::ClaudeCode => "IDE serving the Claude Code IDE protocol",
+                IdeChoice::Gemini => "IDE with the Gemini CLI companion",
                 IdeChoice::Auto => "IDE with the ide-bridge extension, or serving the Claude Code IDE protocol,",
             };
             let mut message = format!(
@@ -180,6 +181,7 @@ fn describe_connect(error: &ConnectError) -> (ErrorCode, String) {
                 message.push_str(match ide {
                     IdeChoice::McpSuite => " Open that folder in the IDE with the ide-bridge extension (or run `ide-bridge-host --root` on it), or start the bridge with --url.",
                     IdeChoice::ClaudeCode => " Open that folder in an IDE with its Claude Code plugin running (JetBrains, claudecode.nvim, claude-code-ide.el, VS Code's Claude Code extension): it writes a lock file under ~/.claude/ide (or $CLAUDE_CONFIG_DIR/ide).",
+                    IdeChoice::Gemini => " Open that folder in VS Code with the Gemini CLI companion extension: it writes a discovery file under the temporary directory's gemini/ide.",
                     IdeChoice::Auto => " Open that folder in VS Code with the ide-bridge extension, or in an IDE with its Claude Code plugin running (JetBrains, claudecode.nvim, claude-code-ide.el), or run `ide-bridge-host --root` on it; or start the bridge with --url.",
                 });
             }

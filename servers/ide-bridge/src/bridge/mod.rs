@@ -79,6 +79,8 @@ pub enum IdeChoice {
     /// Only an IDE of the Claude Code IDE protocol (VS Code's Claude Code extension included:
     /// connecting drops a Claude Code CLI connected to it).
     ClaudeCode,
+    /// Only the Gemini CLI's IDE companion.
+    Gemini,
 }
 
 /// The bridge's configuration.
@@ -90,6 +92,8 @@ pub struct BridgeConfig {
     pub ide: IdeChoice,
     /// Where Claude Code IDE lock files are ([`claude_code::lock::lock_dirs`]).
     pub lock_dirs: Vec<PathBuf>,
+    /// Where Gemini CLI companion files are ([`crate::gemini::file::companion_dirs`]).
+    pub companion_dirs: Vec<PathBuf>,
     /// The token; without one, the discovery file's is used.
     pub token: Option<String>,
     /// The discovery directories, in order ([`discovery::bridge_dirs`]).
@@ -252,6 +256,12 @@ impl Bridge {
                 mcp_shared::escape::one_line(&lock.ide_name),
                 lock.url(),
                 Protocol::ClaudeCode.title()
+            ),
+            Ok(Endpoint::Gemini(found, _)) => format!(
+                "IDE: {} at {} ({})",
+                mcp_shared::escape::one_line(&found.ide_name),
+                found.url(),
+                Protocol::Gemini.title()
             ),
             Err(error) => format!(
                 "no IDE found yet ({}): {}",
@@ -430,6 +440,8 @@ enum Endpoint {
     Host(String, Option<String>, Vec<String>),
     /// An IDE of the Claude Code IDE protocol, for the workspace folder.
     Claude(IdeLock, PathBuf),
+    /// A Gemini CLI companion, for the workspace folder.
+    Gemini(crate::gemini::CompanionFile, PathBuf),
 }
 
 /// An IDE of the Claude Code IDE protocol at a fixed `--url`: its lock file when there is one.
@@ -466,7 +478,7 @@ fn endpoint(config: &BridgeConfig) -> Result<Endpoint, ConnectError> {
         }
         Target::Discover { dir, given } => {
             let mut live = 0;
-            if config.ide != IdeChoice::ClaudeCode {
+            if matches!(config.ide, IdeChoice::Auto | IdeChoice::McpSuite) {
                 let hosts = discovery::live_hosts_in(&config.discovery_dirs);
                 live += hosts.len();
                 if let Some(host) = discovery::choose(&hosts, dir) {
@@ -475,7 +487,7 @@ fn endpoint(config: &BridgeConfig) -> Result<Endpoint, ConnectError> {
                 }
             }
             let mut single_client = None;
-            if config.ide != IdeChoice::McpSuite {
+            if matches!(config.ide, IdeChoice::Auto | IdeChoice::ClaudeCode) {
                 let locks = claude_code::lock::live_locks(&config.lock_dirs);
                 live += locks.len();
                 let asked = config.ide == IdeChoice::ClaudeCode;
@@ -484,6 +496,13 @@ fn endpoint(config: &BridgeConfig) -> Result<Endpoint, ConnectError> {
                 }
                 single_client = claude_code::lock::choose(&locks, dir, true)
                     .map(|l| mcp_shared::escape::one_line(&l.ide_name).into_owned());
+            }
+            if matches!(config.ide, IdeChoice::Auto | IdeChoice::Gemini) {
+                let files = crate::gemini::file::live_companions(&config.companion_dirs);
+                live += files.len();
+                if let Some(found) = crate::gemini::file::choose(&files, dir) {
+                    return Ok(Endpoint::Gemini(found.clone(), dir.clone()));
+                }
             }
             Err(ConnectError::NoHost { live, given: *given, ide: config.ide, single_client })
         }
@@ -498,6 +517,17 @@ async fn connect(inner: &Inner) -> Result<Conn, ConnectError> {
             let ide =
                 claude_code::connect(&lock, &dir, inner.config.token.as_deref(), inner.events.clone(), CONNECT_TIMEOUT)
                     .await?;
+            Ok(Conn::Ide(ide))
+        }
+        Endpoint::Gemini(found, dir) => {
+            let ide = crate::gemini::connect(
+                &found,
+                &dir,
+                inner.config.token.as_deref(),
+                inner.events.clone(),
+                CONNECT_TIMEOUT,
+            )
+            .await?;
             Ok(Conn::Ide(ide))
         }
     }

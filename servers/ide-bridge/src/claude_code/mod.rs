@@ -23,7 +23,7 @@
 //! (bounded, paths outside the workspace dropped), a malformed answer is an error naming the
 //! tool, and the IDE's own error codes are never taken for the bridge's.
 
-mod convert;
+pub(crate) mod convert;
 mod diff;
 pub mod lock;
 
@@ -201,13 +201,7 @@ pub async fn connect(
                 .collect()
         })
         .unwrap_or_default();
-    let settings = WorkspaceSettings {
-        read_only: false,
-        max_file_size: MAX_FILE_SIZE,
-        max_list_entries: DEFAULT_MAX_LIST_ENTRIES,
-        fsync: true,
-    };
-    let folder = WorkspaceFolder::open(dir, settings).map_err(|e| {
+    let folder = workspace(dir).map_err(|e| {
         link.close();
         handshake(&url, e.to_string())
     })?;
@@ -281,11 +275,11 @@ fn bad_params(method: &str, error: impl std::fmt::Display) -> RequestError {
     RequestError::Host(WireError::rpc(protocol::INVALID_PARAMS, format!("{method}: {error}")))
 }
 
-fn parse<P: DeserializeOwned>(method: &str, params: Value) -> Result<P, RequestError> {
+pub(crate) fn parse<P: DeserializeOwned>(method: &str, params: Value) -> Result<P, RequestError> {
     serde_json::from_value(params).map_err(|e| bad_params(method, e))
 }
 
-fn to_value<T: serde::Serialize>(value: &T) -> Result<Value, RequestError> {
+pub(crate) fn to_value<T: serde::Serialize>(value: &T) -> Result<Value, RequestError> {
     serde_json::to_value(value).map_err(|e| RequestError::Host(WireError::rpc(protocol::INTERNAL_ERROR, e.to_string())))
 }
 
@@ -419,11 +413,7 @@ impl ClaudeIde {
         &self,
         op: impl FnOnce(&WorkspaceFolder) -> Result<T, WireError> + Send + 'static,
     ) -> Result<T, RequestError> {
-        let folder = self.folder.clone();
-        tokio::task::spawn_blocking(move || op(&folder))
-            .await
-            .map_err(|e| RequestError::Host(WireError::rpc(protocol::INTERNAL_ERROR, e.to_string())))?
-            .map_err(RequestError::Host)
+        on_disk(&self.folder, op).await
     }
 
     /// The absolute path of workspace path `path` (an existing file with `must_exist`).
@@ -528,6 +518,54 @@ impl ClaudeIde {
     }
 }
 
+/// Runs `op` on the workspace folder on a blocking thread (the sandbox is synchronous).
+pub(crate) async fn on_disk<T: Send + 'static>(
+    folder: &WorkspaceFolder,
+    op: impl FnOnce(&WorkspaceFolder) -> Result<T, WireError> + Send + 'static,
+) -> Result<T, RequestError> {
+    let folder = folder.clone();
+    tokio::task::spawn_blocking(move || op(&folder))
+        .await
+        .map_err(|e| RequestError::Host(WireError::rpc(protocol::INTERNAL_ERROR, e.to_string())))?
+        .map_err(RequestError::Host)
+}
+
+/// The bridge's file methods (`fs/list`, `fs/read`, `fs/write`) on disk, through the sandbox;
+/// `None` for any other method.
+pub(crate) async fn files(
+    folder: &WorkspaceFolder,
+    method: &str,
+    params: Value,
+) -> Option<Result<Value, RequestError>> {
+    Some(match method {
+        METHOD_LIST => match parse::<ListParams>(method, params) {
+            Ok(params) => on_disk(folder, move |f| f.list(&params)).await.and_then(|r| to_value(&r)),
+            Err(e) => Err(e),
+        },
+        METHOD_READ => match parse::<ReadParams>(method, params) {
+            Ok(params) => on_disk(folder, move |f| f.read(&params)).await.and_then(|r| to_value(&r)),
+            Err(e) => Err(e),
+        },
+        METHOD_WRITE => match parse::<WriteParams>(method, params) {
+            Ok(params) => on_disk(folder, move |f| f.write(&params)).await.and_then(|r| to_value(&r)),
+            Err(e) => Err(e),
+        },
+        _ => return None,
+    })
+}
+
+/// The workspace folder an adapter serves: `dir` (the bridge's `--workspace`, inside one of the
+/// IDE's folders), with the adapters' limits.
+pub(crate) fn workspace(dir: &Path) -> Result<WorkspaceFolder, crate::host::fs::OpenError> {
+    let settings = WorkspaceSettings {
+        read_only: false,
+        max_file_size: MAX_FILE_SIZE,
+        max_list_entries: DEFAULT_MAX_LIST_ENTRIES,
+        fsync: true,
+    };
+    WorkspaceFolder::open(dir, settings)
+}
+
 /// One line of a file: its number (from 1) and text.
 struct Line<'a> {
     number: u32,
@@ -567,17 +605,8 @@ impl Adapter for ClaudeIde {
         Box::pin(async move {
             match method {
                 METHOD_INFO => to_value(&self.info),
-                METHOD_LIST => {
-                    let params: ListParams = parse(method, params)?;
-                    to_value(&self.on_disk(move |f| f.list(&params)).await?)
-                }
-                METHOD_READ => {
-                    let params: ReadParams = parse(method, params)?;
-                    to_value(&self.on_disk(move |f| f.read(&params)).await?)
-                }
-                METHOD_WRITE => {
-                    let params: WriteParams = parse(method, params)?;
-                    to_value(&self.on_disk(move |f| f.write(&params)).await?)
+                METHOD_LIST | METHOD_READ | METHOD_WRITE => {
+                    files(&self.folder, method, params).await.unwrap_or_else(|| Err(self.lacks(method)))
                 }
                 METHOD_DIAGNOSTICS => to_value(&self.diagnostics(parse(method, params)?, timeout).await?),
                 METHOD_OPEN_EDITORS => {
@@ -616,8 +645,20 @@ impl Adapter for ClaudeIde {
         Protocol::ClaudeCode
     }
 
-    fn link(&self) -> &Arc<Link> {
-        &self.caller.link
+    fn url(&self) -> &str {
+        self.caller.link.url()
+    }
+
+    fn is_closed(&self) -> bool {
+        self.caller.link.is_closed()
+    }
+
+    fn closed(&self) -> BoxFuture<'_, ()> {
+        Box::pin(self.caller.link.closed())
+    }
+
+    fn close(&self) {
+        self.caller.link.close();
     }
 }
 

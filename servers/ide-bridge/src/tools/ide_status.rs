@@ -31,8 +31,8 @@ pub struct IdeStatusOutput {
     /// The IDE's name, as it introduced itself.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ide: Option<String>,
-    /// `mcp-suite` (the ide-bridge extension, or ide-bridge-host) or `claude-code` (the Claude
-    /// Code IDE protocol).
+    /// `mcp-suite` (the ide-bridge extension, or ide-bridge-host), `claude-code` (the Claude
+    /// Code IDE protocol) or `gemini` (the Gemini CLI companion).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub protocol: Option<Protocol>,
     /// The IDE's WebSocket URL.
@@ -70,7 +70,7 @@ impl Tool for IdeStatus {
     }
 
     fn description(&self) -> Cow<'static, str> {
-        "Which IDE the bridge is connected to, through which protocol (`mcp-suite` or `claude-code`), \
+        "Which IDE the bridge is connected to, through which protocol (`mcp-suite`, `claude-code`, `gemini`), \
          the folders it reaches and the tools it serves: {connected, ide, protocol, url, \
          workspace_folders, tools, unavailable, error}."
             .into()

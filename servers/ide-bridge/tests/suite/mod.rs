@@ -36,6 +36,7 @@ mod lang4;
 mod discovery;
 mod fake_host;
 mod files;
+mod gemini;
 mod hostile4;
 mod hostile_property;
 mod ide_state;
