@@ -18,9 +18,7 @@ use std::sync::Arc;
 use mcp_shared::{McpServer, RegistryError, ServerIdentity, ToolRegistry};
 
 pub mod bridge;
-pub mod claude_code;
 pub mod discovery;
-pub mod gemini;
 pub mod host;
 mod paths;
 pub mod protocol;

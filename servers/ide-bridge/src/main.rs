@@ -5,8 +5,8 @@ use std::{path::PathBuf, time::Duration};
 
 use anyhow::bail;
 use mcp_server_ide_bridge::{
-    bridge::{Bridge, BridgeConfig, IdeChoice, Target},
-    claude_code, discovery,
+    bridge::{Bridge, BridgeConfig, IdeChoice, Target, claude_code},
+    discovery,
     protocol::TOKEN_ENV,
 };
 use mcp_shared::{TransportArgs, logging};
@@ -99,7 +99,7 @@ fn run() -> anyhow::Result<()> {
         target,
         ide: cli.ide,
         lock_dirs: claude_code::lock::lock_dirs(),
-        companion_dirs: mcp_server_ide_bridge::gemini::file::companion_dirs(),
+        companion_dirs: mcp_server_ide_bridge::bridge::gemini::file::companion_dirs(),
         token: cli.token.clone().filter(|t| !t.is_empty()),
         discovery_dirs: discovery::bridge_dirs(),
         request_timeout: Duration::from_secs_f64(cli.request_timeout),

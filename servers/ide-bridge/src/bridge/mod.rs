@@ -9,8 +9,10 @@
 //! (`fs/list`, `fs/read`, `host/info`), which are retried once if the connection dropped under
 //! them.
 
+pub mod claude_code;
 pub mod conn;
 pub mod error;
+pub mod gemini;
 pub mod link;
 pub mod previews;
 
@@ -37,8 +39,8 @@ pub use conn::{Conn, Protocol};
 pub use error::BridgeError;
 pub use link::{Link, RequestError};
 
+use self::claude_code::IdeLock;
 use crate::{
-    claude_code::{self, IdeLock},
     discovery,
     protocol::{BRIDGE_MAX_MESSAGE_SIZE, HostInfo, METHOD_INFO, METHOD_LIST, METHOD_NOT_FOUND, METHOD_READ},
 };
@@ -66,20 +68,23 @@ pub enum Target {
     },
 }
 
-/// Which kind of IDE the bridge connects to (`--ide`).
+/// Which kind of IDE the bridge connects to (`--ide`). (Its values carry no doc comments: clap
+/// would list them one per line and turn every `--help` into the long layout.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[allow(missing_docs, reason = "clap would show a variant's doc comment; each is described by a comment")]
 pub enum IdeChoice {
-    /// The mcp-suite extension (or ide-bridge-host) when one serves the workspace, else an IDE of
-    /// the Claude Code IDE protocol; never VS Code's Claude Code extension, which serves one
-    /// client at a time (the bridge would drop the user's own Claude Code session).
+    // The mcp-suite extension (or ide-bridge-host) when one serves the workspace, else an IDE of
+    // the Claude Code IDE protocol, else a Gemini CLI companion; never VS Code's Claude Code
+    // extension, which serves one client at a time (the user's own Claude Code session would be
+    // dropped).
     #[default]
     Auto,
-    /// Only the mcp-suite extension or ide-bridge-host.
+    // Only the mcp-suite extension or ide-bridge-host.
     McpSuite,
-    /// Only an IDE of the Claude Code IDE protocol (VS Code's Claude Code extension included:
-    /// connecting drops a Claude Code CLI connected to it).
+    // Only an IDE of the Claude Code IDE protocol (VS Code's Claude Code extension included:
+    // connecting drops a Claude Code CLI connected to it).
     ClaudeCode,
-    /// Only the Gemini CLI's IDE companion.
+    // Only the Gemini CLI's IDE companion.
     Gemini,
 }
 
@@ -92,7 +97,7 @@ pub struct BridgeConfig {
     pub ide: IdeChoice,
     /// Where Claude Code IDE lock files are ([`claude_code::lock::lock_dirs`]).
     pub lock_dirs: Vec<PathBuf>,
-    /// Where Gemini CLI companion files are ([`crate::gemini::file::companion_dirs`]).
+    /// Where Gemini CLI companion files are ([`crate::bridge::gemini::file::companion_dirs`]).
     pub companion_dirs: Vec<PathBuf>,
     /// The token; without one, the discovery file's is used.
     pub token: Option<String>,
@@ -441,7 +446,7 @@ enum Endpoint {
     /// An IDE of the Claude Code IDE protocol, for the workspace folder.
     Claude(IdeLock, PathBuf),
     /// A Gemini CLI companion, for the workspace folder.
-    Gemini(crate::gemini::CompanionFile, PathBuf),
+    Gemini(crate::bridge::gemini::CompanionFile, PathBuf),
 }
 
 /// An IDE of the Claude Code IDE protocol at a fixed `--url`: its lock file when there is one.
@@ -498,9 +503,9 @@ fn endpoint(config: &BridgeConfig) -> Result<Endpoint, ConnectError> {
                     .map(|l| mcp_shared::escape::one_line(&l.ide_name).into_owned());
             }
             if matches!(config.ide, IdeChoice::Auto | IdeChoice::Gemini) {
-                let files = crate::gemini::file::live_companions(&config.companion_dirs);
+                let files = crate::bridge::gemini::file::live_companions(&config.companion_dirs);
                 live += files.len();
-                if let Some(found) = crate::gemini::file::choose(&files, dir) {
+                if let Some(found) = crate::bridge::gemini::file::choose(&files, dir) {
                     return Ok(Endpoint::Gemini(found.clone(), dir.clone()));
                 }
             }
@@ -520,7 +525,7 @@ async fn connect(inner: &Inner) -> Result<Conn, ConnectError> {
             Ok(Conn::Ide(ide))
         }
         Endpoint::Gemini(found, dir) => {
-            let ide = crate::gemini::connect(
+            let ide = crate::bridge::gemini::connect(
                 &found,
                 &dir,
                 inner.config.token.as_deref(),

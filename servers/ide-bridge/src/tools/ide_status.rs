@@ -69,6 +69,10 @@ impl Tool for IdeStatus {
         NAME.into()
     }
 
+    fn instructions(&self) -> Option<Cow<'static, str>> {
+        Some("ide_status says which IDE is connected and which tools it serves.".into())
+    }
+
     fn description(&self) -> Cow<'static, str> {
         "Which IDE the bridge is connected to, through which protocol (`mcp-suite`, `claude-code`, `gemini`), \
          the folders it reaches and the tools it serves: {connected, ide, protocol, url, \

@@ -52,6 +52,7 @@ impl FakeIde {
                         let (tcp, _) = listener.accept().await.unwrap();
                         let seen = Arc::clone(&seen);
                         tokio::spawn(async move {
+                            #[allow(clippy::result_large_err, reason = "tungstenite's callback type")]
                             let check = |request: &Request, mut response: Response| -> Result<Response, ErrorResponse> {
                                 let token = request.headers().get("x-claude-code-ide-authorization");
                                 if token.and_then(|t| t.to_str().ok()) != Some(IDE_TOKEN) {

@@ -56,6 +56,7 @@ fn nvim() -> Option<PathBuf> {
 }
 
 /// Neovim and the plugin, or a message saying what is missing (the test then skips).
+#[allow(clippy::print_stderr, reason = "says why the test was skipped")]
 fn needs() -> Option<(PathBuf, PathBuf)> {
     let Some(plugin) = plugin() else {
         eprintln!(

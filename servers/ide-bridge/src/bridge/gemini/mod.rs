@@ -44,9 +44,9 @@ pub use file::CompanionFile;
 use crate::{
     bridge::{
         ConnectError, RequestError,
+        claude_code::{self, MAX_FILE_SIZE, convert},
         conn::{Adapter, Protocol},
     },
-    claude_code::{self, MAX_FILE_SIZE, convert},
     host::fs::WorkspaceFolder,
     protocol::{
         self, CloseDiffsResult, DEFAULT_DIFF_WAIT_MS, DiffStatus, HostInfo, MAX_DIFF_WAIT_MS, METHOD_CLOSE_DIFFS,
