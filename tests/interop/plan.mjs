@@ -97,6 +97,7 @@ export function buildPlan(binDir, dirs) {
                 'format',
                 'open_diff',
                 'close_diffs',
+                'ide_status',
             ],
             calls: [
                 { tool: 'list_files', args: { recursive: true }, says: ['README.md'] },
@@ -119,6 +120,7 @@ export function buildPlan(binDir, dirs) {
                 { tool: 'format', args: { path: 'README.md', apply: true }, code: 'UNAVAILABLE', says: ['does not support format', 'headless'] },
                 { tool: 'rename_symbol', args: { path: 'README.md', line: 1, symbol: 'demo', new_name: 'two words\n' }, code: 'INVALID_ARGS', says: ['new_name'] },
                 { tool: 'list_symbols', args: {}, code: 'INVALID_ARGS', says: ['exactly one of `path`'] },
+                { tool: 'ide_status', args: {}, structured: { connected: true, protocol: 'mcp-suite' }, says: ['ide-bridge-host'] },
             ],
         },
     ];
