@@ -66,6 +66,7 @@ test('the Rust bridge lists, reads and writes through the Node host over a real 
     'get_diagnostics',
     'get_open_editors',
     'get_selection',
+    'ide_status',
     'list_files',
     'list_symbols',
     'open_diff',
