@@ -5,7 +5,9 @@
 //!   each under `tools/`, listed once in its `tools!` line), the `file:///{path}` resources and
 //!   the subscribable `ide://selection` and `ide://diagnostics` ([`resources`]) are forwarded
 //!   over an authenticated WebSocket ([`bridge`]) to the workspace host, found by URL or through
-//!   its discovery file ([`discovery`]).
+//!   its discovery file ([`discovery`]); or to an IDE that serves another protocol (the Claude
+//!   Code IDE protocol of Neovim, JetBrains, Emacs and VS Code plugins, the Gemini CLI
+//!   companion), through an adapter of [`bridge`] that answers the same methods.
 //! - `ide-bridge-host` is the workspace side ([`host`]), the role an IDE extension plays: a
 //!   WebSocket server on 127.0.0.1 serving `fs/list`, `fs/read` and `fs/write` on one folder
 //!   through the shared sandbox.
@@ -37,10 +39,10 @@ pub const NAME: &str = "mcp-server-ide-bridge";
 /// Who the MCP server is, for `initialize`.
 pub fn identity(registry: &ToolRegistry) -> ServerIdentity {
     let mut instructions = String::from(
-        "The workspace open in the user's IDE, through the IDE's ide-bridge extension (or ide-bridge-host): its \
-         files, its live state and its language servers. Paths are relative to the workspace root; in a \
-         multi-root workspace, files of a folder after the first are `folder-name/path`. Files are also \
-         resources: file:///{path}.",
+        "The workspace open in the user's IDE, through the IDE's ide-bridge extension (or ide-bridge-host, \
+         or the IDE's Claude Code or Gemini CLI plugin): its files, its live state and its language \
+         servers. Paths are relative to the workspace root; in a multi-root workspace, files of a \
+         folder after the first are `folder-name/path`. Files are also resources: file:///{path}.",
     );
     for sentence in registry.tools().filter_map(|tool| tool.instructions()) {
         instructions.push(' ');

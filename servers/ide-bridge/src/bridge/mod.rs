@@ -290,14 +290,6 @@ impl Bridge {
         self.current().is_none_or(|c| c.offers(tool))
     }
 
-    /// The last connection error, when down.
-    pub fn last_error(&self) -> Option<ConnectError> {
-        match &*self.inner.state.borrow() {
-            LinkState::Down { error, .. } => Some(error.clone()),
-            _ => None,
-        }
-    }
-
     /// Yields each time the host connects or goes away (what `tools/list` and
     /// `resources/list` answer changes then); ends when the bridge shuts down.
     pub fn link_changes(&self) -> futures::stream::BoxStream<'static, ()> {

@@ -366,14 +366,8 @@ impl ClaudeIde {
         &self.caller.name
     }
 
-    fn call_tool(
-        &self,
-        name: &str,
-        arguments: Value,
-        timeout: Duration,
-    ) -> BoxFuture<'_, Result<Vec<String>, RequestError>> {
-        let (caller, name) = (self.caller.clone(), name.to_owned());
-        Box::pin(async move { caller.call_tool(&name, arguments, timeout).await })
+    async fn call_tool(&self, name: &str, arguments: Value, timeout: Duration) -> Result<Vec<String>, RequestError> {
+        self.caller.call_tool(name, arguments, timeout).await
     }
 
     async fn call_tool_raw(
