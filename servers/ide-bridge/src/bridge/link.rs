@@ -68,6 +68,8 @@ pub struct Link {
     events: broadcast::Sender<String>,
     /// An MCP link: the peer's notifications, with their params, to the adapter.
     mcp: Option<mpsc::UnboundedSender<(String, Value)>>,
+    /// The code of the peer's close frame, if it sent one.
+    close_code: OnceLock<u16>,
 }
 
 /// A WebSocket to a peer, as the link takes it.
@@ -108,6 +110,7 @@ impl Link {
             discovered_folders,
             events,
             mcp,
+            close_code: OnceLock::new(),
         });
 
         let closed = link.closed.clone();
@@ -143,6 +146,9 @@ impl Link {
                                 }
                                 Message::Close(frame) => {
                                     tracing::debug!(?frame, "the host closed the connection");
+                                    if let (Some(frame), Some(link)) = (&frame, reader.upgrade()) {
+                                        let _ = link.close_code.set(u16::from(frame.code));
+                                    }
                                     break;
                                 }
                                 _ => {}
@@ -199,6 +205,12 @@ impl Link {
         let _ = self.out.send(Message::Close(None));
         self.closed.cancel();
         self.slots.close();
+    }
+
+    /// The code of the peer's close frame (1008: a policy violation, as VS Code's Claude Code
+    /// extension closes a connection with a wrong token), if it sent one.
+    pub fn close_code(&self) -> Option<u16> {
+        self.close_code.get().copied()
     }
 
     /// Sends a notification (an MCP link's `notifications/initialized`).

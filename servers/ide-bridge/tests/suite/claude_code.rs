@@ -43,6 +43,9 @@ impl FakeIde {
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let connections = Arc::new(Mutex::new(0));
         let seen = Arc::clone(&connections);
+        // VS Code's extension takes the upgrade and then closes a connection with a wrong token
+        // (1008); the others refuse the upgrade.
+        let closes_unauthorized = ide_name.contains("Code");
         let thread = std::thread::spawn(move || {
             super::rt().block_on(async move {
                 let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -53,9 +56,13 @@ impl FakeIde {
                         let seen = Arc::clone(&seen);
                         tokio::spawn(async move {
                             #[allow(clippy::result_large_err, reason = "tungstenite's callback type")]
-                            let check = |request: &Request, mut response: Response| -> Result<Response, ErrorResponse> {
+                            let authorized = Arc::new(std::sync::atomic::AtomicBool::new(false));
+                            let flag = Arc::clone(&authorized);
+                            let check = move |request: &Request, mut response: Response| -> Result<Response, ErrorResponse> {
                                 let token = request.headers().get("x-claude-code-ide-authorization");
-                                if token.and_then(|t| t.to_str().ok()) != Some(IDE_TOKEN) {
+                                let ok = token.and_then(|t| t.to_str().ok()) == Some(IDE_TOKEN);
+                                flag.store(ok, std::sync::atomic::Ordering::Relaxed);
+                                if !ok && !closes_unauthorized {
                                     let mut refusal = ErrorResponse::new(Some("Invalid authentication token".into()));
                                     *refusal.status_mut() = StatusCode::BAD_REQUEST;
                                     return Err(refusal);
@@ -66,6 +73,14 @@ impl FakeIde {
                                 Ok(response)
                             };
                             let Ok(mut ws) = tokio_tungstenite::accept_hdr_async(tcp, check).await else { return };
+                            if !authorized.load(std::sync::atomic::Ordering::Relaxed) {
+                                let frame = tokio_tungstenite::tungstenite::protocol::CloseFrame {
+                                    code: tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode::Policy,
+                                    reason: "Unauthorized".into(),
+                                };
+                                let _ = ws.close(Some(frame)).await;
+                                return;
+                            }
                             *seen.lock().unwrap() += 1;
                             while let Some(Ok(message)) = ws.next().await {
                                 let Message::Text(text) = message else { continue };
@@ -236,6 +251,11 @@ fn vs_code_s_single_client_extension_is_left_alone_unless_asked_for() {
     let call = asked.call_tool("get_open_editors", json!({})).unwrap();
     assert!(!is_error(&call), "{call}");
     assert_eq!(ide.connections(), 1);
+    // Its refusal of a wrong token (the upgrade taken, then closed with 1008) is a refused token.
+    let mut wrong = env.bridge(&ws, &["--ide", "claude-code", "--token", "0000"]);
+    let call = wrong.call_tool("get_open_editors", json!({})).unwrap();
+    assert_eq!(code(&call), "ACCESS_DENIED", "{call}");
+    assert!(text_of(&call).contains("refused the bridge's token"), "{call}");
     // --ide mcp-suite never looks at lock files.
     let mut ours = env.bridge(&ws, &["--ide", "mcp-suite"]);
     let call = ours.call_tool("get_open_editors", json!({})).unwrap();

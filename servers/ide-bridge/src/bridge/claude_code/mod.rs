@@ -174,8 +174,14 @@ pub async fn connect(
     let ws = open(&url, token.unwrap_or(&lock.auth_token), timeout).await?;
     let (notes_tx, notes_rx) = mpsc::unbounded_channel();
     let link = Link::spawn_mcp(ws, url.clone(), notes_tx);
+    let had_token = !token.unwrap_or(&lock.auth_token).is_empty();
     let fail = |link: &Link, what: &str, error: RequestError| {
         link.close();
+        // VS Code's extension takes the upgrade, then closes a connection with a wrong token
+        // with 1008 ("Unauthorized").
+        if error == RequestError::Lost && link.close_code() == Some(1008) {
+            return ConnectError::Unauthorized { url: url.clone(), had_token };
+        }
         handshake(&url, format!("{what} failed: {error:?}"))
     };
     let init = json!({
