@@ -55,9 +55,9 @@ impl FakeIde {
                         let (tcp, _) = listener.accept().await.unwrap();
                         let seen = Arc::clone(&seen);
                         tokio::spawn(async move {
-                            #[allow(clippy::result_large_err, reason = "tungstenite's callback type")]
                             let authorized = Arc::new(std::sync::atomic::AtomicBool::new(false));
                             let flag = Arc::clone(&authorized);
+                            #[allow(clippy::result_large_err, reason = "tungstenite's callback type")]
                             let check = move |request: &Request, mut response: Response| -> Result<Response, ErrorResponse> {
                                 let token = request.headers().get("x-claude-code-ide-authorization");
                                 let ok = token.and_then(|t| t.to_str().ok()) == Some(IDE_TOKEN);
