@@ -430,39 +430,65 @@ impl ClaudeIde {
         if !self.has("getDiagnostics") {
             return Err(self.lacks("getDiagnostics tool"));
         }
-        let Some(path) = params.path else {
+        let Some(path) = params.path.clone() else {
             let answer = self.call_json("getDiagnostics", json!({}), timeout).await?;
             return convert::diagnostics(&answer, &self.paths, params.include_info).map_err(|e| self.unreadable(e));
         };
         let file = self.absolute(&path, true).await?;
         let uri = json!({"uri": convert::file_uri(&file)});
-        let texts = match self.call_tool_raw("getDiagnostics", uri.clone(), timeout).await? {
-            Ok(texts) => texts,
-            // The IDE reports open files only (claudecode.nvim: "File not open"): open it in the
-            // background, then watch for its first diagnostics.
-            Err(_) if self.has("openFile") => {
-                let open = json!({"filePath": file, "preview": true, "makeFrontmost": false});
-                self.call_tool("openFile", open, timeout).await?;
-                let settle = params.wait_ms.map_or(DIAGNOSTICS_SETTLE, Duration::from_millis).min(timeout);
-                let deadline = tokio::time::Instant::now() + settle;
-                loop {
-                    let answer = self.call_json("getDiagnostics", uri.clone(), timeout).await?;
-                    let mut read = convert::diagnostics(&answer, &self.paths, params.include_info)
-                        .map_err(|e| self.unreadable(e))?;
-                    read.opened = true;
-                    let now = tokio::time::Instant::now();
-                    if !read.diagnostics.is_empty() || now >= deadline {
-                        // Nothing yet from a file just opened: maybe not analysed yet.
-                        read.settled = !read.diagnostics.is_empty();
-                        return Ok(read);
-                    }
-                    tokio::time::sleep(Duration::from_millis(100).min(deadline - now)).await;
+        match self.call_tool_raw("getDiagnostics", uri.clone(), timeout).await? {
+            Ok(texts) => {
+                let answer = convert::json_text("getDiagnostics", &texts).map_err(|e| self.unreadable(e))?;
+                let read =
+                    convert::diagnostics(&answer, &self.paths, params.include_info).map_err(|e| self.unreadable(e))?;
+                // VS Code answers an unopened file with nothing: its language server has not
+                // seen it. Such a file is opened first, as for an IDE that refuses.
+                if read.diagnostics.is_empty() && self.has("openFile") && !self.is_open(&path, timeout).await? {
+                    return self.open_and_watch(&file, uri, &params, timeout).await;
                 }
+                Ok(read)
             }
-            Err(wire) => return Err(self.ide_error("getDiagnostics", wire.message)),
-        };
-        let answer = convert::json_text("getDiagnostics", &texts).map_err(|e| self.unreadable(e))?;
-        convert::diagnostics(&answer, &self.paths, params.include_info).map_err(|e| self.unreadable(e))
+            // claudecode.nvim reports open files only ("File not open").
+            Err(_) if self.has("openFile") => self.open_and_watch(&file, uri, &params, timeout).await,
+            Err(wire) => Err(self.ide_error("getDiagnostics", wire.message)),
+        }
+    }
+
+    /// Whether the IDE has a tab of `path` (when it cannot say, the file counts as open).
+    async fn is_open(&self, path: &str, timeout: Duration) -> Result<bool, RequestError> {
+        if !self.has("getOpenEditors") {
+            return Ok(true);
+        }
+        let answer = self.call_json("getOpenEditors", json!({}), timeout).await?;
+        let editors = convert::open_editors(&answer, &self.paths).map_err(|e| self.unreadable(e))?;
+        Ok(editors.editors.iter().any(|e| e.path == path))
+    }
+
+    /// Opens `file` in the background, then watches for its first diagnostics (up to `wait_ms`,
+    /// default [`DIAGNOSTICS_SETTLE`]); nothing by then is `settled: false`.
+    async fn open_and_watch(
+        &self,
+        file: &Path,
+        uri: Value,
+        params: &DiagnosticsParams,
+        timeout: Duration,
+    ) -> Result<DiagnosticsResult, RequestError> {
+        let open = json!({"filePath": file, "preview": true, "makeFrontmost": false, "startText": "", "endText": ""});
+        self.call_tool("openFile", open, timeout).await?;
+        let settle = params.wait_ms.map_or(DIAGNOSTICS_SETTLE, Duration::from_millis).min(timeout);
+        let deadline = tokio::time::Instant::now() + settle;
+        loop {
+            let answer = self.call_json("getDiagnostics", uri.clone(), timeout).await?;
+            let mut read =
+                convert::diagnostics(&answer, &self.paths, params.include_info).map_err(|e| self.unreadable(e))?;
+            read.opened = true;
+            let now = tokio::time::Instant::now();
+            if !read.diagnostics.is_empty() || now >= deadline {
+                read.settled = !read.diagnostics.is_empty();
+                return Ok(read);
+            }
+            tokio::time::sleep(Duration::from_millis(100).min(deadline - now)).await;
+        }
     }
 
     async fn selection(&self, timeout: Duration) -> Result<SelectionResult, RequestError> {
@@ -482,7 +508,15 @@ impl ClaudeIde {
             return Err(self.lacks("openFile tool"));
         }
         let file = self.absolute(&params.path, true).await?;
-        let mut arguments = json!({"filePath": file, "preview": params.preview, "makeFrontmost": true});
+        // `startText` and `endText` are always sent (VS Code's extension requires them; empty
+        // means no selection there and in claudecode.nvim).
+        let mut arguments = json!({
+            "filePath": file,
+            "preview": params.preview,
+            "makeFrontmost": true,
+            "startText": "",
+            "endText": "",
+        });
         let mut selection = None;
         if let Some(line) = params.line {
             // The protocol selects by text, not by line: the line's text is given when it names
