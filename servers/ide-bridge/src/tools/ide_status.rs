@@ -44,9 +44,9 @@ pub struct IdeStatusOutput {
     pub tools: Vec<String>,
     /// The bridge's tools this IDE cannot serve (not listed while it is connected).
     pub unavailable: Vec<String>,
-    /// Why there is no connection.
+    /// Why there is no connection, and what to do.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+    pub reason: Option<String>,
 }
 
 /// `ide_status`.
@@ -76,7 +76,7 @@ impl Tool for IdeStatus {
     fn description(&self) -> Cow<'static, str> {
         "Which IDE the bridge is connected to, through which protocol (`mcp-suite`, `claude-code`, `gemini`), \
          the folders it reaches and the tools it serves: {connected, ide, protocol, url, \
-         workspace_folders, tools, unavailable, error}."
+         workspace_folders, tools, unavailable, reason}."
             .into()
     }
 
@@ -112,9 +112,9 @@ impl Tool for IdeStatus {
             workspace_folders: conn.as_ref().map(|c| c.workspace_folders().to_vec()).unwrap_or_default(),
             tools,
             unavailable,
-            error: if conn.is_some() { None } else { error },
+            reason: if conn.is_some() { None } else { error },
         };
-        let text = match (&conn, &output.error) {
+        let text = match (&conn, &output.reason) {
             (Some(conn), _) => {
                 let mut text = format!(
                     "Connected to {} through {} at {}, reaching {}.",
