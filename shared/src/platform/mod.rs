@@ -148,6 +148,21 @@ pub fn create_private_dir(dir: &std::path::Path) -> io::Result<()> {
     imp::create_private_dir(dir)
 }
 
+/// Why the directory `dir` is not private to this user (`None`: it is). Unix: it must be a
+/// directory (not a link) of this user's with no access for group or others, and every
+/// directory above it this user's or root's, writable by others only when sticky (`/tmp`), as
+/// OpenSSH checks a key's directory. Windows: a directory (the profile's access list is the
+/// check, see [`is_mine`]).
+pub fn private_dir_problem(dir: &std::path::Path) -> Option<String> {
+    imp::private_dir_problem(dir)
+}
+
+/// Why the open file `md` describes is not private to this user (`None`: it is): Unix: a
+/// regular file of this user's with no access for group or others.
+pub fn private_file_problem(md: &std::fs::Metadata) -> Option<String> {
+    imp::private_file_problem(md)
+}
+
 /// Where this user's programs keep state that must outlive a restart but is not a document:
 /// `$XDG_STATE_HOME` (default `~/.local/state`) on Linux and the other Unixes,
 /// `~/Library/Application Support` on macOS, `%LOCALAPPDATA%` on Windows. `None` when the

@@ -125,6 +125,55 @@ pub(super) fn create_private_dir(dir: &std::path::Path) -> io::Result<()> {
     Ok(())
 }
 
+pub(super) fn private_dir_problem(dir: &std::path::Path) -> Option<String> {
+    let md = match std::fs::symlink_metadata(dir) {
+        Ok(md) => md,
+        Err(e) => return Some(format!("{} cannot be read ({e})", dir.display())),
+    };
+    if !md.is_dir() {
+        return Some(format!("{} is not a directory (a symbolic link?)", dir.display()));
+    }
+    if !is_mine(&md) {
+        return Some(format!("{} belongs to another user (uid {})", dir.display(), md.uid()));
+    }
+    if md.mode() & 0o077 != 0 {
+        return Some(format!("{} is open to other users (mode {:o})", dir.display(), md.mode() & 0o7777));
+    }
+    // The directories above: another user who can rename in one could swap this one.
+    let real = match std::fs::canonicalize(dir) {
+        Ok(real) => real,
+        Err(e) => return Some(format!("{} cannot be resolved ({e})", dir.display())),
+    };
+    let me = rustix::process::getuid().as_raw();
+    for above in real.ancestors().skip(1) {
+        let Ok(md) = std::fs::metadata(above) else { continue };
+        if md.uid() != me && md.uid() != 0 {
+            return Some(format!("{} above it belongs to another user (uid {})", above.display(), md.uid()));
+        }
+        if md.mode() & 0o022 != 0 && md.mode() & 0o1000 == 0 {
+            return Some(format!(
+                "{} above it can be written by other users (mode {:o}, not sticky)",
+                above.display(),
+                md.mode() & 0o7777
+            ));
+        }
+    }
+    None
+}
+
+pub(super) fn private_file_problem(md: &std::fs::Metadata) -> Option<String> {
+    if !md.is_file() {
+        return Some("not a regular file".to_owned());
+    }
+    if !is_mine(md) {
+        return Some(format!("it belongs to another user (uid {})", md.uid()));
+    }
+    if md.mode() & 0o077 != 0 {
+        return Some(format!("it is open to other users (mode {:o})", md.mode() & 0o7777));
+    }
+    None
+}
+
 pub(super) fn state_dir() -> Option<std::path::PathBuf> {
     let home = std::env::home_dir().filter(|h| !h.as_os_str().is_empty());
     state_dir_of(std::env::var_os("XDG_STATE_HOME"), home)

@@ -130,6 +130,18 @@ pub(super) fn create_private_dir(dir: &std::path::Path) -> io::Result<()> {
     }
 }
 
+pub(super) fn private_dir_problem(dir: &std::path::Path) -> Option<String> {
+    match std::fs::symlink_metadata(dir) {
+        Ok(md) if md.is_dir() => None,
+        Ok(_) => Some(format!("{} is not a directory", dir.display())),
+        Err(e) => Some(format!("{} cannot be read ({e})", dir.display())),
+    }
+}
+
+pub(super) fn private_file_problem(md: &std::fs::Metadata) -> Option<String> {
+    (!md.is_file()).then(|| "not a regular file".to_owned())
+}
+
 pub(super) fn state_dir() -> Option<std::path::PathBuf> {
     std::env::var_os("LOCALAPPDATA").map(std::path::PathBuf::from).filter(|dir| !dir.as_os_str().is_empty())
 }

@@ -66,9 +66,9 @@ const MAX_HEADER_BYTES: u32 = 64 * 1024 * 1024;
 /// write, normally milliseconds) before it is refused.
 pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
-/// The bytes before a frame's header: header length (u32), payload length (u64), header hash
-/// (u64), all little-endian.
-const FRAME_PREFIX: u64 = 20;
+/// The bytes before a frame's header: header length (u32), payload length (u64), a check of
+/// the two lengths (u32), header hash (u64), all little-endian.
+const FRAME_PREFIX: u64 = 24;
 
 /// Why the journal could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -100,13 +100,35 @@ pub enum JournalError {
 #[serde(tag = "frame", rename_all = "snake_case")]
 enum Frame {
     /// The first frame: the journal's identity, and what a rewrite dropped.
-    Header { nonce: String, roots: Vec<PathBuf>, dropped_through: u64, next_seq: u64 },
+    Header {
+        nonce: String,
+        roots: Vec<PathBuf>,
+        dropped_through: u64,
+        next_seq: u64,
+        /// Earlier logs of this journal found damaged and kept aside.
+        #[serde(default)]
+        set_aside: Vec<SetAside>,
+    },
     /// A change begun (its payloads follow the header).
     Begin(Box<Change>),
     /// The change was written.
     Done { seq: u64 },
     /// Nothing of the change stayed.
     Failed { seq: u64 },
+}
+
+/// An earlier log of a journal that was found damaged, kept aside (renamed) rather than cut.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SetAside {
+    /// Where it is kept.
+    pub path: PathBuf,
+    /// When it was set aside (ms since the Unix epoch).
+    pub time_ms: u64,
+    /// The changes that read back from it (they are listed no more, and cannot be undone from
+    /// here).
+    pub readable: u64,
+    /// The number of its latest change that read back (the new log numbers on from it).
+    pub latest: u64,
 }
 
 /// A fast 64-bit hash of a file's bytes (xxh3), to notice changes made by someone else.
@@ -134,12 +156,25 @@ struct Log {
     changes: Vec<Change>,
     dropped_through: u64,
     next_seq: u64,
+    set_aside: Vec<SetAside>,
+    /// The roots its header names.
+    roots: Vec<PathBuf>,
 }
 
 impl Log {
     /// The log in `file`, not read yet.
     fn unread(file: Store) -> Log {
-        Log { id: file.id(), file, end: 0, nonce: String::new(), changes: Vec::new(), dropped_through: 0, next_seq: 1 }
+        Log {
+            id: file.id(),
+            file,
+            end: 0,
+            nonce: String::new(),
+            changes: Vec::new(),
+            dropped_through: 0,
+            next_seq: 1,
+            set_aside: Vec::new(),
+            roots: Vec::new(),
+        }
     }
 }
 
@@ -154,6 +189,9 @@ pub struct Journal {
     /// How long to wait for another process's hold ([`LOCK_WAIT`]).
     lock_wait: std::time::Duration,
     log: Mutex<Option<Log>>,
+    /// Why a journal whose place looked right is kept in memory after all (a file there that is
+    /// not private, a log of other roots).
+    demoted: std::sync::OnceLock<String>,
 }
 
 /// The name of the journal of `roots` under `base` (the state directory).
@@ -166,7 +204,11 @@ pub fn dir_for(base: &Path, roots: &[PathBuf]) -> PathBuf {
 
 impl Journal {
     /// The journal of `roots` under `base` (`<state>/mcp-suite/text-editor`), or an anonymous
-    /// one when that place lies inside a root or there is none.
+    /// one when there is none, when that place lies inside a root (compared by canonical path:
+    /// a link into the workspace counts), or when it is not private to this user (its
+    /// directories and files owned by this user, with no access for group or others; the
+    /// directories above it writable only by this user or root, or sticky as `/tmp` is). Its
+    /// directories are made here (0700).
     pub fn for_roots(base: Option<&Path>, roots: &[PathBuf], bound: (u64, usize), fsync: bool) -> Journal {
         let (max_bytes, max_changes) = bound;
         let place = match base {
@@ -175,14 +217,11 @@ impl Journal {
             },
             Some(base) => {
                 let dir = dir_for(base, roots);
-                match roots.iter().find(|root| inside(&dir, root)) {
-                    Some(root) => Place::Anonymous {
-                        why: format!(
-                            "its place, {}, is inside the workspace root {} (the agent could edit it); start the server with --journal-dir DIR outside the workspace",
-                            dir.display(),
-                            root.display()
-                        ),
-                    },
+                match place_problem(&dir, roots) {
+                    Some(why) => {
+                        tracing::warn!(dir = %dir.display(), why, "the change journal is kept in memory for this process");
+                        Place::Anonymous { why }
+                    }
                     None => Place::Dir { dir, lock: Mutex::new(None) },
                 }
             }
@@ -195,6 +234,7 @@ impl Journal {
             fsync,
             lock_wait: LOCK_WAIT,
             log: Mutex::new(None),
+            demoted: std::sync::OnceLock::new(),
         }
     }
 
@@ -202,15 +242,15 @@ impl Journal {
     pub fn transient_because(&self) -> Option<&str> {
         match &self.place {
             Place::Anonymous { why } => Some(why),
-            Place::Dir { .. } => None,
+            Place::Dir { .. } => self.demoted.get().map(String::as_str),
         }
     }
 
     /// Where the journal is kept (`None`: in an unlinked temporary file).
     pub fn dir(&self) -> Option<&Path> {
         match &self.place {
-            Place::Dir { dir, .. } => Some(dir),
-            Place::Anonymous { .. } => None,
+            Place::Dir { dir, .. } if self.demoted.get().is_none() => Some(dir),
+            _ => None,
         }
     }
 
@@ -229,11 +269,20 @@ impl Journal {
     pub fn lock(&self) -> Result<Txn<'_>, JournalError> {
         let log = self.log.lock().unwrap_or_else(PoisonError::into_inner);
         let mut txn = Txn { journal: self, log, locked: false };
-        if let Place::Dir { dir, lock } = &self.place {
+        if let Place::Dir { dir, lock } = &self.place
+            && self.demoted.get().is_none()
+        {
             let mut lock = lock.lock().unwrap_or_else(PoisonError::into_inner);
             if lock.is_none() {
                 create_private_dirs(dir).map_err(|e| self.error(e))?;
-                *lock = Some(open_private(&dir.join("lock"), false).map_err(|e| self.error(e))?);
+                let file = open_private(&dir.join("lock"), false).map_err(|e| self.error(e))?;
+                if let Some(why) = file_problem(&dir.join("lock"), &file) {
+                    self.demote(why);
+                    drop(lock);
+                    txn.refresh().map_err(|e| self.error(e))?;
+                    return Ok(txn);
+                }
+                *lock = Some(file);
             }
             if let Some(file) = lock.as_ref() {
                 let deadline = std::time::Instant::now() + self.lock_wait;
@@ -259,9 +308,58 @@ impl Journal {
     }
 }
 
-/// Whether `path` is `root` or inside it (component by component).
-fn inside(path: &Path, root: &Path) -> bool {
-    path.starts_with(root)
+impl Journal {
+    /// Keeps this journal in memory from now on, for `why`.
+    fn demote(&self, why: String) {
+        tracing::error!(why, "the change journal is kept in memory for this process");
+        let _ = self.demoted.set(why);
+    }
+}
+
+/// Why `dir` cannot hold the journal of `roots` (`None`: it can; its directories are made).
+fn place_problem(dir: &Path, roots: &[PathBuf]) -> Option<String> {
+    let canonical = canonical_as_far_as_exists(dir);
+    if let Some(root) = roots.iter().find(|root| canonical.starts_with(root) || dir.starts_with(root)) {
+        return Some(format!(
+            "its place, {}, is inside the workspace root {} (the agent could edit it); start the server with --journal-dir DIR outside the workspace",
+            dir.display(),
+            root.display()
+        ));
+    }
+    if let Err(error) = create_private_dirs(dir) {
+        return Some(format!("its place, {}, could not be made ({error})", dir.display()));
+    }
+    mcp_shared::platform::private_dir_problem(dir)
+        .map(|why| format!("its place is not private to this user: {why}; give --journal-dir a directory of your own"))
+}
+
+/// `path` with its longest existing ancestor canonical (links resolved), the rest as written.
+fn canonical_as_far_as_exists(path: &Path) -> PathBuf {
+    let mut rest = Vec::new();
+    let mut at = path;
+    loop {
+        if let Ok(real) = mcp_shared::platform::canonicalize(at) {
+            return rest.iter().rev().fold(real, |p, name| p.join(name));
+        }
+        match (at.parent(), at.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                at = parent;
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
+}
+
+/// Why the journal's file `path`, open as `file`, is not private (`None`: it is).
+fn file_problem(path: &Path, file: &File) -> Option<String> {
+    let md = match file.metadata() {
+        Ok(md) => md,
+        Err(error) => return Some(format!("{} cannot be read ({error})", path.display())),
+    };
+    mcp_shared::platform::private_file_problem(&md).map(|why| {
+        format!("{} is not private to this user ({why}); give --journal-dir a directory of your own", path.display())
+    })
 }
 
 /// Makes `dir` and its missing parents private to this user (0700), and tightens `dir` itself
@@ -354,6 +452,11 @@ impl Txn<'_> {
         self.changes().iter().filter(|c| c.state == State::Done).flat_map(|c| c.undoes.iter().copied()).collect()
     }
 
+    /// The earlier logs of this journal found damaged and kept aside.
+    pub fn set_aside(&self) -> &[SetAside] {
+        self.log.as_ref().map_or(&[], |log| &log.set_aside)
+    }
+
     /// Bytes held by pinned changes not undone.
     pub fn pinned_bytes(&self) -> u64 {
         let undone = self.undone();
@@ -373,10 +476,10 @@ impl Txn<'_> {
     /// another process rewrote it, else read from where this process stopped.
     fn refresh(&mut self) -> io::Result<()> {
         let path = match &self.journal.place {
-            Place::Dir { dir, .. } => dir.join("journal.log"),
-            Place::Anonymous { .. } => {
+            Place::Dir { dir, .. } if self.journal.demoted.get().is_none() => dir.join("journal.log"),
+            _ => {
                 if self.log.is_none() {
-                    *self.log = Some(self.new_log(Store::temporary())?);
+                    *self.log = Some(self.new_log(Store::temporary(), 1, 0, Vec::new())?);
                 }
                 return Ok(());
             }
@@ -399,48 +502,132 @@ impl Txn<'_> {
             if end <= log.end || read_frames(log, end)? {
                 return Ok(());
             }
-            *self.log = None;
-            self.set_aside(&path)?;
+            if let Some(old) = self.log.take() {
+                *self.log = Some(self.replace_damaged(&path, old)?);
+                return Ok(());
+            }
         }
-        let file = Store::File(open_private(&path, false)?);
+        let opened = open_private(&path, false)?;
+        if let Some(why) = file_problem(&path, &opened) {
+            self.journal.demote(why);
+            *self.log = Some(self.new_log(Store::temporary(), 1, 0, Vec::new())?);
+            return Ok(());
+        }
+        let file = Store::File(opened);
         let log = if file.len()? == 0 {
-            self.new_log(file)?
+            self.new_log(file, 1, 0, Vec::new())?
         } else {
             let mut log = Log::unread(file);
             let end = log.file.len()?;
-            if read_frames(&mut log, end)? && !log.nonce.is_empty() {
+            let read = read_frames(&mut log, end)?;
+            if read && log.end == 0 {
+                // Only a torn first frame: the log's making was cut short.
+                self.new_log(log.file, 1, 0, Vec::new())?
+            } else if read && !log.nonce.is_empty() {
+                if !same_roots(&log.roots, &self.journal.roots) {
+                    let why = format!(
+                        "the journal at {} belongs to other roots ({}); start the server with --journal-dir DIR of its own",
+                        path.display(),
+                        log.roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", ")
+                    );
+                    self.journal.demote(why);
+                    *self.log = Some(self.new_log(Store::temporary(), 1, 0, Vec::new())?);
+                    return Ok(());
+                }
                 log
             } else {
                 // Damaged, or not a journal this server wrote (its first frame is no header):
-                // kept aside for whoever wants to look, and a new one started.
-                drop(log);
-                self.set_aside(&path)?;
-                self.new_log(Store::File(open_private(&path, false)?))?
+                // kept aside for whoever wants to look, and a new one started that numbers on.
+                self.replace_damaged(&path, log)?
             }
         };
         *self.log = Some(log);
         Ok(())
     }
 
+    /// Sets the damaged log at `path` (`old`: what read back of it) aside and starts a new one
+    /// there, numbering on from it and naming it.
+    fn replace_damaged(&mut self, path: &Path, mut old: Log) -> io::Result<Log> {
+        let end = old.file.len()?;
+        let known = old.next_seq.saturating_sub(1);
+        let beyond = store::highest_seq_after(&mut old.file, old.end, end);
+        let latest = known.max(beyond);
+        // What read back before the damage is carried over, bytes checked: its undo stays.
+        let mut carried = Vec::new();
+        for change in old.changes.iter().filter(|c| c.state != State::Failed) {
+            let mut payloads = Vec::with_capacity(change.effects.len());
+            for effect in &change.effects {
+                let mut bytes = vec![0u8; usize::try_from(effect.payload.0).map_err(io::Error::other)?];
+                old.file.seek(SeekFrom::Start(effect.payload_at))?;
+                old.file.read_exact(&mut bytes)?;
+                payloads.push(bytes);
+            }
+            carried.push((change.clone(), payloads));
+        }
+        // Changes after the damage are unknown: no point before them can be reverted to.
+        let dropped_through = if beyond > known { beyond } else { old.dropped_through };
+        let mut set_aside = old.set_aside.clone();
+        drop(old);
+        let aside = self.move_aside(path)?;
+        let time_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        set_aside.push(SetAside { path: aside, time_ms, readable: carried.len() as u64, latest });
+        let mut log = self.new_log(Store::File(open_private(path, false)?), latest + 1, dropped_through, set_aside)?;
+        for (mut change, payloads) in carried {
+            let refs: Vec<&[u8]> = payloads.iter().map(Vec::as_slice).collect();
+            let pending = change.state == State::Pending;
+            let mut bytes = frame_bytes(&Frame::Begin(Box::new(change.clone())), &refs)?;
+            let header_len = u64::from(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]));
+            let mut at = log.end + FRAME_PREFIX + header_len;
+            for effect in &mut change.effects {
+                effect.payload_at = at;
+                at += effect.payload.0;
+            }
+            if !pending {
+                bytes.extend_from_slice(&frame_bytes(&Frame::Done { seq: change.seq }, &[])?);
+            }
+            log.file.seek(SeekFrom::Start(log.end))?;
+            log.file.write_all(&bytes)?;
+            change.frame_len = bytes.len() as u64;
+            log.end += bytes.len() as u64;
+            log.changes.push(change);
+        }
+        Ok(log)
+    }
+
     /// Moves a damaged log at `path` aside (`journal.log.damaged-<seconds>`), so that a new one
     /// starts and nothing of the old one is lost.
-    fn set_aside(&self, path: &Path) -> io::Result<()> {
-        let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-        let aside = path.with_extension(format!("log.damaged-{secs}"));
+    fn move_aside(&self, path: &Path) -> io::Result<PathBuf> {
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let aside = path.with_extension(format!("log.damaged-{}", nanos / 1_000_000_000));
+        let aside = if aside.exists() { path.with_extension(format!("log.damaged-{nanos}")) } else { aside };
         tracing::error!(
             path = %path.display(),
             aside = %aside.display(),
             "the change journal is damaged (a record does not read back as it was written): it is kept aside and a new one started; the changes it held can no longer be undone from here"
         );
-        std::fs::rename(path, aside)
+        std::fs::rename(path, &aside)?;
+        Ok(aside)
     }
 
     /// A new, empty log in `file`, its header written.
-    fn new_log(&self, mut file: Store) -> io::Result<Log> {
+    fn new_log(
+        &self,
+        mut file: Store,
+        next_seq: u64,
+        dropped_through: u64,
+        set_aside: Vec<SetAside>,
+    ) -> io::Result<Log> {
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
         let nonce = format!("{:x}", fingerprint(format!("{}-{nanos}", std::process::id()).as_bytes()));
-        let header =
-            Frame::Header { nonce: nonce.clone(), roots: self.journal.roots.clone(), dropped_through: 0, next_seq: 1 };
+        let header = Frame::Header {
+            nonce: nonce.clone(),
+            roots: self.journal.roots.clone(),
+            dropped_through,
+            next_seq,
+            set_aside: set_aside.clone(),
+        };
         let bytes = frame_bytes(&header, &[])?;
         file.seek(SeekFrom::Start(0))?;
         file.write_all(&bytes)?;
@@ -450,8 +637,10 @@ impl Txn<'_> {
             end: bytes.len() as u64,
             nonce,
             changes: Vec::new(),
-            dropped_through: 0,
-            next_seq: 1,
+            dropped_through,
+            next_seq,
+            set_aside,
+            roots: self.journal.roots.clone(),
         })
     }
 
@@ -561,11 +750,12 @@ impl Txn<'_> {
         // The new log, beside the old one, then put in its place.
         let (nonce, next_seq) = (log.nonce.clone(), log.next_seq);
         let in_memory = matches!(log.file, Store::Memory(_));
-        let header = Frame::Header { nonce, roots: self.journal.roots.clone(), dropped_through, next_seq };
-        let mut out = match &self.journal.place {
-            Place::Dir { dir, .. } => Store::File(open_private(&dir.join("journal.log.new"), true)?),
-            Place::Anonymous { .. } if in_memory => Store::Memory(io::Cursor::new(Vec::new())),
-            Place::Anonymous { .. } => Store::temporary(),
+        let set_aside = log.set_aside.clone();
+        let header = Frame::Header { nonce, roots: self.journal.roots.clone(), dropped_through, next_seq, set_aside };
+        let mut out = match self.journal.dir() {
+            Some(dir) => Store::File(open_private(&dir.join("journal.log.new"), true)?),
+            None if in_memory => Store::Memory(io::Cursor::new(Vec::new())),
+            None => Store::temporary(),
         };
         out.write_all(&frame_bytes(&header, &[])?)?;
         for change in &keep {
@@ -580,7 +770,7 @@ impl Txn<'_> {
         if self.journal.fsync {
             out.sync()?;
         }
-        if let Place::Dir { dir, .. } = &self.journal.place {
+        if let Some(dir) = self.journal.dir() {
             std::fs::rename(dir.join("journal.log.new"), dir.join("journal.log"))?;
             if self.journal.fsync
                 && let Ok(handle) = File::open(dir)
@@ -602,6 +792,16 @@ impl Txn<'_> {
     pub(crate) fn pending(&self) -> Vec<u64> {
         self.changes().iter().filter(|c| c.state == State::Pending).map(|c| c.seq).collect()
     }
+}
+
+/// Whether two lists of roots name the same set.
+fn same_roots(a: &[PathBuf], b: &[PathBuf]) -> bool {
+    let (mut a, mut b) = (a.to_vec(), b.to_vec());
+    a.sort();
+    a.dedup();
+    b.sort();
+    b.dedup();
+    a == b
 }
 
 fn file_id_of_path(path: &Path) -> Option<mcp_shared::platform::FileId> {
@@ -679,39 +879,124 @@ mod tests {
         assert_eq!(std::fs::metadata(&log).unwrap().len(), good);
     }
 
-    #[test]
-    fn a_damaged_journal_is_kept_aside_and_a_new_one_started() {
-        let dir = tempfile::tempdir().unwrap();
-        let j = journal(dir.path(), DEFAULT_MAX_BYTES);
+    /// A journal of three changes with payloads (one pinned, one pending), and its log's bytes.
+    fn small_journal(dir: &Path) -> (Vec<u8>, Vec<String>) {
+        let j = journal(dir, DEFAULT_MAX_BYTES);
         let mut txn = j.lock().unwrap();
-        for _ in 0..3 {
-            let seq = txn.begin(Change::new("t", "s", Kind::Edit, vec![]), &[]).unwrap();
-            txn.finish(seq, true).unwrap();
-        }
+        let mut pinned =
+            Change::new("delete_file", "s1", Kind::Edit, vec![effect("/r/p", Before::Bytes { mode: 0o600 }, None)]);
+        pinned.pinned = true;
+        let seq = txn.begin(pinned, &[b"deleted secret"]).unwrap();
+        txn.finish(seq, true).unwrap();
+        let e = effect("/r/a", Before::Splice { offset: 2, inserted_len: 3 }, Some(b"abXYZ"));
+        let seq = txn.begin(Change::new("text_editor", "s1", Kind::Edit, vec![e]), &[b"cd"]).unwrap();
+        txn.finish(seq, true).unwrap();
+        let e = effect("/r/b", Before::Absent, Some(b"new"));
+        txn.begin(Change::new("text_editor", "s2", Kind::Edit, vec![e]), &[b""]).unwrap();
+        let shown = changes_shown(&txn);
         drop(txn);
-        let log = dir_for(dir.path(), &[PathBuf::from("/nowhere/root")]).join("journal.log");
-        let mut bytes = std::fs::read(&log).unwrap();
-        let middle = bytes.len() / 2;
-        bytes[middle] ^= 0x55;
-        std::fs::write(&log, &bytes).unwrap();
-        let again = journal(dir.path(), DEFAULT_MAX_BYTES);
-        let mut txn = again.lock().unwrap();
-        assert!(txn.changes().len() < 3);
+        (std::fs::read(dir_for(dir, &[PathBuf::from("/nowhere/root")]).join("journal.log")).unwrap(), shown)
+    }
+
+    /// Each change as read back, with its payloads.
+    fn changes_shown(txn: &Txn<'_>) -> Vec<String> {
+        let changes = txn.changes().to_vec();
+        let mut txn_bytes = Vec::new();
+        for change in &changes {
+            let mut change = change.clone();
+            change.frame_len = 0;
+            for effect in &mut change.effects {
+                effect.payload_at = 0;
+            }
+            txn_bytes.push(format!("{change:?}"));
+        }
+        txn_bytes
+    }
+
+    fn write_private(path: &Path, bytes: &[u8]) {
+        let mut file = open_private(path, true).unwrap();
+        file.write_all(bytes).unwrap();
+    }
+
+    /// The log's files after opening the journal of `dir` whose log holds `bytes`: the changes
+    /// read back, and what was set aside (its bytes).
+    fn reopen(dir: &Path, bytes: &[u8]) -> (Vec<String>, Option<Vec<u8>>, u64) {
+        let log = dir_for(dir, &[PathBuf::from("/nowhere/root")]).join("journal.log");
+        let j = journal(dir, DEFAULT_MAX_BYTES);
+        write_private(&log, bytes);
+        let mut txn = j.lock().unwrap();
+        let shown = changes_shown(&txn);
+        let aside = txn.set_aside().first().map(|a| std::fs::read(&a.path).unwrap());
+        // The journal goes on: a new change gets a number never given before.
         let seq = txn.begin(Change::new("t", "s", Kind::Edit, vec![]), &[]).unwrap();
         txn.finish(seq, true).unwrap();
-        let names: Vec<String> = std::fs::read_dir(log.parent().unwrap())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        assert!(names.iter().any(|n| n.starts_with("journal.log.damaged-")), "{names:?}");
-        assert_eq!(
-            std::fs::read(log.with_extension(
-                names.iter().find(|n| n.starts_with("journal.log.damaged-")).unwrap().trim_start_matches("journal.")
-            ))
-            .unwrap(),
-            bytes,
-            "kept as it was"
-        );
+        (shown, aside, seq)
+    }
+
+    #[test]
+    fn every_flipped_byte_reads_back_the_same_changes_or_sets_the_log_aside_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let (bytes, original) = small_journal(dir.path());
+        let mut aside_count = 0;
+        for at in 0..bytes.len() {
+            for flip in [0x01u8, 0x80, 0xff] {
+                let mut damaged = bytes.clone();
+                damaged[at] ^= flip;
+                let case = tempfile::tempdir().unwrap();
+                let (shown, aside, seq) = reopen(case.path(), &damaged);
+                match aside {
+                    Some(kept) => {
+                        aside_count += 1;
+                        assert_eq!(kept, damaged, "byte {at} ^ {flip:#x}: the damaged log is kept as it was");
+                        // What did read back is carried over unchanged, in order (a change whose
+                        // end is damaged as begun, settled by its files).
+                        let done = |s: &String| s.replace("state: Pending", "state: Done");
+                        let shown: Vec<String> = shown.iter().map(done).collect();
+                        let original: Vec<String> = original.iter().map(done).collect();
+                        assert_eq!(shown[..], original[..shown.len()], "byte {at} ^ {flip:#x}");
+                        // Every number a whole frame names is passed (the begun change 3, whose
+                        // own record may be the damaged one, never reached its files).
+                        assert!(seq >= 3, "byte {at} ^ {flip:#x}: numbering goes on ({seq})");
+                    }
+                    None => {
+                        assert_eq!(shown, original, "byte {at} ^ {flip:#x}: no damage seen, so nothing may differ");
+                        assert_eq!(seq, 4);
+                    }
+                }
+            }
+        }
+        assert!(aside_count > bytes.len() * 2, "nearly every flip is seen ({aside_count})");
+    }
+
+    #[test]
+    fn every_cut_reads_back_the_whole_frames_before_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (bytes, original) = small_journal(dir.path());
+        for len in 1..bytes.len() {
+            let case = tempfile::tempdir().unwrap();
+            let (shown, aside, _) = reopen(case.path(), &bytes[..len]);
+            assert!(aside.is_none(), "a cut at {len} is a torn tail, not damage");
+            for (got, want) in shown.iter().zip(&original) {
+                // A change whose end was cut off reads back begun (settled by its files).
+                assert_eq!(got.replace("state: Pending", "state: Done"), want.replace("state: Pending", "state: Done"));
+            }
+        }
+    }
+
+    #[test]
+    fn a_damaged_length_in_the_middle_is_not_taken_for_a_torn_tail() {
+        let dir = tempfile::tempdir().unwrap();
+        let (bytes, original) = small_journal(dir.path());
+        // The second frame's payload length, made huge: it would run past the end.
+        let header_len = u32::from_le_bytes(bytes[0..4].try_into().unwrap()) as usize;
+        let second = FRAME_PREFIX as usize + header_len;
+        let mut damaged = bytes.clone();
+        damaged[second + 11] ^= 0x40;
+        let case = tempfile::tempdir().unwrap();
+        let (shown, aside, seq) = reopen(case.path(), &damaged);
+        assert_eq!(aside.as_deref(), Some(&damaged[..]), "kept aside whole, not cut");
+        assert!(shown.is_empty());
+        assert!(seq > 3, "{seq}: numbering does not restart at 1 ({original:?})");
     }
 
     #[test]

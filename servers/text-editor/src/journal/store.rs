@@ -94,7 +94,9 @@ impl Seek for Store {
     }
 }
 
-/// The frame's bytes: prefix, header, payloads.
+/// The frame's bytes: prefix, header, payloads. The prefix is the header's length (u32), the
+/// payloads' length (u64), a check of those two (the low 32 bits of their xxh3) and the
+/// header's xxh3 (u64), all little-endian: a damaged length is told from a torn write.
 pub(super) fn frame_bytes(frame: &Frame, payloads: &[&[u8]]) -> io::Result<Vec<u8>> {
     let header = serde_json::to_vec(frame).map_err(io::Error::other)?;
     let payload_len: usize = payloads.iter().map(|p| p.len()).sum();
@@ -102,6 +104,8 @@ pub(super) fn frame_bytes(frame: &Frame, payloads: &[&[u8]]) -> io::Result<Vec<u
     let header_len = u32::try_from(header.len()).map_err(io::Error::other)?;
     out.extend_from_slice(&header_len.to_le_bytes());
     out.extend_from_slice(&(payload_len as u64).to_le_bytes());
+    let check = lengths_check(&out[..12]);
+    out.extend_from_slice(&check.to_le_bytes());
     out.extend_from_slice(&fingerprint(&header).to_le_bytes());
     out.extend_from_slice(&header);
     for payload in payloads {
@@ -110,9 +114,16 @@ pub(super) fn frame_bytes(frame: &Frame, payloads: &[&[u8]]) -> io::Result<Vec<u
     Ok(out)
 }
 
-/// Reads the frames of `log` from `log.end` to `end`. A torn last frame (one that runs past the
-/// end: a write cut short) is cut off. `Ok(false)` when a whole frame does not read back as it
-/// was written (the disk damaged it): nothing after it can be trusted.
+/// The check of a prefix's two lengths.
+fn lengths_check(lengths: &[u8]) -> u32 {
+    (fingerprint(lengths) & 0xffff_ffff) as u32
+}
+
+/// Reads the frames of `log` from `log.end` to `end`. Only a frame that runs past the end (a
+/// write cut short: kill -9, a full disk) is a torn tail, and is cut off. `Ok(false)` when
+/// anything else does not read back as it was written (a length, a header or a payload whose
+/// check fails, a frame that makes no sense where it is): nothing from there on can be trusted,
+/// and nothing is cut.
 pub(super) fn read_frames(log: &mut Log, end: u64) -> io::Result<bool> {
     let mut reader = io::BufReader::new(&mut log.file);
     reader.seek(SeekFrom::Start(log.end))?;
@@ -121,23 +132,31 @@ pub(super) fn read_frames(log: &mut Log, end: u64) -> io::Result<bool> {
     let mut damaged = false;
     while at < end {
         let mut prefix = [0u8; FRAME_PREFIX as usize];
-        if at + FRAME_PREFIX > end || reader.read_exact(&mut prefix).is_err() {
+        if at + FRAME_PREFIX > end {
             torn = true;
             break;
         }
+        reader.read_exact(&mut prefix)?;
         let header_len = u32::from_le_bytes([prefix[0], prefix[1], prefix[2], prefix[3]]);
         let payload_len = u64::from_le_bytes(prefix[4..12].try_into().map_err(io::Error::other)?);
-        let hash = u64::from_le_bytes(prefix[12..20].try_into().map_err(io::Error::other)?);
-        let frame_end = at.checked_add(FRAME_PREFIX + u64::from(header_len)).and_then(|e| e.checked_add(payload_len));
-        let Some(frame_end) = frame_end.filter(|e| *e <= end && header_len <= MAX_HEADER_BYTES) else {
-            torn = true;
+        let check = u32::from_le_bytes(prefix[12..16].try_into().map_err(io::Error::other)?);
+        let hash = u64::from_le_bytes(prefix[16..24].try_into().map_err(io::Error::other)?);
+        if check != lengths_check(&prefix[..12]) || header_len > MAX_HEADER_BYTES {
+            damaged = true;
+            break;
+        }
+        let Some(frame_end) =
+            at.checked_add(FRAME_PREFIX + u64::from(header_len)).and_then(|e| e.checked_add(payload_len))
+        else {
+            damaged = true;
             break;
         };
-        let mut header = vec![0u8; header_len as usize];
-        if reader.read_exact(&mut header).is_err() {
+        if frame_end > end {
             torn = true;
             break;
         }
+        let mut header = vec![0u8; header_len as usize];
+        reader.read_exact(&mut header)?;
         let Some(frame) =
             (fingerprint(&header) == hash).then(|| serde_json::from_slice::<Frame>(&header).ok()).flatten()
         else {
@@ -145,19 +164,44 @@ pub(super) fn read_frames(log: &mut Log, end: u64) -> io::Result<bool> {
             break;
         };
         let payload_at = at + FRAME_PREFIX + u64::from(header_len);
-        reader.seek_relative(i64::try_from(payload_len).map_err(io::Error::other)?)?;
         let frame_len = frame_end - at;
+        let first = at == 0;
+        let sane = match &frame {
+            Frame::Header { .. } => first && payload_len == 0,
+            Frame::Begin(change) => {
+                !first
+                    && change.effects.iter().map(|e| e.payload.0).try_fold(0u64, u64::checked_add) == Some(payload_len)
+            }
+            Frame::Done { .. } | Frame::Failed { .. } => !first && payload_len == 0,
+        };
+        if !sane {
+            damaged = true;
+            break;
+        }
         match frame {
-            Frame::Header { nonce, dropped_through, next_seq, .. } => {
+            Frame::Header { nonce, dropped_through, next_seq, set_aside, roots } => {
                 log.nonce = nonce;
+                log.roots = roots;
                 log.dropped_through = dropped_through;
                 log.next_seq = log.next_seq.max(next_seq);
+                log.set_aside = set_aside;
             }
             Frame::Begin(mut change) => {
+                // Every payload read back as it was written (its xxh3 is in the header).
                 let mut p = payload_at;
                 for effect in &mut change.effects {
+                    let len = usize::try_from(effect.payload.0).map_err(io::Error::other)?;
+                    let mut bytes = vec![0u8; len];
+                    reader.read_exact(&mut bytes)?;
+                    if fingerprint(&bytes) != effect.payload.1 {
+                        damaged = true;
+                        break;
+                    }
                     effect.payload_at = p;
                     p += effect.payload.0;
+                }
+                if damaged {
+                    break;
                 }
                 change.state = State::Pending;
                 change.frame_len = frame_len;
@@ -184,4 +228,38 @@ pub(super) fn read_frames(log: &mut Log, end: u64) -> io::Result<bool> {
         log.file.set_len(at)?;
     }
     Ok(true)
+}
+
+/// The highest change number named by any whole frame between `from` and `end` of a damaged log
+/// (found by trying every offset: each candidate must pass both checks), so that a new log
+/// started after it never gives a number twice. Best effort: 0 when none is found.
+pub(super) fn highest_seq_after(file: &mut Store, from: u64, end: u64) -> u64 {
+    let mut bytes = Vec::new();
+    if file.seek(SeekFrom::Start(from)).is_err() || file.take(end.saturating_sub(from)).read_to_end(&mut bytes).is_err()
+    {
+        return 0;
+    }
+    let prefix = FRAME_PREFIX as usize;
+    let mut highest = 0;
+    for at in 0..bytes.len().saturating_sub(prefix) {
+        let p = &bytes[at..at + prefix];
+        let check = u32::from_le_bytes([p[12], p[13], p[14], p[15]]);
+        if check != lengths_check(&p[..12]) {
+            continue;
+        }
+        let header_len = u32::from_le_bytes([p[0], p[1], p[2], p[3]]) as usize;
+        let Some(header) = bytes.get(at + prefix..at + prefix + header_len) else { continue };
+        let hash = u64::from_le_bytes([p[16], p[17], p[18], p[19], p[20], p[21], p[22], p[23]]);
+        if fingerprint(header) != hash {
+            continue;
+        }
+        let seq = match serde_json::from_slice::<Frame>(header) {
+            Ok(Frame::Begin(change)) => change.seq,
+            Ok(Frame::Done { seq } | Frame::Failed { seq }) => seq,
+            Ok(Frame::Header { next_seq, .. }) => next_seq.saturating_sub(1),
+            Err(_) => continue,
+        };
+        highest = highest.max(seq);
+    }
+    highest
 }
