@@ -93,6 +93,27 @@ fn time_of(ms: u64) -> String {
         .map_or_else(String::new, |t| t.to_string())
 }
 
+/// What a revert does to a file: the span's changes seen backwards.
+fn revert_status(file: &FilePlan) -> &'static str {
+    match (&file.now, &file.then) {
+        _ if file.moved_from.is_some() => "moved back",
+        (None, Some(_)) => "restored",
+        (Some(_), None) => "removed",
+        (None, None) => "unchanged",
+        (Some(a), Some(b)) if a == b => "unchanged",
+        _ => "edited",
+    }
+}
+
+/// Which way an answer describes the files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    /// What the span's changes did: the file at the point against the file now.
+    Listing,
+    /// What the revert does: the file now against the file it writes.
+    Reverting,
+}
+
 /// What happened to a file over the span.
 fn status(file: &FilePlan) -> &'static str {
     match (&file.then, &file.now) {
@@ -120,11 +141,12 @@ fn file_entry(
     file: &FilePlan,
     origin: Option<&FilePlan>,
     budget: &mut usize,
+    direction: Direction,
 ) -> Value {
     let name = shown(sandbox, path);
     let mut entry = json!({
         "path": name,
-        "status": status(file),
+        "status": if direction == Direction::Reverting { revert_status(file) } else { status(file) },
         "changes": file.changes.iter().map(|(seq, _)| *seq).collect::<Vec<_>>(),
         "sha256": file.now.as_ref().map(|c| mcp_shared::view::sha256_hex(&c.bytes)),
     });
@@ -136,7 +158,15 @@ fn file_entry(
     match (text_of(then), text_of(file.now.as_ref())) {
         (Some(old), Some(new)) => {
             let old_name = file.moved_from.as_ref().map_or_else(|| name.clone(), |f| shown(sandbox, f));
-            let diff = mcp_shared::diff::unified(&old, &new, &format!("a/{old_name}"), &format!("b/{name}"), *budget);
+            // A revert's diff runs the other way: from now to what it writes.
+            let diff = match direction {
+                Direction::Listing => {
+                    mcp_shared::diff::unified(&old, &new, &format!("a/{old_name}"), &format!("b/{name}"), *budget)
+                }
+                Direction::Reverting => {
+                    mcp_shared::diff::unified(&new, &old, &format!("a/{name}"), &format!("b/{old_name}"), *budget)
+                }
+            };
             *budget = budget.saturating_sub(diff.text.len());
             entry["added"] = json!(diff.added);
             entry["removed"] = json!(diff.removed);
@@ -153,7 +183,7 @@ fn file_entry(
 }
 
 /// The files of a plan, with their diffs, and the text lines that say them.
-fn files_of(sandbox: &Sandbox, plan: &Plan) -> (Vec<Value>, String) {
+fn files_of(sandbox: &Sandbox, plan: &Plan, direction: Direction) -> (Vec<Value>, String) {
     let mut budget = MAX_DIFF_BYTES;
     let mut files = Vec::new();
     let mut text = String::new();
@@ -169,15 +199,22 @@ fn files_of(sandbox: &Sandbox, plan: &Plan) -> (Vec<Value>, String) {
             continue;
         }
         let origin = file.moved_from.as_ref().and_then(|from| plan.files.get(from));
-        let entry = file_entry(sandbox, path, file, origin, &mut budget);
+        let entry = file_entry(sandbox, path, file, origin, &mut budget, direction);
         let counts = match (entry["added"].as_u64(), entry["removed"].as_u64()) {
             (Some(a), Some(r)) => format!(" (+{a} -{r})"),
             _ => String::new(),
         };
-        let from = entry["from"].as_str().map_or_else(String::new, |f| format!(" from {f}"));
         let by: Vec<String> = file.changes.iter().map(|(seq, tool)| format!("{seq} {tool}")).collect();
+        let (from, cause) = match direction {
+            Direction::Listing => {
+                (entry["from"].as_str().map_or_else(String::new, |f| format!(" from {}", mcp_shared::escape::one_line(f))), "by")
+            }
+            Direction::Reverting => {
+                (entry["from"].as_str().map_or_else(String::new, |f| format!(" to {}", mcp_shared::escape::one_line(f))), "undoing")
+            }
+        };
         text.push_str(&format!(
-            "- {}: {}{from}{counts}, by change{} {}\n",
+            "- {}: {}{from}{counts}, {cause} change{} {}\n",
             mcp_shared::escape::one_line(entry["path"].as_str().unwrap_or_default()),
             entry["status"].as_str().unwrap_or_default(),
             if by.len() == 1 { "" } else { "s" },
@@ -218,6 +255,12 @@ impl Editor {
             "earliest_point": txn.dropped_through(),
             "journal": txn.journal().dir().map(|d| d.display().to_string()),
             "transient": txn.journal().transient_because(),
+            "set_aside": txn.set_aside().iter().map(|a| json!({
+                "path": a.path.display().to_string(),
+                "time": time_of(a.time_ms),
+                "carried_over": a.readable,
+                "latest": a.latest,
+            })).collect::<Vec<_>>(),
         })
     }
 
@@ -263,7 +306,7 @@ impl Editor {
             let plan = plan::plan(txn, sandbox, &picked, self.limits.max_file_size).map_err(|e| journal_error(&e))?;
             let mut data = self.header(txn, span, origin);
             let listed = self.listed(sandbox, txn, &picked);
-            let (files, lines) = files_of(sandbox, &plan);
+            let (files, lines) = files_of(sandbox, &plan, Direction::Listing);
             let conflicts = conflicts_of(sandbox, &plan);
             let count = picked.iter().map(|(seq, _)| *seq).collect::<std::collections::BTreeSet<_>>().len();
             data["changes"] = json!(listed);
@@ -305,6 +348,15 @@ impl Editor {
             }
             if let Some(why) = txn.journal().transient_because() {
                 text.push_str(&format!("These changes will not survive a restart: {why}.\n"));
+            }
+            for aside in txn.set_aside() {
+                text.push_str(&format!(
+                    "The journal was found damaged at {} and kept aside as {}: the {} change(s) that read back were carried over; anything up to change {} that did not cannot be listed or reverted from here.\n",
+                    time_of(aside.time_ms),
+                    mcp_shared::escape::one_line(&aside.path.display().to_string()),
+                    aside.readable,
+                    aside.latest
+                ));
             }
             let diffs = diffs_text(&files);
             if !diffs.is_empty() {
@@ -424,7 +476,7 @@ impl Editor {
             ));
         }
         let mut data = self.header(txn, span, origin);
-        let (files, lines) = files_of(sandbox, &plan);
+        let (files, lines) = files_of(sandbox, &plan, Direction::Reverting);
         data["files"] = json!(files);
         data["conflicts"] = json!(conflicts);
         data["dry_run"] = json!(mode.dry_run);
@@ -452,7 +504,7 @@ impl Editor {
         if mode.dry_run {
             data["reverted"] = json!(false);
             let mut text = format!(
-                "Dry run: reverting the {} change(s) after change {} would take {} file(s) back to how they were then (nothing was changed):\n{lines}{left}",
+                "Dry run: reverting the {} change(s) after change {} would take {} file(s) back to how they were then (nothing was changed). What it would do to each:\n{lines}{left}",
                 picked.iter().map(|(s, _)| *s).collect::<std::collections::BTreeSet<_>>().len(),
                 span.after,
                 files.len()
@@ -464,7 +516,7 @@ impl Editor {
             }
             let diffs = diffs_text(&files);
             if !diffs.is_empty() {
-                text.push_str("\nThe combined diff of the changes that would be reverted:\n");
+                text.push_str("\nWhat the revert would write (each file from now to how it would be):\n");
                 text.push_str(&diffs);
             }
             return Ok((text, data));
@@ -478,14 +530,20 @@ impl Editor {
             .map_err(|e| crate::editor::undo_edit::apply_error(e, "the files"))?;
         data["reverted"] = json!(true);
         data["change"] = json!(seq);
+        data["latest"] = json!(txn.latest_seq());
         let undo_hint = seq.map_or_else(String::new, |seq| {
             format!("This revert is change {seq}: revert_changes with `to: {}` takes it back.\n", seq - 1)
         });
-        let text = format!(
+        let mut text = format!(
             "Reverted the changes after change {}: {} file(s) are back as they were then.\n{lines}{left}{undo_hint}",
             span.after,
             files.len()
         );
+        let diffs = diffs_text(&files);
+        if !diffs.is_empty() {
+            text.push_str("\nWhat the revert wrote (each file from before the revert to now):\n");
+            text.push_str(&diffs);
+        }
         Ok((text, data))
     }
 }

@@ -62,6 +62,9 @@ pub fn data(answer: &Value, span: &Span, revert_tool: Option<&str>) -> Value {
         held
     };
     let mut all = Map::new();
+    // Revert all takes back exactly the files shown (never one the view left out, past the
+    // files an answer describes, or outside the `paths` it was asked for).
+    let mut shown_paths = Vec::new();
     if let Some(files) = view["files"].as_array_mut() {
         for file in files.iter_mut() {
             let held = shown_state(file);
@@ -73,6 +76,7 @@ pub fn data(answer: &Value, span: &Span, revert_tool: Option<&str>) -> Value {
             if let Some(from) = file.get("from") {
                 paths.push(from.clone());
             }
+            shown_paths.extend(paths.iter().cloned());
             file["revert"] = call(
                 tool,
                 json!({"to": span.after, "sessions": sessions, "paths": paths, "if_latest": latest, "if_sha256": held}),
@@ -81,8 +85,10 @@ pub fn data(answer: &Value, span: &Span, revert_tool: Option<&str>) -> Value {
     }
     let changed = view["files"].as_array().is_some_and(|f| f.iter().any(|f| f["status"] != "unchanged"));
     if changed {
-        view["revertAll"] =
-            call(tool, json!({"to": span.after, "sessions": sessions, "if_latest": latest, "if_sha256": all}));
+        view["revertAll"] = call(
+            tool,
+            json!({"to": span.after, "sessions": sessions, "paths": shown_paths, "if_latest": latest, "if_sha256": all}),
+        );
     }
     view
 }
@@ -106,7 +112,7 @@ mod tests {
         assert_eq!(view["kind"], "list");
         assert_eq!(
             view["revertAll"]["arguments"],
-            json!({"to": 3, "sessions": "all", "if_latest": 7, "if_sha256": {"a.txt": "aa", "new.txt": "bb", "old.txt": null, "same.txt": "cc"}})
+            json!({"to": 3, "sessions": "all", "paths": ["a.txt", "new.txt", "old.txt"], "if_latest": 7, "if_sha256": {"a.txt": "aa", "new.txt": "bb", "old.txt": null, "same.txt": "cc"}})
         );
         assert_eq!(
             view["files"][1]["revert"]["arguments"],

@@ -14,7 +14,7 @@
 
 use mcp_shared::{
     ErrorCode,
-    sandbox::{Sandbox, SandboxPath, WriteOptions},
+    sandbox::{Metadata, Sandbox, SandboxPath, WriteOptions},
 };
 
 use crate::journal::plan::missing_parents;
@@ -24,14 +24,14 @@ use crate::{
     journal::{self, Before, Effect, Kind},
 };
 
-/// A regular file's content and permission bits, read through the sandbox; `what` names it in
-/// messages.
+/// A regular file's content, and its metadata (permission bits, identity, size, time) as it was
+/// once read, through the sandbox; `what` names it in messages.
 fn read_regular(
     editor: &Editor,
     sandbox: &Sandbox,
     path: &SandboxPath,
     what: &str,
-) -> Result<(Vec<u8>, u32), ToolError> {
+) -> Result<(Vec<u8>, Metadata), ToolError> {
     let shown = path.display();
     let md = sandbox.metadata(path).map_err(ToolError::from)?;
     if md.is_dir {
@@ -65,7 +65,45 @@ fn read_regular(
         ));
     }
     let bytes = sandbox.read(path).map_err(ToolError::from)?;
-    Ok((bytes, md.permissions_mode))
+    // The metadata again after the read: a write during it shows as a change at the check.
+    let md = sandbox.metadata(path).map_err(ToolError::from)?;
+    Ok((bytes, md))
+}
+
+/// `Ok` when the file at `path` is still the one read (`then`, `bytes`): the same file (identity),
+/// size, modification time and bytes, a regular file reached without a link. Checked under the
+/// journal's lock just before a move or deletion acts, so that a version saved meanwhile (by
+/// the user, another program or another server on the root) is never moved or removed unread:
+/// it stays in place, and the answer is a `CONFLICT` naming it.
+fn still_as_read(sandbox: &Sandbox, path: &SandboxPath, then: &Metadata, bytes: &[u8]) -> Result<(), ToolError> {
+    let shown = path.display();
+    let conflict = |what: &str| {
+        ToolError::new(
+            ErrorCode::Conflict,
+            format!(
+                "Nothing was changed: {shown} {what} after this call read it (another program, the user's editor or another server); its newer version is left as it is. Look at it again, then decide."
+            ),
+        )
+    };
+    let now = match sandbox.metadata(path) {
+        Ok(now) => now,
+        Err(mcp_shared::sandbox::SandboxError::NotFound { .. }) => return Err(conflict("was deleted")),
+        Err(e) => return Err(e.into()),
+    };
+    let linked = sandbox.resolve_file(path).map(|r| r.canonical() != path.absolute()).unwrap_or(true);
+    if !now.is_file || linked {
+        return Err(conflict("was replaced by something that is not a regular file"));
+    }
+    let same_file = then.id.is_none() || now.id.is_none() || then.id == now.id;
+    if !same_file || now.len != then.len || now.modified != then.modified {
+        return Err(conflict("was changed"));
+    }
+    match sandbox.read(path) {
+        Ok(current) if current == bytes => Ok(()),
+        Ok(_) => Err(conflict("was changed")),
+        Err(mcp_shared::sandbox::SandboxError::NotFound { .. }) => Err(conflict("was deleted")),
+        Err(e) => Err(e.into()),
+    }
 }
 
 impl Editor {
@@ -85,8 +123,9 @@ impl Editor {
         origin: &Origin,
     ) -> Result<Reply, ToolError> {
         if self.journal(sandbox).is_none() {
-            let (bytes, _) = read_regular(self, sandbox, path, "The path")?;
+            let (bytes, md) = read_regular(self, sandbox, path, "The path")?;
             check_sha256(if_sha256, Some(&bytes), path.display())?;
+            still_as_read(sandbox, path, &md, &bytes)?;
             sandbox.remove_file(path).map_err(ToolError::from)?;
             return Ok(Reply::text(format!(
                 "Deleted {} ({} bytes). This cannot be undone: this server keeps no undo history (--undo-depth 0).",
@@ -96,7 +135,8 @@ impl Editor {
         }
         // The size first, so that a file with no room is refused before it is read.
         self.room_for_undo(sandbox, path, "deleted")?;
-        let (bytes, mode) = read_regular(self, sandbox, path, "The path")?;
+        let (bytes, md) = read_regular(self, sandbox, path, "The path")?;
+        let mode = md.permissions_mode;
         check_sha256(if_sha256, Some(&bytes), path.display())?;
         let len = bytes.len();
         let effect = Effect::new(history_key(path), Before::Bytes { mode }, None);
@@ -104,6 +144,7 @@ impl Editor {
         change.pinned = true;
         let no_room = |room: u64, held: u64| self.no_room_for_undo(len, path, "deleted", room, held);
         let ((), id) = self.journalled(sandbox, change, &[&bytes], Some(&no_room), || {
+            still_as_read(sandbox, path, &md, &bytes)?;
             sandbox.remove_file(path).map_err(ToolError::from)
         })?;
         let seen = self.limits.views.then_some(Seen {
@@ -160,7 +201,8 @@ impl Editor {
                 format!("The source and the destination are the same file ({}); nothing was moved.", from.display()),
             ));
         }
-        let (bytes, mode) = read_regular(self, sandbox, from, "The source")?;
+        let (bytes, from_md) = read_regular(self, sandbox, from, "The source")?;
+        let mode = from_md.permissions_mode;
         check_sha256(if_sha256, Some(&bytes), from.display())?;
         let seen = self.limits.views.then(|| Seen {
             before: None,
@@ -174,12 +216,30 @@ impl Editor {
         let created_dirs = missing_parents(sandbox, to);
         let overwritten = self.destination(sandbox, from, to, overwrite)?;
         let move_it = || -> Result<(), ToolError> {
+            // Both files as they were read, checked under the journal's lock.
+            still_as_read(sandbox, from, &from_md, &bytes)?;
+            match &overwritten {
+                Some((old, _, old_md)) => still_as_read(sandbox, to, old_md, old)?,
+                None => {
+                    if !matches!(sandbox.exists(to), Ok(false)) {
+                        return Err(ToolError::new(
+                            ErrorCode::Conflict,
+                            format!(
+                                "Nothing was moved: {} was created by someone else after this call looked; it is left as it is. Look at it, then decide (`overwrite: true` replaces it, and undo_edit brings it back).",
+                                to.display()
+                            ),
+                        ));
+                    }
+                }
+            }
             let options = self.file_write_options(mode, overwritten.is_none());
             sandbox.write_atomic(to, &bytes, &options).map_err(ToolError::from)?;
             if let Err(error) = sandbox.remove_file(from) {
                 // Put the destination back as it was: the move did not happen.
                 let _ = match &overwritten {
-                    Some((old, old_mode)) => sandbox.write_atomic(to, old, &self.file_write_options(*old_mode, false)),
+                    Some((old, old_mode, _)) => {
+                        sandbox.write_atomic(to, old, &self.file_write_options(*old_mode, false))
+                    }
                     None => sandbox.remove_file(to),
                 };
                 return Err(error.into());
@@ -197,7 +257,7 @@ impl Editor {
         }
         let source = Effect::new(history_key(from), Before::SameAs { path: history_key(to), mode }, None);
         let (was, kept): (Before, &[u8]) = match &overwritten {
-            Some((old, old_mode)) => (Before::Bytes { mode: *old_mode }, old),
+            Some((old, old_mode, _)) => (Before::Bytes { mode: *old_mode }, old),
             None => (Before::Absent, &[]),
         };
         let destination = Effect::new(history_key(to), was, Some(&bytes));
@@ -217,14 +277,14 @@ impl Editor {
     }
 
     /// What is at the destination of a move: nothing (`None`), or the file `overwrite` lets it
-    /// replace (content, permission bits), kept for the undo.
+    /// replace (content, permission bits, metadata as read), kept for the undo.
     fn destination(
         &self,
         sandbox: &Sandbox,
         from: &SandboxPath,
         to: &SandboxPath,
         overwrite: bool,
-    ) -> Result<Option<(Vec<u8>, u32)>, ToolError> {
+    ) -> Result<Option<(Vec<u8>, u32, Metadata)>, ToolError> {
         match sandbox.metadata(to) {
             Ok(md) if md.is_dir => Err(ToolError::new(
                 ErrorCode::InvalidArgs,
@@ -244,7 +304,8 @@ impl Editor {
             )),
             Ok(_) => {
                 self.room_for_undo(sandbox, to, "replaced")?;
-                Ok(Some(read_regular(self, sandbox, to, "The destination")?))
+                let (bytes, md) = read_regular(self, sandbox, to, "The destination")?;
+                Ok(Some((bytes, md.permissions_mode, md)))
             }
             Err(mcp_shared::sandbox::SandboxError::NotFound { .. }) => Ok(None),
             Err(e) => Err(e.into()),

@@ -447,9 +447,21 @@ impl Txn<'_> {
         id.strip_prefix(nonce.as_str())?.strip_prefix('-')?.parse().ok()
     }
 
-    /// The groups that were undone or reverted by a change that was done.
+    /// The groups that are undone now: taken back by a change that was done and is not itself
+    /// taken back whole (a revert that was reverted undoes nothing any more).
     pub fn undone(&self) -> HashSet<(u64, u32)> {
-        self.changes().iter().filter(|c| c.state == State::Done).flat_map(|c| c.undoes.iter().copied()).collect()
+        let mut undone = HashSet::new();
+        for change in self.changes().iter().rev() {
+            if change.state != State::Done || change.undoes.is_empty() {
+                continue;
+            }
+            let groups = change.groups();
+            let taken_back = !groups.is_empty() && groups.iter().all(|g| undone.contains(&(change.seq, *g)));
+            if !taken_back {
+                undone.extend(change.undoes.iter().copied());
+            }
+        }
+        undone
     }
 
     /// The earlier logs of this journal found damaged and kept aside.

@@ -87,6 +87,13 @@ pub fn select(txn: &Txn<'_>, after: u64, session: Option<&str>, paths: Option<&[
 pub fn read_state(sandbox: &Sandbox, path: &Path, max_bytes: u64) -> Result<Option<Content>, String> {
     let shown = path.display().to_string();
     let resolved = sandbox.resolve(&shown).map_err(|_| format!("{shown} is no longer inside the workspace"))?;
+    // A link (the file, a dangling one, or a directory on its way) would make the write land
+    // in another file, one no change touched: never followed.
+    match sandbox.resolve_file(&resolved) {
+        Ok(r) if r.canonical() == resolved.absolute() => {}
+        Ok(_) => return Err(format!("{shown} is reached through a symbolic link now, which is never followed")),
+        Err(e) => return Err(format!("{shown} cannot be read ({e})")),
+    }
     match sandbox.metadata(&resolved) {
         Err(SandboxError::NotFound { .. }) => Ok(None),
         Err(e) => Err(format!("{shown} cannot be read ({e})")),
@@ -378,7 +385,13 @@ pub fn apply(txn: &mut Txn<'_>, sandbox: &Sandbox, plan: &Plan, taker: &Taker<'_
     let mut failure = None;
     for (path, file) in &files {
         // Still as the plan found it? (A program that takes no lock may have written it.)
-        let current = read_state(sandbox, path, u64::MAX).ok().flatten();
+        let current = match read_state(sandbox, path, u64::MAX) {
+            Ok(current) => current,
+            Err(why) => {
+                failure = Some(ApplyError::Moved(why));
+                break;
+            }
+        };
         if current.as_ref().map(|c| &c.bytes) != file.now.as_ref().map(|c| &c.bytes) {
             failure =
                 Some(ApplyError::Moved(format!("{} changed while the changes were being reverted", path.display())));

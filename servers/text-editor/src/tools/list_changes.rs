@@ -28,14 +28,35 @@ pub enum Sessions {
     All,
 }
 
-/// A point in the journal: a change number, or `"session"` (this session's start).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(untagged)]
+/// A point in the journal: a change number, or `"session"` (this session's start). A number
+/// written as a string (`"3"`) is taken too; anything else is refused with a message that says
+/// what is expected (never the type's name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, JsonSchema)]
+#[schemars(untagged)]
 pub enum Point {
     /// After this change.
     Change(u64),
     /// Since this session's start.
     Named(Named),
+}
+
+impl<'de> Deserialize<'de> for Point {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
+        let value = serde_json::Value::deserialize(deserializer)?;
+        let point = match &value {
+            serde_json::Value::Number(n) => n.as_u64().map(Point::Change),
+            serde_json::Value::String(s) if s.trim() == "session" => Some(Point::Named(Named::Session)),
+            serde_json::Value::String(s) => s.trim().parse::<u64>().ok().map(Point::Change),
+            _ => None,
+        };
+        point.ok_or_else(|| {
+            let shown = mcp_shared::view::shown_briefly(&value.to_string()).to_string();
+            D::Error::custom(format!(
+                "expected a change number, 0 or more, or \"session\" (this session's start), not {shown}; list_changes gives the numbers"
+            ))
+        })
+    }
 }
 
 /// A point named by a word.

@@ -116,10 +116,24 @@ fn after_kill_9_every_change_is_listed_and_one_revert_brings_every_file_back() {
     let text = first_text(&listed);
     assert!(text.contains("a.txt: edited") && text.contains("moved/here.txt: moved from move-me.txt"), "{text}");
 
-    // A dry run changes nothing and shows the combined diff.
+    // A dry run changes nothing and shows what the revert would do: each file as the revert
+    // leaves it, with the diff from now to that, and the changes it undoes as the cause.
     let dry = ok(call(&mut c, "revert_changes", json!({"to": 0, "dry_run": true})));
     let shown = first_text(&dry);
-    assert!(shown.contains("\n-alpha\n") && shown.contains("\n+ALPHA\n"), "the diff of the changes: {shown}");
+    assert!(shown.contains("\n-ALPHA\n") && shown.contains("\n+alpha\n"), "the diff the revert writes: {shown}");
+    assert!(shown.contains("doomed.txt: restored"), "{shown}");
+    assert!(shown.contains("new/dir/created.txt: removed"), "{shown}");
+    assert!(shown.contains("moved/here.txt: moved back to move-me.txt"), "{shown}");
+    assert!(shown.contains("a.txt: edited (+2 -2), undoing changes 1 text_editor str_replace, 7 "), "{shown}");
+    let statuses: BTreeMap<String, String> = data(&dry)["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["path"].as_str().unwrap().to_owned(), f["status"].as_str().unwrap().to_owned()))
+        .collect();
+    assert_eq!(statuses["doomed.txt"], "restored");
+    assert_eq!(statuses["new/dir/created.txt"], "removed");
+    assert_eq!(statuses["moved/here.txt"], "moved back");
     assert_ne!(tree(&root), before);
     let reverted = ok(call(&mut c, "revert_changes", json!({"to": 0})));
     assert_eq!(tree(&root), before, "every file back byte for byte, the created directories gone");
