@@ -92,7 +92,11 @@ mod tests {
     #[test]
     fn only_calls_that_change_something_count_as_writes() {
         let bridge = Bridge::new(BridgeConfig {
-            target: Target::Url("ws://127.0.0.1:9".into()),
+            target: Target::Url {
+                url: "ws://127.0.0.1:9".into(),
+                dir: std::path::PathBuf::from("/nowhere"),
+                given: true,
+            },
             ide: crate::bridge::IdeChoice::Auto,
             lock_dirs: Vec::new(),
             companion_dirs: Vec::new(),

@@ -65,6 +65,21 @@ fn run() -> anyhow::Result<()> {
             cli.transport.tool_timeout
         );
     }
+    let dir = match &cli.workspace {
+        Some(dir) => std::fs::canonicalize(dir).map_err(|e| {
+            let why =
+                if e.kind() == std::io::ErrorKind::NotFound { "does not exist".to_owned() } else { e.to_string() };
+            anyhow::anyhow!(
+                "--workspace {} {why}; give an existing directory (an absolute path, or `~/…`)",
+                dir.display()
+            )
+        })?,
+        None => {
+            let cwd = std::env::current_dir()?;
+            std::fs::canonicalize(&cwd).unwrap_or(cwd)
+        }
+    };
+    let given = cli.workspace.is_some();
     let target = match &cli.url {
         Some(url) => {
             let uri: Uri =
@@ -72,28 +87,20 @@ fn run() -> anyhow::Result<()> {
             if !matches!(uri.scheme_str(), Some("ws" | "wss")) || uri.host().is_none() {
                 bail!("--url `{url}` is not a WebSocket URL; use ws://127.0.0.1:<port>");
             }
-            Target::Url(url.clone())
+            if cli.ide == IdeChoice::Gemini {
+                bail!(
+                    "--url cannot be used with --ide gemini: the Gemini CLI companion is found through its discovery file (it speaks MCP over HTTP, not a WebSocket); start the bridge without --url"
+                );
+            }
+            if cli.ide == IdeChoice::ClaudeCode && !given && dir.parent().is_none() {
+                bail!(
+                    "started in {} without --workspace: the bridge would serve the whole file system through {url}; give --workspace DIR (a folder the IDE has open)",
+                    dir.display()
+                );
+            }
+            Target::Url { url: url.clone(), dir, given }
         }
-        None => {
-            let dir = match &cli.workspace {
-                Some(dir) => std::fs::canonicalize(dir).map_err(|e| {
-                    let why = if e.kind() == std::io::ErrorKind::NotFound {
-                        "does not exist".to_owned()
-                    } else {
-                        e.to_string()
-                    };
-                    anyhow::anyhow!(
-                        "--workspace {} {why}; give an existing directory (an absolute path, or `~/…`)",
-                        dir.display()
-                    )
-                })?,
-                None => {
-                    let cwd = std::env::current_dir()?;
-                    std::fs::canonicalize(&cwd).unwrap_or(cwd)
-                }
-            };
-            Target::Discover { dir, given: cli.workspace.is_some() }
-        }
+        None => Target::Discover { dir, given },
     };
     let config = BridgeConfig {
         target,

@@ -206,12 +206,16 @@ fn files_of(sandbox: &Sandbox, plan: &Plan, direction: Direction) -> (Vec<Value>
         };
         let by: Vec<String> = file.changes.iter().map(|(seq, tool)| format!("{seq} {tool}")).collect();
         let (from, cause) = match direction {
-            Direction::Listing => {
-                (entry["from"].as_str().map_or_else(String::new, |f| format!(" from {}", mcp_shared::escape::one_line(f))), "by")
-            }
-            Direction::Reverting => {
-                (entry["from"].as_str().map_or_else(String::new, |f| format!(" to {}", mcp_shared::escape::one_line(f))), "undoing")
-            }
+            Direction::Listing => (
+                entry["from"]
+                    .as_str()
+                    .map_or_else(String::new, |f| format!(" from {}", mcp_shared::escape::one_line(f))),
+                "by",
+            ),
+            Direction::Reverting => (
+                entry["from"].as_str().map_or_else(String::new, |f| format!(" to {}", mcp_shared::escape::one_line(f))),
+                "undoing",
+            ),
         };
         text.push_str(&format!(
             "- {}: {}{from}{counts}, {cause} change{} {}\n",

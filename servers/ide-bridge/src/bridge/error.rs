@@ -224,6 +224,9 @@ fn describe_connect(error: &ConnectError) -> (ErrorCode, String) {
             ErrorCode::Unavailable,
             format!("The bridge's --url `{url}` is not a WebSocket URL; configure it as ws://127.0.0.1:<port>."),
         ),
+        ConnectError::Workspace { url, reason } => {
+            (ErrorCode::Unavailable, format!("The bridge serves no files through the IDE at {url}: {reason}."))
+        }
         ConnectError::Handshake { url, reason } => (
             ErrorCode::Unavailable,
             format!("The IDE workspace host at {url} did not complete the connection ({reason}). {RETRY}"),

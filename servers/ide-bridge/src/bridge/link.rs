@@ -67,7 +67,7 @@ pub struct Link {
     /// The host's notifications (their method names), to the bridge's listeners.
     events: broadcast::Sender<String>,
     /// An MCP link: the peer's notifications, with their params, to the adapter.
-    mcp: Option<mpsc::UnboundedSender<(String, Value)>>,
+    mcp: Option<NoteSender>,
     /// The code of the peer's close frame, if it sent one.
     close_code: OnceLock<u16>,
 }
@@ -87,7 +87,7 @@ impl Link {
     }
 
     /// A link that speaks MCP JSON-RPC to `url`: the peer's notifications go to `notes`.
-    pub fn spawn_mcp(ws: Socket, url: String, notes: mpsc::UnboundedSender<(String, Value)>) -> Arc<Link> {
+    pub fn spawn_mcp(ws: Socket, url: String, notes: NoteSender) -> Arc<Link> {
         Link::spawn_with(ws, url, Vec::new(), broadcast::channel(1).0, Some(notes))
     }
 
@@ -96,7 +96,7 @@ impl Link {
         url: String,
         discovered_folders: Vec<String>,
         events: broadcast::Sender<String>,
-        mcp: Option<mpsc::UnboundedSender<(String, Value)>>,
+        mcp: Option<NoteSender>,
     ) -> Arc<Link> {
         let (mut sink, mut stream) = ws.split();
         let (out, mut out_rx) = mpsc::unbounded_channel::<Message>();
@@ -247,7 +247,7 @@ impl Link {
         {
             match message.get("id") {
                 None => {
-                    let _ = notes.send((method.to_owned(), message.get("params").cloned().unwrap_or(Value::Null)));
+                    notes.send(method, message.get("params").cloned().unwrap_or(Value::Null));
                 }
                 Some(id) => {
                     let outcome = if method == "ping" {
@@ -374,6 +374,63 @@ impl Drop for Abandon<'_> {
                 json!({"jsonrpc": "2.0", "method": METHOD_CANCEL, "params": params})
             };
             let _ = self.link.out.send(Message::Text(notification.to_string().into()));
+        }
+    }
+}
+/// The most notification methods of a peer kept waiting at once (each coalesced to its latest).
+const MAX_NOTE_METHODS: usize = 16;
+
+/// The sending half of [`notes_channel`].
+#[derive(Debug, Clone)]
+pub struct NoteSender {
+    latest: Arc<std::sync::Mutex<Vec<(String, Value)>>>,
+    wake: mpsc::Sender<()>,
+}
+
+/// The receiving half of [`notes_channel`].
+#[derive(Debug)]
+pub struct NoteReceiver {
+    latest: Arc<std::sync::Mutex<Vec<(String, Value)>>>,
+    wake: mpsc::Receiver<()>,
+}
+
+/// A peer's notifications, bounded however fast they come: each method keeps only its latest
+/// params until read (an IDE sends a selection on every cursor move, and only the latest
+/// counts), and at most [`MAX_NOTE_METHODS`] methods wait at once (others are dropped).
+pub fn notes_channel() -> (NoteSender, NoteReceiver) {
+    let latest = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let (tx, rx) = mpsc::channel(1);
+    (NoteSender { latest: Arc::clone(&latest), wake: tx }, NoteReceiver { latest, wake: rx })
+}
+
+impl NoteSender {
+    /// Keeps `params` as the latest of `method`, and wakes the reader.
+    pub fn send(&self, method: &str, params: Value) {
+        {
+            let mut latest = self.latest.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if let Some(slot) = latest.iter_mut().find(|(m, _)| m == method) {
+                slot.1 = params;
+            } else if latest.len() < MAX_NOTE_METHODS {
+                latest.push((method.to_owned(), params));
+            } else {
+                tracing::debug!(method, "too many kinds of notification waiting; this one is dropped");
+            }
+        }
+        // A full wake channel means a wake is already pending.
+        let _ = self.wake.try_send(());
+    }
+}
+
+impl NoteReceiver {
+    /// The notifications waiting (each method's latest), once there are some; `None` once the
+    /// sender is gone and nothing waits.
+    pub async fn recv(&mut self) -> Option<Vec<(String, Value)>> {
+        loop {
+            let waiting = std::mem::take(&mut *self.latest.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+            if !waiting.is_empty() {
+                return Some(waiting);
+            }
+            self.wake.recv().await?;
         }
     }
 }

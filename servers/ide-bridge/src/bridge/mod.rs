@@ -9,6 +9,7 @@
 //! (`fs/list`, `fs/read`, `host/info`), which are retried once if the connection dropped under
 //! them.
 
+pub mod adapter;
 pub mod claude_code;
 pub mod conn;
 pub mod error;
@@ -57,8 +58,16 @@ const CONNECT_WAIT: Duration = Duration::from_secs(6);
 /// Where the host is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
-    /// A fixed URL (`--url`).
-    Url(String),
+    /// A fixed URL (`--url`), and the folder its files are confined to (canonical; inside the
+    /// IDE's folders where its lock file says them).
+    Url {
+        /// The URL.
+        url: String,
+        /// The folder (canonical).
+        dir: PathBuf,
+        /// It was given with `--workspace` (else it is the working directory).
+        given: bool,
+    },
     /// The live host whose workspace folder contains this directory (discovery).
     Discover {
         /// The folder (canonical).
@@ -113,6 +122,14 @@ pub struct BridgeConfig {
 /// Why no connection could be made.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConnectError {
+    /// The folder the bridge would serve is not one it may serve through this IDE.
+    #[error("the bridge serves no files through {url}: {reason}")]
+    Workspace {
+        /// The IDE's URL.
+        url: String,
+        /// Why.
+        reason: String,
+    },
     /// Discovery found no live host for the workspace.
     #[error("no live host serves the workspace ({live} live hosts found)")]
     NoHost {
@@ -459,12 +476,27 @@ fn claude_at(config: &BridgeConfig, url: &str) -> Result<IdeLock, ConnectError> 
 
 fn endpoint(config: &BridgeConfig) -> Result<Endpoint, ConnectError> {
     match &config.target {
-        Target::Url(url) if config.ide == IdeChoice::ClaudeCode => {
-            let dir = std::env::current_dir()
-                .map_err(|e| ConnectError::Handshake { url: url.clone(), reason: e.to_string() })?;
-            Ok(Endpoint::Claude(claude_at(config, url)?, dir))
+        Target::Url { url, dir, given } if config.ide == IdeChoice::ClaudeCode => {
+            let lock = claude_at(config, url)?;
+            // The files are confined to the folder, which must lie in one of the IDE's.
+            let inside = lock.workspace_folders.iter().any(|f| {
+                let folder = std::fs::canonicalize(f).unwrap_or_else(|_| PathBuf::from(f));
+                dir.starts_with(&folder)
+            });
+            if !inside && (!lock.workspace_folders.is_empty() || (!*given && dir.parent().is_none())) {
+                return Err(ConnectError::Workspace {
+                    url: url.clone(),
+                    reason: format!(
+                        "{} ({}) is not inside a folder the IDE has open ({}); start the bridge with --workspace DIR inside one of them",
+                        mcp_shared::escape::one_line(&dir.display().to_string()),
+                        if *given { "--workspace" } else { "the working directory" },
+                        mcp_shared::escape::one_line(&lock.workspace_folders.join(", "))
+                    ),
+                });
+            }
+            Ok(Endpoint::Claude(lock, dir.clone()))
         }
-        Target::Url(url) => {
+        Target::Url { url, .. } => {
             let port = url.parse::<Uri>().ok().and_then(|u| u.port_u16());
             let discovered = port.and_then(|port| {
                 let hosts = discovery::live_hosts_in(&config.discovery_dirs);

@@ -160,11 +160,31 @@ impl WorkspaceFolder {
                 format!("`{shown}` is not UTF-8 text ({read} bytes): a binary file or another encoding"),
             )
         })?;
-        Ok(ReadResult { content, unsaved: false })
+        Ok(ReadResult { content, unsaved: false, editor_dirty: false })
     }
 
     /// `fs/write`: atomic, parents created, logged.
     pub fn write(&self, params: &WriteParams) -> Result<WriteResult, WireError> {
+        self.write_checked(params, None)
+    }
+
+    /// The text of `shown` now (`None`: there is no such file): what a diff is made from.
+    pub fn current_text(&self, shown: &str) -> Result<Option<String>, WireError> {
+        let path = self.sandbox.resolve_rel(shown).map_err(|e| map_error(e, shown, Op::Read))?;
+        if !self.sandbox.exists(&path).map_err(|e| map_error(e, shown, Op::Read))? {
+            return Ok(None);
+        }
+        self.read(&ReadParams { path: shown.to_owned() }).map(|r| Some(r.content))
+    }
+
+    /// [`WorkspaceFolder::write`], only if the file still holds `expected` (`None`: it must
+    /// not exist), checked just before the atomic rename: otherwise `CONFLICT`, and the newer
+    /// file is left as it is.
+    pub fn write_expecting(&self, params: &WriteParams, expected: Option<&str>) -> Result<WriteResult, WireError> {
+        self.write_checked(params, Some(expected))
+    }
+
+    fn write_checked(&self, params: &WriteParams, expected: Option<Option<&str>>) -> Result<WriteResult, WireError> {
         let shown = params.path.as_str();
         if self.settings.read_only {
             return Err(WireError::new(
@@ -190,9 +210,24 @@ impl WorkspaceFolder {
         let previous = if existed { self.previous_text(&path) } else { None };
         let opts =
             WriteOptions { fsync: self.settings.fsync, create_parents: true, create_new: false, mode_if_new: None };
-        self.sandbox
-            .write_atomic(&path, params.content.as_bytes(), &opts)
-            .map_err(|e| map_error(e, shown, Op::Write))?;
+        match expected {
+            None => self.sandbox.write_atomic(&path, params.content.as_bytes(), &opts),
+            Some(expected) => {
+                let unchanged = || match self.sandbox.read(&path) {
+                    Ok(now) => expected.is_some_and(|e| e.as_bytes() == now.as_slice()),
+                    Err(SandboxError::NotFound { .. }) => expected.is_none(),
+                    Err(_) => false,
+                };
+                if !unchanged() {
+                    return Err(WireError::new(
+                        ErrorCode::Conflict,
+                        format!("`{shown}` changed since it was read; nothing was written"),
+                    ));
+                }
+                self.sandbox.write_atomic_unless_changed(&path, params.content.as_bytes(), &opts, &unchanged)
+            }
+        }
+        .map_err(|e| map_error(e, shown, Op::Write))?;
         let rel = slash_path(path.rel()).unwrap_or_else(|| shown.to_owned());
         match &previous {
             // The counts, never the content.

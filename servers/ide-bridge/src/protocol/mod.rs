@@ -101,6 +101,11 @@ pub struct ReadResult {
     /// `content` is the editor's buffer with changes not saved to disk (version 2).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unsaved: bool,
+    /// `content` is the file on disk, and the editor's buffer of it has unsaved edits that it
+    /// does not show (an IDE whose protocol cannot read its buffers: the Claude Code IDE
+    /// protocol's). Set by the bridge, never sent by a host.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not", rename = "editorDirty")]
+    pub editor_dirty: bool,
 }
 
 /// `fs/write` params.

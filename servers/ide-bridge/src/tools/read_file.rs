@@ -70,6 +70,13 @@ impl Tool for ReadFile {
                 );
                 Ok(ToolOutput { content: vec![ContentItem::Text { text: read.content }, ContentItem::Text { text: note }] })
             }
+            Ok(read) if read.editor_dirty => {
+                let note = format!(
+                    "`{}` has unsaved edits in the IDE that this text (the file on disk) does not include; write_file refuses it until the user saves (save_file) or discards them.",
+                    params.path
+                );
+                Ok(ToolOutput { content: vec![ContentItem::Text { text: read.content }, ContentItem::Text { text: note }] })
+            }
             Ok(read) => Ok(ToolOutput::text(read.content)),
             Err(error) => Err(error),
         }

@@ -27,8 +27,7 @@ use crate::{
     bridge::RequestError,
     host::fs::WorkspaceFolder,
     protocol::{
-        CloseDiffsResult, DEFAULT_DIFF_WAIT_MS, DiffStatus, MAX_DIFF_WAIT_MS, OpenDiffParams, OpenDiffResult,
-        WireError, WriteParams,
+        CloseDiffsResult, DEFAULT_DIFF_WAIT_MS, DiffStatus, MAX_DIFF_WAIT_MS, OpenDiffParams, OpenDiffResult, WireError,
     },
 };
 
@@ -74,6 +73,13 @@ pub async fn open(ide: &ClaudeIde, params: OpenDiffParams, timeout: Duration) ->
     let wait = Duration::from_millis(params.wait_ms.unwrap_or(DEFAULT_DIFF_WAIT_MS).min(MAX_DIFF_WAIT_MS)).min(timeout);
     let file = ide.absolute(&params.path, false).await?;
     let path = params.path;
+    // What a new diff is made from: an accept is written only over that.
+    let shown = path.clone();
+    let folder = ide.folder.clone();
+    let mut base = tokio::task::spawn_blocking(move || folder.current_text(&shown))
+        .await
+        .map_err(|e| failed(ErrorCode::InternalError, e.to_string()))?
+        .map_err(RequestError::Host)?;
     let (mut outcome, reused) = {
         let mut open = ide.diffs.open.lock().map_err(|_| RequestError::Lost)?;
         match open.get(&path) {
@@ -101,7 +107,7 @@ pub async fn open(ide: &ClaudeIde, params: OpenDiffParams, timeout: Duration) ->
                     ide.folder.clone(),
                     path.clone(),
                     file,
-                    params.new_text.clone(),
+                    (base.take(), params.new_text.clone()),
                     tab.clone(),
                 );
                 let task = tokio::spawn(async move {
@@ -163,7 +169,7 @@ async fn decide(
     folder: WorkspaceFolder,
     path: String,
     file: PathBuf,
-    new_text: String,
+    (base, new_text): (Option<String>, String),
     tab: String,
 ) -> Outcome {
     let arguments = json!({
@@ -183,22 +189,13 @@ async fn decide(
         Ok(texts) => match texts.first().map(String::as_str) {
             Some("FILE_SAVED") => {
                 let final_text = texts.get(1).cloned().unwrap_or(new_text);
-                let write = WriteParams { path: path.clone(), content: final_text.clone() };
-                let written = tokio::task::spawn_blocking(move || folder.write(&write)).await;
+                // Closed first: the IDE's diff buffers are not the file's buffer whose unsaved
+                // edits are checked next.
                 close().await;
-                match written {
-                    Ok(Ok(result)) => Outcome::Accepted { final_text, created: result.created },
-                    Ok(Err(error)) => Outcome::Failed(WireError::new(
-                        error.error_code(),
-                        format!(
-                            "the user accepted the change to `{path}` in {name}, but the bridge could not write it ({}): the file is unchanged",
-                            error.message
-                        ),
-                    )),
-                    Err(error) => Outcome::Failed(WireError::new(
-                        ErrorCode::InternalError,
-                        format!("writing the accepted change to `{path}` failed ({error}): the file is unchanged"),
-                    )),
+                let dirty = caller.dirty(&path, &file).await;
+                match crate::bridge::adapter::write_accepted(&folder, name, &path, base, dirty, &final_text).await {
+                    Ok(result) => Outcome::Accepted { final_text, created: result.created },
+                    Err(error) => Outcome::Failed(error),
                 }
             }
             Some("DIFF_REJECTED") => {

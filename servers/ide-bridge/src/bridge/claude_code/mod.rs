@@ -38,9 +38,8 @@ use std::{
 
 use futures::future::BoxFuture;
 use mcp_shared::ErrorCode;
-use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::broadcast;
 use tokio_tungstenite::tungstenite::{
     Error as WsError,
     client::IntoClientRequest,
@@ -52,15 +51,16 @@ use tokio_tungstenite::tungstenite::{
 use crate::{
     bridge::{
         ConnectError, Link, RequestError,
+        adapter::{files, on_disk, parse, to_value, workspace},
         conn::{Adapter, Protocol},
     },
-    host::fs::{WorkspaceFolder, WorkspaceSettings},
+    host::fs::WorkspaceFolder,
     protocol::{
-        self, DEFAULT_MAX_LIST_ENTRIES, DiagnosticsParams, DiagnosticsResult, HostInfo, ListParams, METHOD_CLOSE_DIFFS,
-        METHOD_DIAGNOSTICS, METHOD_INFO, METHOD_LIST, METHOD_NOT_FOUND, METHOD_OPEN_DIFF, METHOD_OPEN_EDITORS,
-        METHOD_OPEN_FILE, METHOD_READ, METHOD_SAVE_FILE, METHOD_SELECTION, METHOD_WRITE, NOTIFY_DIAGNOSTICS_CHANGED,
-        NOTIFY_SELECTION_CHANGED, OpenFileParams, OpenFileResult, ReadParams, SaveFileParams, SaveFileResult,
-        Selection, SelectionResult, WireError, WriteParams,
+        self, DiagnosticsParams, DiagnosticsResult, HostInfo, METHOD_CLOSE_DIFFS, METHOD_DIAGNOSTICS, METHOD_INFO,
+        METHOD_LIST, METHOD_NOT_FOUND, METHOD_OPEN_DIFF, METHOD_OPEN_EDITORS, METHOD_OPEN_FILE, METHOD_READ,
+        METHOD_SAVE_FILE, METHOD_SELECTION, METHOD_WRITE, NOTIFY_DIAGNOSTICS_CHANGED, NOTIFY_SELECTION_CHANGED,
+        OpenFileParams, OpenFileResult, ReadParams, ReadResult, SaveFileParams, SaveFileResult, Selection,
+        SelectionResult, WireError, WriteParams, WriteResult,
     },
 };
 pub use lock::IdeLock;
@@ -120,8 +120,12 @@ async fn open(url: &str, token: &str, timeout: Duration) -> Result<crate::bridge
     for subprotocol in [true, false] {
         let mut request = url.into_client_request().map_err(|_| ConnectError::BadUrl { url: url.to_owned() })?;
         if !token.is_empty() {
-            let value = HeaderValue::from_str(token)
-                .map_err(|_| ConnectError::Unauthorized { url: url.to_owned(), had_token: true })?;
+            // A token that cannot be sent as a header (a newline, a control character) is the
+            // lock file's fault, not a refusal by the IDE: said as it is.
+            let value = HeaderValue::from_str(token).map_err(|_| ConnectError::Workspace {
+                url: url.to_owned(),
+                reason: "the authentication token in the IDE's lock file (or --token) holds characters that cannot be sent in an HTTP header (a line break or another control character), so it was never sent; restart the IDE's plugin so that it writes a new lock file, or give the right token with --token".to_owned(),
+            })?;
             request.headers_mut().insert(AUTH_HEADER, value);
         }
         if subprotocol {
@@ -172,7 +176,7 @@ pub async fn connect(
 ) -> Result<Arc<ClaudeIde>, ConnectError> {
     let url = lock.url();
     let ws = open(&url, token.unwrap_or(&lock.auth_token), timeout).await?;
-    let (notes_tx, notes_rx) = mpsc::unbounded_channel();
+    let (notes_tx, notes_rx) = crate::bridge::link::notes_channel();
     let link = Link::spawn_mcp(ws, url.clone(), notes_tx);
     let had_token = !token.unwrap_or(&lock.auth_token).is_empty();
     let fail = |link: &Link, what: &str, error: RequestError| {
@@ -227,8 +231,15 @@ pub async fn connect(
     let selection = Arc::new(Mutex::new(None));
     tokio::spawn(notes(notes_rx, paths.clone(), Arc::clone(&selection), events));
     tracing::info!(ide = %name, url = %url, tools = ?tools, "connected to the IDE through the Claude Code IDE protocol");
+    let dirty_tool = ["checkDocumentDirty", "getOpenEditors"].into_iter().find(|t| tools.iter().any(|n| n == t));
     Ok(Arc::new(ClaudeIde {
-        caller: Caller { link, name: name.into(), next_id: Arc::new(AtomicU64::new(3)) },
+        caller: Caller {
+            link,
+            name: name.into(),
+            next_id: Arc::new(AtomicU64::new(3)),
+            dirty_tool,
+            paths: paths.clone(),
+        },
         tools,
         info,
         folder,
@@ -253,40 +264,30 @@ fn lock_folder_form(lock: &IdeLock, root: &Path) -> PathBuf {
 
 /// Reads the IDE's notifications until the connection ends.
 async fn notes(
-    mut rx: mpsc::UnboundedReceiver<(String, Value)>,
+    mut rx: crate::bridge::link::NoteReceiver,
     paths: convert::Paths,
     selection: Arc<Mutex<Option<SelectionResult>>>,
     events: broadcast::Sender<String>,
 ) {
-    while let Some((method, params)) = rx.recv().await {
-        match method.as_str() {
-            "selection_changed" => match convert::selection(&params, &paths) {
-                Ok(read) => {
-                    if let Ok(mut last) = selection.lock() {
-                        *last = Some(read);
+    while let Some(batch) = rx.recv().await {
+        for (method, params) in batch {
+            match method.as_str() {
+                "selection_changed" => match convert::selection(&params, &paths) {
+                    Ok(read) => {
+                        if let Ok(mut last) = selection.lock() {
+                            *last = Some(read);
+                        }
+                        let _ = events.send(NOTIFY_SELECTION_CHANGED.to_owned());
                     }
-                    let _ = events.send(NOTIFY_SELECTION_CHANGED.to_owned());
+                    Err(error) => tracing::debug!(%error, "an unreadable selection_changed from the IDE; ignored"),
+                },
+                "diagnostics_changed" => {
+                    let _ = events.send(NOTIFY_DIAGNOSTICS_CHANGED.to_owned());
                 }
-                Err(error) => tracing::debug!(%error, "an unreadable selection_changed from the IDE; ignored"),
-            },
-            "diagnostics_changed" => {
-                let _ = events.send(NOTIFY_DIAGNOSTICS_CHANGED.to_owned());
+                other => tracing::debug!(method = other, "a notification from the IDE; ignored"),
             }
-            other => tracing::debug!(method = other, "a notification from the IDE; ignored"),
         }
     }
-}
-
-fn bad_params(method: &str, error: impl std::fmt::Display) -> RequestError {
-    RequestError::Host(WireError::rpc(protocol::INVALID_PARAMS, format!("{method}: {error}")))
-}
-
-pub(crate) fn parse<P: DeserializeOwned>(method: &str, params: Value) -> Result<P, RequestError> {
-    serde_json::from_value(params).map_err(|e| bad_params(method, e))
-}
-
-pub(crate) fn to_value<T: serde::Serialize>(value: &T) -> Result<Value, RequestError> {
-    serde_json::to_value(value).map_err(|e| RequestError::Host(WireError::rpc(protocol::INTERNAL_ERROR, e.to_string())))
 }
 
 /// What calls the IDE's tools: cheap to clone into a task that outlives one request (a diff
@@ -296,9 +297,33 @@ struct Caller {
     link: Arc<Link>,
     name: Arc<str>,
     next_id: Arc<AtomicU64>,
+    /// The IDE's tool that says whether a buffer has unsaved edits (`checkDocumentDirty`, else
+    /// `getOpenEditors`), if it has one.
+    dirty_tool: Option<&'static str>,
+    paths: convert::Paths,
 }
 
 impl Caller {
+    /// Whether the IDE's buffer of `path` (the workspace path; `file`, its absolute path) has
+    /// unsaved edits: `false` when it is not open, or when the IDE has no tool that says.
+    async fn dirty(&self, path: &str, file: &Path) -> Result<bool, RequestError> {
+        let timeout = crate::bridge::adapter::DIRTY_CHECK_TIMEOUT;
+        match self.dirty_tool {
+            Some("checkDocumentDirty") => {
+                let answer = self.call_json("checkDocumentDirty", json!({"filePath": file}), timeout).await?;
+                // `success: false`: the document is not open.
+                Ok(answer.get("success").and_then(Value::as_bool) != Some(false)
+                    && answer.get("isDirty").and_then(Value::as_bool).unwrap_or(false))
+            }
+            Some(_) => {
+                let answer = self.call_json("getOpenEditors", json!({}), timeout).await?;
+                let editors = convert::open_editors(&answer, &self.paths).map_err(|e| self.unreadable(e))?;
+                Ok(editors.editors.iter().any(|e| e.path == path && e.dirty))
+            }
+            None => Ok(false),
+        }
+    }
+
     /// An error the IDE reported, as the bridge's own (the IDE's codes mean other things).
     fn ide_error(&self, tool: &str, message: impl std::fmt::Display) -> RequestError {
         RequestError::Host(WireError::new(
@@ -540,64 +565,64 @@ impl ClaudeIde {
         Ok(OpenFileResult { path: params.path, selection })
     }
 
+    /// `fs/read`: the file on disk; `editor_dirty` when the IDE's buffer of it has unsaved
+    /// edits (which this protocol cannot read).
+    async fn read(&self, params: ReadParams) -> Result<ReadResult, RequestError> {
+        let file = self.absolute(&params.path, true).await?;
+        let path = params.path.clone();
+        let mut read = self.on_disk(move |folder| folder.read(&params)).await?;
+        read.editor_dirty = self.caller.dirty(&path, &file).await.unwrap_or(false);
+        Ok(read)
+    }
+
+    /// `fs/write`: refused while the IDE's buffer of the file has unsaved edits (the user's
+    /// next save and this write would overwrite each other).
+    async fn write(&self, params: WriteParams) -> Result<WriteResult, RequestError> {
+        let file = self.absolute(&params.path, false).await?;
+        let dirty = self.caller.dirty(&params.path, &file).await.map_err(|error| {
+            RequestError::Host(WireError::new(
+                ErrorCode::Conflict,
+                format!(
+                    "{} could not say whether its buffer of `{}` has unsaved edits ({error:?}); nothing was written",
+                    self.caller.name, params.path
+                ),
+            ))
+        })?;
+        if dirty {
+            return Err(RequestError::Host(WireError::new(
+                ErrorCode::Conflict,
+                format!(
+                    "`{}` has unsaved edits in {}'s buffer: nothing was written, so that neither this write nor the user's next save overwrites the other. Ask the user to save (save_file) or discard them, then read the file again",
+                    params.path, self.caller.name
+                ),
+            )));
+        }
+        self.on_disk(move |folder| folder.write(&params)).await
+    }
+
     async fn save(&self, params: SaveFileParams, timeout: Duration) -> Result<SaveFileResult, RequestError> {
         if !self.has("saveDocument") {
             return Err(self.lacks("saveDocument tool"));
         }
         let file = self.absolute(&params.path, true).await?;
+        // A buffer with nothing unsaved is not written: there is nothing to save, and writing a
+        // buffer older than the disk (after the bridge wrote the file) would leave the editor
+        // asking the user whether to overwrite the newer file.
+        if self.caller.dirty_tool == Some("checkDocumentDirty") {
+            let answer = self.call_json("checkDocumentDirty", json!({"filePath": file}), timeout).await?;
+            let open = answer.get("success").and_then(Value::as_bool) != Some(false);
+            if !open || !answer.get("isDirty").and_then(Value::as_bool).unwrap_or(false) {
+                return Ok(SaveFileResult { path: params.path, saved: false, open });
+            }
+        } else if self.caller.dirty_tool.is_some() && !self.caller.dirty(&params.path, &file).await? {
+            let open = self.is_open(&params.path, timeout).await?;
+            return Ok(SaveFileResult { path: params.path, saved: false, open });
+        }
         let answer = self.call_json("saveDocument", json!({"filePath": file}), timeout).await?;
         let ok = answer.get("success").and_then(Value::as_bool).unwrap_or(false);
         let saved = ok && answer.get("saved").and_then(Value::as_bool).unwrap_or(true);
         Ok(SaveFileResult { path: params.path, saved, open: ok })
     }
-}
-
-/// Runs `op` on the workspace folder on a blocking thread (the sandbox is synchronous).
-pub(crate) async fn on_disk<T: Send + 'static>(
-    folder: &WorkspaceFolder,
-    op: impl FnOnce(&WorkspaceFolder) -> Result<T, WireError> + Send + 'static,
-) -> Result<T, RequestError> {
-    let folder = folder.clone();
-    tokio::task::spawn_blocking(move || op(&folder))
-        .await
-        .map_err(|e| RequestError::Host(WireError::rpc(protocol::INTERNAL_ERROR, e.to_string())))?
-        .map_err(RequestError::Host)
-}
-
-/// The bridge's file methods (`fs/list`, `fs/read`, `fs/write`) on disk, through the sandbox;
-/// `None` for any other method.
-pub(crate) async fn files(
-    folder: &WorkspaceFolder,
-    method: &str,
-    params: Value,
-) -> Option<Result<Value, RequestError>> {
-    Some(match method {
-        METHOD_LIST => match parse::<ListParams>(method, params) {
-            Ok(params) => on_disk(folder, move |f| f.list(&params)).await.and_then(|r| to_value(&r)),
-            Err(e) => Err(e),
-        },
-        METHOD_READ => match parse::<ReadParams>(method, params) {
-            Ok(params) => on_disk(folder, move |f| f.read(&params)).await.and_then(|r| to_value(&r)),
-            Err(e) => Err(e),
-        },
-        METHOD_WRITE => match parse::<WriteParams>(method, params) {
-            Ok(params) => on_disk(folder, move |f| f.write(&params)).await.and_then(|r| to_value(&r)),
-            Err(e) => Err(e),
-        },
-        _ => return None,
-    })
-}
-
-/// The workspace folder an adapter serves: `dir` (the bridge's `--workspace`, inside one of the
-/// IDE's folders), with the adapters' limits.
-pub(crate) fn workspace(dir: &Path) -> Result<WorkspaceFolder, crate::host::fs::OpenError> {
-    let settings = WorkspaceSettings {
-        read_only: false,
-        max_file_size: MAX_FILE_SIZE,
-        max_list_entries: DEFAULT_MAX_LIST_ENTRIES,
-        fsync: true,
-    };
-    WorkspaceFolder::open(dir, settings)
 }
 
 /// One line of a file: its number (from 1) and text.
@@ -639,9 +664,9 @@ impl Adapter for ClaudeIde {
         Box::pin(async move {
             match method {
                 METHOD_INFO => to_value(&self.info),
-                METHOD_LIST | METHOD_READ | METHOD_WRITE => {
-                    files(&self.folder, method, params).await.unwrap_or_else(|| Err(self.lacks(method)))
-                }
+                METHOD_READ => to_value(&self.read(parse(method, params)?).await?),
+                METHOD_WRITE => to_value(&self.write(parse(method, params)?).await?),
+                METHOD_LIST => files(&self.folder, method, params).await.unwrap_or_else(|| Err(self.lacks(method))),
                 METHOD_DIAGNOSTICS => to_value(&self.diagnostics(parse(method, params)?, timeout).await?),
                 METHOD_OPEN_EDITORS => {
                     if !self.has("getOpenEditors") {

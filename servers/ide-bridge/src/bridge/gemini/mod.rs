@@ -43,8 +43,8 @@ pub use file::CompanionFile;
 
 use crate::{
     bridge::{
-        ConnectError, RequestError,
-        claude_code::{self, MAX_FILE_SIZE, convert},
+        ConnectError, RequestError, adapter,
+        claude_code::{MAX_FILE_SIZE, convert},
         conn::{Adapter, Protocol},
     },
     host::fs::WorkspaceFolder,
@@ -52,7 +52,7 @@ use crate::{
         self, CloseDiffsResult, DEFAULT_DIFF_WAIT_MS, DiffStatus, HostInfo, MAX_DIFF_WAIT_MS, METHOD_CLOSE_DIFFS,
         METHOD_INFO, METHOD_LIST, METHOD_NOT_FOUND, METHOD_OPEN_DIFF, METHOD_OPEN_EDITORS, METHOD_READ,
         METHOD_SELECTION, METHOD_WRITE, NOTIFY_SELECTION_CHANGED, OpenDiffParams, OpenDiffResult, OpenEditor,
-        OpenEditorsResult, Position, Selection, SelectionResult, WireError, WriteParams,
+        OpenEditorsResult, Position, Selection, SelectionResult, WireError,
     },
 };
 
@@ -83,6 +83,9 @@ enum Outcome {
 #[derive(Debug)]
 struct Pending {
     new_text: String,
+    /// The file's text when the diff was made (`None`: it did not exist): an accept is written
+    /// only over that.
+    base: Option<String>,
     outcome: watch::Sender<Option<Outcome>>,
 }
 
@@ -213,7 +216,7 @@ impl GeminiIde {
         let wait =
             Duration::from_millis(params.wait_ms.unwrap_or(DEFAULT_DIFF_WAIT_MS).min(MAX_DIFF_WAIT_MS)).min(timeout);
         let shown = params.path.clone();
-        let file = claude_code::on_disk(&self.shared.folder, move |f| f.absolute(&shown, false)).await?;
+        let file = adapter::on_disk(&self.shared.folder, move |f| f.absolute(&shown, false)).await?;
         let path = params.path;
         let existing = self
             .shared
@@ -238,9 +241,11 @@ impl GeminiIde {
                         ),
                     )));
                 }
+                let shown = path.clone();
+                let base = adapter::on_disk(&self.shared.folder, move |f| f.current_text(&shown)).await?;
                 let (tx, rx) = watch::channel(None);
                 if let Ok(mut diffs) = self.shared.diffs.lock() {
-                    diffs.insert(path.clone(), Pending { new_text: params.new_text.clone(), outcome: tx });
+                    diffs.insert(path.clone(), Pending { new_text: params.new_text.clone(), base, outcome: tx });
                 }
                 let opened =
                     self.call_tool("openDiff", json!({"filePath": file, "newContent": params.new_text}), timeout).await;
@@ -288,7 +293,7 @@ impl GeminiIde {
         let mut closed = Vec::new();
         for (path, pending) in open {
             let shown = path.clone();
-            if let Ok(file) = claude_code::on_disk(&self.shared.folder, move |f| f.absolute(&shown, false)).await {
+            if let Ok(file) = adapter::on_disk(&self.shared.folder, move |f| f.absolute(&shown, false)).await {
                 self.call_tool("closeDiff", json!({"filePath": file}), timeout).await?;
             }
             let _ = pending.outcome.send(Some(Outcome::Rejected));
@@ -402,7 +407,7 @@ pub async fn connect(
         .ok_or_else(|| handshake(&url, "the companion's initialize answer has no session id"))?
         .to_owned();
     drop(response);
-    let folder = claude_code::workspace(dir).map_err(|e| handshake(&url, e.to_string()))?;
+    let folder = adapter::workspace(dir).map_err(|e| handshake(&url, e.to_string()))?;
     let root = folder.root();
     let name = mcp_shared::escape::one_line(&found.ide_name).into_owned();
     let shared = Arc::new(Shared {
@@ -525,16 +530,13 @@ async fn on_message(shared: &Arc<Shared>, message: &Value) {
             };
             let Some(pending) = shared.diffs.lock().ok().and_then(|mut d| d.remove(&path)) else { return };
             let content = params.get("content").and_then(Value::as_str).unwrap_or(&pending.new_text).to_owned();
-            let write = WriteParams { path: path.clone(), content: content.clone() };
-            let outcome = match claude_code::on_disk(&shared.folder, move |f| f.write(&write)).await {
+            // The companion reports no unsaved edits; the file's text is checked.
+            let written =
+                adapter::write_accepted(&shared.folder, &shared.name, &path, pending.base.clone(), Ok(false), &content)
+                    .await;
+            let outcome = match written {
                 Ok(written) => Outcome::Accepted { final_text: content, created: written.created },
-                Err(error) => Outcome::Failed(WireError::new(
-                    ErrorCode::InternalError,
-                    format!(
-                        "the user accepted the change to `{path}` in {}, but the bridge could not write it ({error:?}): the file is unchanged",
-                        shared.name
-                    ),
-                )),
+                Err(error) => Outcome::Failed(error),
             };
             let _ = pending.outcome.send(Some(outcome));
         }
@@ -615,22 +617,20 @@ impl Adapter for GeminiIde {
                 return Err(RequestError::Lost);
             }
             match method {
-                METHOD_INFO => claude_code::to_value(&self.info),
-                METHOD_LIST | METHOD_READ | METHOD_WRITE => claude_code::files(&self.shared.folder, method, params)
-                    .await
-                    .unwrap_or_else(|| Err(self.lacks(method))),
+                METHOD_INFO => adapter::to_value(&self.info),
+                METHOD_LIST | METHOD_READ | METHOD_WRITE => {
+                    adapter::files(&self.shared.folder, method, params).await.unwrap_or_else(|| Err(self.lacks(method)))
+                }
                 METHOD_OPEN_EDITORS => {
                     let editors = self.shared.context.lock().map(|c| c.0.clone()).unwrap_or_default();
-                    claude_code::to_value(&editors)
+                    adapter::to_value(&editors)
                 }
                 METHOD_SELECTION => {
                     let selection = self.shared.context.lock().map(|c| c.1.clone()).unwrap_or_default();
-                    claude_code::to_value(&selection)
+                    adapter::to_value(&selection)
                 }
-                METHOD_OPEN_DIFF => {
-                    claude_code::to_value(&self.open_diff(claude_code::parse(method, params)?, timeout).await?)
-                }
-                METHOD_CLOSE_DIFFS => claude_code::to_value(&self.close_diffs(timeout).await?),
+                METHOD_OPEN_DIFF => adapter::to_value(&self.open_diff(adapter::parse(method, params)?, timeout).await?),
+                METHOD_CLOSE_DIFFS => adapter::to_value(&self.close_diffs(timeout).await?),
                 _ => Err(self.lacks("diagnostics, file opening or saving, or language-server tools")),
             }
         })
