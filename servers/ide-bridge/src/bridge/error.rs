@@ -224,6 +224,12 @@ fn describe_connect(error: &ConnectError) -> (ErrorCode, String) {
             ErrorCode::Unavailable,
             format!("The bridge's --url `{url}` is not a WebSocket URL; configure it as ws://127.0.0.1:<port>."),
         ),
+        ConnectError::UnsendableToken { url } => (
+            ErrorCode::AccessDenied,
+            format!(
+                "The authentication token for the IDE at {url} (from its lock file, or --token) holds characters that cannot be sent in an HTTP header (a line break or another control character), so it was never sent and the IDE never saw it. Restart the IDE's plugin so that it writes a new lock file, or give the right token with --token."
+            ),
+        ),
         ConnectError::Workspace { url, reason } => {
             (ErrorCode::Unavailable, format!("The bridge serves no files through the IDE at {url}: {reason}."))
         }

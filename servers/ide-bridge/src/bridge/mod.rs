@@ -122,6 +122,12 @@ pub struct BridgeConfig {
 /// Why no connection could be made.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConnectError {
+    /// The token to send cannot be an HTTP header value (a line break in the lock file).
+    #[error("the token for {url} cannot be sent in an HTTP header")]
+    UnsendableToken {
+        /// The IDE's URL.
+        url: String,
+    },
     /// The folder the bridge would serve is not one it may serve through this IDE.
     #[error("the bridge serves no files through {url}: {reason}")]
     Workspace {

@@ -37,8 +37,30 @@ struct FakeIde {
     thread: Option<JoinHandle<()>>,
 }
 
+/// How a scripted IDE misbehaves beyond its script.
+#[derive(Debug, Clone, Default)]
+struct Quirks {
+    /// `selection_changed` notifications sent right after `tools/list` is answered.
+    flood: usize,
+    /// The token its lock file announces instead of the one it checks.
+    lock_token: Option<&'static str>,
+}
+
 impl FakeIde {
     fn start(env: &Env, folder: &Path, ide_name: &str, tools: &'static [&'static str], script: Script) -> FakeIde {
+        FakeIde::start_with(env, folder, ide_name, tools, script, Quirks::default())
+    }
+
+    fn start_with(
+        env: &Env,
+        folder: &Path,
+        ide_name: &str,
+        tools: &'static [&'static str],
+        script: Script,
+        quirks: Quirks,
+    ) -> FakeIde {
+        let flood = quirks.flood;
+        let selection_file = folder.join("a.txt");
         let (port_tx, port_rx) = std::sync::mpsc::channel();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let connections = Arc::new(Mutex::new(0));
@@ -54,6 +76,7 @@ impl FakeIde {
                     loop {
                         let (tcp, _) = listener.accept().await.unwrap();
                         let seen = Arc::clone(&seen);
+                        let selection_file = selection_file.clone();
                         tokio::spawn(async move {
                             let authorized = Arc::new(std::sync::atomic::AtomicBool::new(false));
                             let flag = Arc::clone(&authorized);
@@ -82,11 +105,15 @@ impl FakeIde {
                                 return;
                             }
                             *seen.lock().unwrap() += 1;
-                            while let Some(Ok(message)) = ws.next().await {
+                            let (sink, mut stream) = ws.split();
+                            let sink = Arc::new(tokio::sync::Mutex::new(sink));
+                            let selection_file = selection_file.clone();
+                            while let Some(Ok(message)) = stream.next().await {
                                 let Message::Text(text) = message else { continue };
                                 let request: Value = serde_json::from_str(text.as_str()).unwrap();
                                 let Some(id) = request.get("id").cloned() else { continue };
-                                let body = match request["method"].as_str().unwrap_or("") {
+                                let method = request["method"].as_str().unwrap_or("").to_owned();
+                                let mut body = match method.as_str() {
                                     "initialize" => json!({"result": {"protocolVersion": "2024-11-05", "capabilities": {"tools": {}}, "serverInfo": {"name": "fake-ide", "version": "9.9"}}}),
                                     "tools/list" => json!({"result": {"tools": tools.iter().map(|t| json!({"name": t, "inputSchema": {"type": "object"}})).collect::<Vec<_>>()}}),
                                     "tools/call" => script(request["params"]["name"].as_str().unwrap_or(""), &request["params"]["arguments"]),
@@ -95,12 +122,42 @@ impl FakeIde {
                                 if body.is_null() {
                                     continue;
                                 }
+                                // `_delay_ms`: answered that much later, while other requests are
+                                // answered meanwhile (a diff waiting for the user).
+                                let delay = body.as_object_mut().unwrap().remove("_delay_ms").and_then(|d| d.as_u64());
                                 let mut response = json!({"jsonrpc": "2.0", "id": id});
                                 for (key, value) in body.as_object().unwrap() {
                                     response[key] = value.clone();
                                 }
-                                if ws.send(Message::Text(response.to_string().into())).await.is_err() {
-                                    return;
+                                let sink = Arc::clone(&sink);
+                                let selection_file = selection_file.clone();
+                                let send = async move {
+                                    if let Some(ms) = delay {
+                                        tokio::time::sleep(Duration::from_millis(ms)).await;
+                                    }
+                                    let mut sink = sink.lock().await;
+                                    if sink.send(Message::Text(response.to_string().into())).await.is_err() {
+                                        return;
+                                    }
+                                    if method == "tools/list" {
+                                        for i in 0..flood {
+                                            let note = json!({"jsonrpc": "2.0", "method": "selection_changed", "params": {
+                                                "text": format!("selection {i} {}", "x".repeat(512)),
+                                                "filePath": selection_file,
+                                                "fileUrl": format!("file://{}", selection_file.display()),
+                                                "selection": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}, "isEmpty": false},
+                                            }});
+                                            if sink.feed(Message::Text(note.to_string().into())).await.is_err() {
+                                                return;
+                                            }
+                                        }
+                                        let _ = sink.flush().await;
+                                    }
+                                };
+                                if delay.is_some() {
+                                    tokio::spawn(send);
+                                } else {
+                                    send.await;
                                 }
                             }
                         });
@@ -116,7 +173,8 @@ impl FakeIde {
         let dir = env.claude_dir().join("ide");
         std::fs::create_dir_all(&dir).unwrap();
         let lock = dir.join(format!("{port}.lock"));
-        let record = json!({"pid": std::process::id(), "workspaceFolders": [folder], "ideName": ide_name, "transport": "ws", "authToken": IDE_TOKEN});
+        let token = quirks.lock_token.unwrap_or(IDE_TOKEN);
+        let record = json!({"pid": std::process::id(), "workspaceFolders": [folder], "ideName": ide_name, "transport": "ws", "authToken": token});
         std::fs::write(&lock, record.to_string()).unwrap();
         FakeIde { port, lock, connections, stop: Some(stop), thread: Some(thread) }
     }
@@ -300,4 +358,180 @@ fn a_restarted_ide_is_found_again_through_its_new_lock_file() {
         "the client was told the tools changed: {:?}",
         bridge.notifications()
     );
+}
+
+// Hostile round 5: nothing the user typed or saved is lost, whatever the order of events.
+
+/// A diff the user accepts 1.5 s after it was shown (with their own last edit), in an IDE whose
+/// buffers are clean.
+fn late_accept(name: &str, _arguments: &Value) -> Value {
+    match name {
+        "openDiff" => {
+            json!({"_delay_ms": 1500, "result": {"content": [{"type": "text", "text": "FILE_SAVED"}, {"type": "text", "text": "accepted by the user\n"}]}})
+        }
+        "checkDocumentDirty" => text(json!({"success": true, "isDirty": false})),
+        "close_tab" => json!({"result": {"content": [{"type": "text", "text": "TAB_CLOSED"}]}}),
+        _ => json!({"error": {"code": -32601, "message": "Method not found"}}),
+    }
+}
+
+#[test]
+fn a_diff_accepted_after_the_call_gave_up_is_never_written_over_a_newer_file() {
+    let env = Env::new();
+    let ws = env.workspace("ws", &[("a.txt", "original\n"), ("b.txt", "original\n")]);
+    let _ide = FakeIde::start(&env, &ws, "Neovim", &["openDiff", "checkDocumentDirty", "close_tab"], late_accept);
+    let mut bridge = env.bridge(&ws, &["--ide", "claude-code"]);
+    let pending = bridge.call_tool("open_diff", json!({"path": "a.txt", "new_text": "proposed\n", "wait_ms": 100})).unwrap();
+    assert_eq!(structured(&pending).unwrap()["status"], "pending", "{pending}");
+    // Meanwhile the file changes (the user, a formatter, the bridge's own write).
+    let write = bridge.call_tool("write_file", json!({"path": "a.txt", "content": "newer\n"})).unwrap();
+    assert!(!is_error(&write), "{write}");
+    std::thread::sleep(Duration::from_millis(2500));
+    assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "newer\n", "the newer file is kept");
+    // Asked again, the same proposal answers what became of it: a conflict, the accepted text
+    // given back, never "accepted as proposed".
+    let again = bridge.call_tool("open_diff", json!({"path": "a.txt", "new_text": "proposed\n", "wait_ms": 100})).unwrap();
+    assert_eq!(code(&again), "CONFLICT", "{again}");
+    let said = text_of(&again);
+    assert!(said.contains("changed after the diff was made") && said.contains("accepted by the user"), "{said}");
+    assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "newer\n");
+    // Unchanged meanwhile, the late accept is written.
+    let pending = bridge.call_tool("open_diff", json!({"path": "b.txt", "new_text": "proposed\n", "wait_ms": 100})).unwrap();
+    assert_eq!(structured(&pending).unwrap()["status"], "pending", "{pending}");
+    std::thread::sleep(Duration::from_millis(2500));
+    assert_eq!(std::fs::read_to_string(ws.join("b.txt")).unwrap(), "accepted by the user\n");
+}
+
+/// An IDE where every open buffer has unsaved edits; saving answers never.
+fn dirty_buffers(name: &str, _arguments: &Value) -> Value {
+    match name {
+        "checkDocumentDirty" => text(json!({"success": true, "isDirty": true, "isUntitled": false})),
+        "openDiff" => {
+            json!({"result": {"content": [{"type": "text", "text": "FILE_SAVED"}, {"type": "text", "text": "accepted\n"}]}})
+        }
+        "close_tab" => json!({"result": {"content": [{"type": "text", "text": "TAB_CLOSED"}]}}),
+        _ => json!({"error": {"code": -32601, "message": "Method not found"}}),
+    }
+}
+
+/// An IDE whose buffers are clean; `saveDocument` never answers (Neovim on its "file changed,
+/// write anyway?" prompt).
+fn clean_buffers(name: &str, _arguments: &Value) -> Value {
+    match name {
+        "checkDocumentDirty" => text(json!({"success": true, "isDirty": false, "isUntitled": false})),
+        "saveDocument" => Value::Null,
+        _ => json!({"error": {"code": -32601, "message": "Method not found"}}),
+    }
+}
+
+#[test]
+fn unsaved_edits_are_never_written_over_and_a_clean_buffer_is_never_saved_onto_a_prompt() {
+    let env = Env::new();
+    let ws = env.workspace("ws", &[("a.txt", "on disk\n")]);
+    let ide = FakeIde::start(&env, &ws, "Neovim", &["checkDocumentDirty", "openDiff", "close_tab"], dirty_buffers);
+    let mut bridge = env.bridge(&ws, &["--ide", "claude-code"]);
+    let write = bridge.call_tool("write_file", json!({"path": "a.txt", "content": "agent\n"})).unwrap();
+    assert_eq!(code(&write), "CONFLICT", "{write}");
+    assert!(text_of(&write).contains("unsaved edits") && text_of(&write).contains("Neovim"), "{write}");
+    let read = bridge.call_tool("read_file", json!({"path": "a.txt"})).unwrap();
+    assert_eq!(read["content"][0]["text"], "on disk\n");
+    assert!(read["content"][1]["text"].as_str().unwrap().contains("unsaved edits in the IDE"), "{read}");
+    let diff = bridge.call_tool("open_diff", json!({"path": "a.txt", "new_text": "proposed\n"})).unwrap();
+    assert_eq!(code(&diff), "CONFLICT", "{diff}");
+    assert!(text_of(&diff).contains("unsaved edits") && text_of(&diff).contains("The text the user accepted:\naccepted"), "{diff}");
+    assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "on disk\n", "nothing written");
+    drop(bridge);
+    drop(ide);
+
+    let _ide = FakeIde::start(&env, &ws, "Neovim", &["checkDocumentDirty", "saveDocument"], clean_buffers);
+    let mut bridge = env.bridge(&ws, &["--ide", "claude-code", "--request-timeout", "10"]);
+    let write = bridge.call_tool("write_file", json!({"path": "a.txt", "content": "agent\n"})).unwrap();
+    assert!(!is_error(&write), "{write}");
+    let started = Instant::now();
+    let save = bridge.call_tool("save_file", json!({"path": "a.txt"})).unwrap();
+    assert!(!is_error(&save), "{save}");
+    assert_eq!(structured(&save).unwrap()["saved"], false, "nothing unsaved: nothing to save: {save}");
+    assert!(started.elapsed() < Duration::from_secs(5), "answered without waiting on a prompt");
+    assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "agent\n");
+}
+
+fn quiet(name: &str, _arguments: &Value) -> Value {
+    match name {
+        "getOpenEditors" => text(json!({"tabs": []})),
+        _ => json!({"error": {"code": -32601, "message": "Method not found"}}),
+    }
+}
+
+/// The bridge's peak resident memory, in KiB (Linux).
+fn peak_rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status.lines().find_map(|l| l.strip_prefix("VmHWM:")).unwrap().trim().trim_end_matches(" kB").trim().parse().unwrap()
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn a_flood_of_selections_is_coalesced_not_queued() {
+    let env = Env::new();
+    let ws = env.workspace("ws", &[("a.txt", "a\n")]);
+    let quirks = Quirks { flood: 200_000, ..Quirks::default() };
+    let _ide = FakeIde::start_with(&env, &ws, "Neovim", &["getOpenEditors"], quiet, quirks);
+    let mut bridge = env.bridge(&ws, &["--ide", "claude-code"]);
+    assert!(!is_error(&bridge.call_tool("get_open_editors", json!({})).unwrap()));
+    // Once the flood is read, the selection is the latest one.
+    let deadline = Instant::now() + WAIT * 3;
+    loop {
+        let selection = bridge.call_tool("get_selection", json!({})).unwrap();
+        if text_of(&selection).contains("selection 199999") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the latest selection never arrived: {selection}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let peak = peak_rss_kib(bridge.pid());
+    // 200,000 queued selections of half a kilobyte were 450-600 MB.
+    assert!(peak < 64 * 1024, "peak RSS {peak} KiB");
+}
+
+#[test]
+fn a_lock_file_token_that_cannot_be_a_header_is_said_to_be_that() {
+    let env = Env::new();
+    let ws = env.workspace("ws", &[]);
+    let quirks = Quirks { lock_token: Some("0f1e2d3c\n4b5a6978"), ..Quirks::default() };
+    let _ide = FakeIde::start_with(&env, &ws, "IntelliJ IDEA", &["getOpenEditors"], quiet, quirks);
+    let mut bridge = env.bridge(&ws, &["--ide", "claude-code"]);
+    let call = bridge.call_tool("get_open_editors", json!({})).unwrap();
+    let said = text_of(&call);
+    assert!(is_error(&call), "{call}");
+    assert!(!said.contains("(HTTP 401)") && !said.contains("refused the bridge's token"), "{said}");
+    assert!(said.contains("cannot be sent in an HTTP header"), "{said}");
+}
+
+#[test]
+fn a_fixed_url_serves_only_the_workspace_and_never_a_start_in_the_root() {
+    let env = Env::new();
+    let ws = env.workspace("ws", &[("a.txt", "a\n")]);
+    let other = env.workspace("elsewhere", &[]);
+    let ide = FakeIde::start(&env, &ws, "IntelliJ IDEA", &["getOpenEditors"], quiet);
+    let url = format!("ws://127.0.0.1:{}", ide.port);
+    // Started in / without --workspace: refused at once.
+    let mut root = env.bridge_builder(Path::new("/"), &["--url", &url, "--ide", "claude-code"]).spawn().unwrap();
+    let status = root.wait().unwrap();
+    assert!(!status.success());
+    assert!(root.stderr_text().contains("whole file system") && root.stderr_text().contains("--workspace"));
+    // --url with --ide gemini: refused, never our own protocol.
+    let mut gemini = env.bridge_builder(&ws, &["--url", &url, "--ide", "gemini"]).spawn().unwrap();
+    assert!(!gemini.wait().unwrap().success());
+    assert!(gemini.stderr_text().contains("--ide gemini"), "{}", gemini.stderr_text());
+    // --workspace outside the IDE's folders: nothing is served.
+    let ws_arg = other.display().to_string();
+    let mut outside = env.bridge(&ws, &["--url", &url, "--ide", "claude-code", "--workspace", &ws_arg]);
+    let call = outside.call_tool("read_file", json!({"path": "a.txt"})).unwrap();
+    assert!(is_error(&call) && text_of(&call).contains("not inside a folder the IDE has open"), "{call}");
+    // Inside: confined to it.
+    let ws_arg = ws.display().to_string();
+    let mut inside = env.bridge(&other, &["--url", &url, "--ide", "claude-code", "--workspace", &ws_arg]);
+    let call = inside.call_tool("read_file", json!({"path": "a.txt"})).unwrap();
+    assert_eq!(text_of(&call), "a\n", "{call}");
+    let call = inside.call_tool("read_file", json!({"path": "../../../../../../etc/hostname"})).unwrap();
+    assert!(is_error(&call), "{call}");
 }

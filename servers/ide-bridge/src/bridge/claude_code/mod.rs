@@ -122,10 +122,8 @@ async fn open(url: &str, token: &str, timeout: Duration) -> Result<crate::bridge
         if !token.is_empty() {
             // A token that cannot be sent as a header (a newline, a control character) is the
             // lock file's fault, not a refusal by the IDE: said as it is.
-            let value = HeaderValue::from_str(token).map_err(|_| ConnectError::Workspace {
-                url: url.to_owned(),
-                reason: "the authentication token in the IDE's lock file (or --token) holds characters that cannot be sent in an HTTP header (a line break or another control character), so it was never sent; restart the IDE's plugin so that it writes a new lock file, or give the right token with --token".to_owned(),
-            })?;
+            let value =
+                HeaderValue::from_str(token).map_err(|_| ConnectError::UnsendableToken { url: url.to_owned() })?;
             request.headers_mut().insert(AUTH_HEADER, value);
         }
         if subprotocol {
