@@ -381,7 +381,8 @@ fn a_diff_accepted_after_the_call_gave_up_is_never_written_over_a_newer_file() {
     let ws = env.workspace("ws", &[("a.txt", "original\n"), ("b.txt", "original\n")]);
     let _ide = FakeIde::start(&env, &ws, "Neovim", &["openDiff", "checkDocumentDirty", "close_tab"], late_accept);
     let mut bridge = env.bridge(&ws, &["--ide", "claude-code"]);
-    let pending = bridge.call_tool("open_diff", json!({"path": "a.txt", "new_text": "proposed\n", "wait_ms": 100})).unwrap();
+    let pending =
+        bridge.call_tool("open_diff", json!({"path": "a.txt", "new_text": "proposed\n", "wait_ms": 100})).unwrap();
     assert_eq!(structured(&pending).unwrap()["status"], "pending", "{pending}");
     // Meanwhile the file changes (the user, a formatter, the bridge's own write).
     let write = bridge.call_tool("write_file", json!({"path": "a.txt", "content": "newer\n"})).unwrap();
@@ -390,24 +391,33 @@ fn a_diff_accepted_after_the_call_gave_up_is_never_written_over_a_newer_file() {
     assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "newer\n", "the newer file is kept");
     // Asked again, the same proposal answers what became of it: a conflict, the accepted text
     // given back, never "accepted as proposed".
-    let again = bridge.call_tool("open_diff", json!({"path": "a.txt", "new_text": "proposed\n", "wait_ms": 100})).unwrap();
+    let again =
+        bridge.call_tool("open_diff", json!({"path": "a.txt", "new_text": "proposed\n", "wait_ms": 100})).unwrap();
     assert_eq!(code(&again), "CONFLICT", "{again}");
     let said = text_of(&again);
     assert!(said.contains("changed after the diff was made") && said.contains("accepted by the user"), "{said}");
     assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "newer\n");
     // Unchanged meanwhile, the late accept is written.
-    let pending = bridge.call_tool("open_diff", json!({"path": "b.txt", "new_text": "proposed\n", "wait_ms": 100})).unwrap();
+    let pending =
+        bridge.call_tool("open_diff", json!({"path": "b.txt", "new_text": "proposed\n", "wait_ms": 100})).unwrap();
     assert_eq!(structured(&pending).unwrap()["status"], "pending", "{pending}");
     std::thread::sleep(Duration::from_millis(2500));
     assert_eq!(std::fs::read_to_string(ws.join("b.txt")).unwrap(), "accepted by the user\n");
 }
 
-/// An IDE where every open buffer has unsaved edits; saving answers never.
+/// How many times the scripted IDE was asked whether a buffer is dirty.
+static DIRTY_ASKED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// An IDE where every open buffer has unsaved edits, except when first asked (the user starts
+/// typing in the file once its diff is open); saving answers never.
 fn dirty_buffers(name: &str, _arguments: &Value) -> Value {
     match name {
-        "checkDocumentDirty" => text(json!({"success": true, "isDirty": true, "isUntitled": false})),
+        "checkDocumentDirty" => {
+            let first = DIRTY_ASKED.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0;
+            text(json!({"success": true, "isDirty": !first, "isUntitled": false}))
+        }
         "openDiff" => {
-            json!({"result": {"content": [{"type": "text", "text": "FILE_SAVED"}, {"type": "text", "text": "accepted\n"}]}})
+            json!({"_delay_ms": 300, "result": {"content": [{"type": "text", "text": "FILE_SAVED"}, {"type": "text", "text": "accepted\n"}]}})
         }
         "close_tab" => json!({"result": {"content": [{"type": "text", "text": "TAB_CLOSED"}]}}),
         _ => json!({"error": {"code": -32601, "message": "Method not found"}}),
@@ -430,15 +440,23 @@ fn unsaved_edits_are_never_written_over_and_a_clean_buffer_is_never_saved_onto_a
     let ws = env.workspace("ws", &[("a.txt", "on disk\n")]);
     let ide = FakeIde::start(&env, &ws, "Neovim", &["checkDocumentDirty", "openDiff", "close_tab"], dirty_buffers);
     let mut bridge = env.bridge(&ws, &["--ide", "claude-code"]);
+    // Clean when the diff is opened, dirty when the user accepts it.
+    let diff = bridge.call_tool("open_diff", json!({"path": "a.txt", "new_text": "proposed\n"})).unwrap();
+    assert_eq!(code(&diff), "CONFLICT", "{diff}");
+    assert!(
+        text_of(&diff).contains("unsaved edits") && text_of(&diff).contains("The text the user accepted:\naccepted"),
+        "{diff}"
+    );
+    // Dirty from now on: write_file and a new diff are refused, naming the buffer.
     let write = bridge.call_tool("write_file", json!({"path": "a.txt", "content": "agent\n"})).unwrap();
     assert_eq!(code(&write), "CONFLICT", "{write}");
     assert!(text_of(&write).contains("unsaved edits") && text_of(&write).contains("Neovim"), "{write}");
+    let diff = bridge.call_tool("open_diff", json!({"path": "a.txt", "new_text": "other\n"})).unwrap();
+    assert_eq!(code(&diff), "CONFLICT", "{diff}");
+    assert!(text_of(&diff).contains("no diff was opened"), "{diff}");
     let read = bridge.call_tool("read_file", json!({"path": "a.txt"})).unwrap();
     assert_eq!(read["content"][0]["text"], "on disk\n");
     assert!(read["content"][1]["text"].as_str().unwrap().contains("unsaved edits in the IDE"), "{read}");
-    let diff = bridge.call_tool("open_diff", json!({"path": "a.txt", "new_text": "proposed\n"})).unwrap();
-    assert_eq!(code(&diff), "CONFLICT", "{diff}");
-    assert!(text_of(&diff).contains("unsaved edits") && text_of(&diff).contains("The text the user accepted:\naccepted"), "{diff}");
     assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "on disk\n", "nothing written");
     drop(bridge);
     drop(ide);
@@ -465,7 +483,15 @@ fn quiet(name: &str, _arguments: &Value) -> Value {
 /// The bridge's peak resident memory, in KiB (Linux).
 fn peak_rss_kib(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status.lines().find_map(|l| l.strip_prefix("VmHWM:")).unwrap().trim().trim_end_matches(" kB").trim().parse().unwrap()
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .unwrap()
+        .trim()
+        .trim_end_matches(" kB")
+        .trim()
+        .parse()
+        .unwrap()
 }
 
 #[test]

@@ -368,3 +368,53 @@ fn a_stale_lock_file_is_skipped_and_a_wrong_token_refused() {
     assert_eq!(code(&call), "ACCESS_DENIED", "{call}");
     assert!(text_of(&call).contains("refused the bridge's token"), "{call}");
 }
+
+#[test]
+fn what_the_user_typed_in_neovim_is_never_lost_to_a_write_or_a_diff() {
+    let env = Env::new();
+    let ws = env.workspace("ws", &[("a.txt", "one\ntwo\n")]);
+    let Some(nvim) = Neovim::start(&env, &ws, "a.txt") else { return };
+    let mut bridge = env.bridge(&ws, &[]);
+    bridge.list_tools().unwrap();
+    // The user types, and does not save.
+    nvim.send("<Esc>Goyours<Esc>");
+    let deadline = Instant::now() + WAIT;
+    while !["v:true", "true"].contains(&nvim.lua("vim.bo[vim.fn.bufnr('a.txt')].modified").as_str()) {
+        assert!(Instant::now() < deadline, "the buffer never became modified");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let buffer = || nvim.lua("table.concat(vim.api.nvim_buf_get_lines(vim.fn.bufnr('a.txt'), 0, -1, false), '|')");
+    assert_eq!(buffer(), "one|two|yours");
+    // read_file says the buffer differs from the disk.
+    let read = bridge.call_tool("read_file", json!({"path": "a.txt"})).unwrap();
+    assert_eq!(read["content"][0]["text"], "one\ntwo\n");
+    assert!(read["content"][1]["text"].as_str().is_some_and(|t| t.contains("unsaved edits")), "{read}");
+    // write_file: refused, naming the buffer; nothing written, nothing typed lost.
+    let write = bridge.call_tool("write_file", json!({"path": "a.txt", "content": "agent\n"})).unwrap();
+    assert_eq!(code(&write), "CONFLICT", "{write}");
+    assert!(text_of(&write).contains("unsaved edits") && text_of(&write).contains("Neovim"), "{write}");
+    assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "one\ntwo\n");
+    // A diff of a buffer with unsaved edits: not opened (its accept would overwrite them).
+    let diff =
+        bridge.call_tool("open_diff", json!({"path": "a.txt", "new_text": "one\nTWO\n", "wait_ms": 1000})).unwrap();
+    assert_eq!(code(&diff), "CONFLICT", "{diff}");
+    assert!(text_of(&diff).contains("unsaved edits") && text_of(&diff).contains("no diff was opened"), "{diff}");
+    assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "one\ntwo\n");
+    assert_eq!(buffer(), "one|two|yours", "what the user typed is still there");
+    // The user saves; now the agent may write, and a save after it leaves no prompt open.
+    nvim.send("<Esc>:write<CR>");
+    let deadline = Instant::now() + WAIT;
+    while std::fs::read_to_string(ws.join("a.txt")).unwrap() != "one\ntwo\nyours\n" {
+        assert!(Instant::now() < deadline, "the user's save never reached the disk");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let write = bridge.call_tool("write_file", json!({"path": "a.txt", "content": "agent\n"})).unwrap();
+    assert!(!is_error(&write), "{write}");
+    let started = Instant::now();
+    let save = bridge.call_tool("save_file", json!({"path": "a.txt"})).unwrap();
+    assert!(!is_error(&save), "{save}");
+    assert_eq!(structured(&save).unwrap()["saved"], false, "{save}");
+    assert!(started.elapsed() < Duration::from_secs(10), "no 20 s wait on a prompt");
+    assert_eq!(nvim.lua("vim.api.nvim_get_mode().mode"), "n", "the editor is not left on a prompt");
+    assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "agent\n");
+}

@@ -73,6 +73,20 @@ pub async fn open(ide: &ClaudeIde, params: OpenDiffParams, timeout: Duration) ->
     let wait = Duration::from_millis(params.wait_ms.unwrap_or(DEFAULT_DIFF_WAIT_MS).min(MAX_DIFF_WAIT_MS)).min(timeout);
     let file = ide.absolute(&params.path, false).await?;
     let path = params.path;
+    // A buffer with unsaved edits: the diff would be made from a text the user no longer sees,
+    // and its accept would overwrite their edits (claudecode.nvim refuses it too).
+    let dirty = ide.caller.dirty(&path, &file).await.unwrap_or(false);
+    let reusable =
+        ide.diffs.open.lock().is_ok_and(|open| open.get(&path).is_some_and(|e| e.new_text == params.new_text));
+    if dirty && !reusable {
+        return Err(failed(
+            ErrorCode::Conflict,
+            format!(
+                "`{path}` has unsaved edits in {}'s buffer: no diff was opened, since accepting it would overwrite them. Ask the user to save (save_file) or discard them, then read the file again and propose the change",
+                ide.caller.name
+            ),
+        ));
+    }
     // What a new diff is made from: an accept is written only over that.
     let shown = path.clone();
     let folder = ide.folder.clone();
