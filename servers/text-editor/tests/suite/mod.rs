@@ -13,6 +13,7 @@ mod errors;
 mod files;
 mod first_hour;
 mod hostile;
+mod hostile5;
 mod journal;
 mod large;
 mod outputs;
