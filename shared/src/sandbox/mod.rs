@@ -684,6 +684,25 @@ mod tests {
         Fx { _tmp: tmp, base, root, sb }
     }
 
+    #[test]
+    fn a_checked_removal_puts_back_a_file_that_is_not_the_one_read() {
+        let f = fx();
+        fs::write(f.root.join("a.txt"), "newer").unwrap();
+        let p = f.sb.resolve("a.txt").unwrap();
+        let refused = f.sb.remove_file_if(&p, &|file| {
+            use std::io::Read as _;
+            let mut now = String::new();
+            (&*file).read_to_string(&mut now).unwrap();
+            now == "what was read"
+        });
+        assert!(matches!(refused, Err(SandboxError::Changed { .. })), "{refused:?}");
+        assert_eq!(fs::read_to_string(f.root.join("a.txt")).unwrap(), "newer", "put back under its name");
+        assert_eq!(fs::read_dir(&f.root).unwrap().count(), 1, "nothing left aside");
+        f.sb.remove_file_if(&p, &|_| true).unwrap();
+        assert!(!f.root.join("a.txt").exists());
+        assert!(matches!(f.sb.remove_file_if(&p, &|_| true), Err(SandboxError::NotFound { .. })));
+    }
+
     /// A symbolic link (Windows: a file or directory link, as the target is now; a target that
     /// does not exist gets a file link).
     #[cfg(windows)]

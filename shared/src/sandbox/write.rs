@@ -206,6 +206,62 @@ impl Sandbox {
         }
     }
 
+    /// Removes the file at `p` only if it is still the one the caller read: it is first renamed
+    /// aside (atomically, to a hidden name beside it), then `still_read` is asked about what
+    /// was renamed (open, never through a link); another file or other bytes there (saved
+    /// meanwhile by a program that takes no lock) are put back under its name and the answer is
+    /// [`SandboxError::Changed`], so a newer version is never removed unread. A symlink as the
+    /// last component is refused as for every checked operation.
+    pub fn remove_file_if(
+        &self,
+        p: &SandboxPath,
+        still_read: &dyn Fn(&std::fs::File) -> bool,
+    ) -> Result<(), SandboxError> {
+        let shown = p.display();
+        let real = self.real(p, false)?;
+        match &real.md {
+            None => return Err(SandboxError::not_found(shown)),
+            Some(md) if md.is_dir() => return Err(SandboxError::IsADirectory { path: shown.to_owned() }),
+            Some(md) if !md.is_file() => return Err(SandboxError::Changed { path: shown.to_owned() }),
+            Some(_) => {}
+        }
+        let Some(name) = real.rel.file_name() else {
+            return Err(SandboxError::IsADirectory { path: shown.to_owned() });
+        };
+        let parent = real.rel.parent().unwrap_or(Path::new(""));
+        let dir = open_dir_at(&self.inner.roots[real.root].dir, parent).map_err(|e| self.io(e, shown))?;
+        let nanos =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+        let aside = format!(".{}{}rm-{}-{nanos}", name.to_string_lossy(), lexical::TEMP_MARKER, std::process::id());
+        dir.rename(name, &dir, &aside).map_err(|e| self.io(e, shown))?;
+        let mut options = cap_std::fs::OpenOptions::new();
+        options.read(true);
+        crate::platform::never_block(&mut options);
+        let same = dir
+            .symlink_metadata(&aside)
+            .is_ok_and(|md| md.is_file())
+            .then(|| dir.open_with(&aside, &options).ok())
+            .flatten()
+            .is_some_and(|file| still_read(&file.into_std()));
+        if same {
+            return dir.remove_file(&aside).map_err(|e| self.io(e, shown));
+        }
+        // Put back without replacing whatever took the name since: a link under the name, then
+        // the aside name dropped; where links cannot be made, renamed back if the name is free.
+        match dir.hard_link(&aside, &dir, name) {
+            Ok(()) => {
+                let _ = dir.remove_file(&aside);
+            }
+            Err(_) if !dir.exists(name) => {
+                let _ = dir.rename(&aside, &dir, name);
+            }
+            Err(error) => {
+                tracing::error!(%error, path = shown, aside, "a file changed while it was removed could not be put back; it is kept under the hidden name");
+            }
+        }
+        Err(SandboxError::Changed { path: shown.to_owned() })
+    }
+
     /// Removes the directory `p` if it is empty: `Ok(true)` when removed, `Ok(false)` when it
     /// holds something, is not a directory (a symlink is never followed), is gone, or is a root.
     pub fn remove_empty_dir(&self, p: &SandboxPath) -> Result<bool, SandboxError> {

@@ -70,6 +70,31 @@ fn read_regular(
     Ok((bytes, md))
 }
 
+/// Removes `path` only if it is still the file read (`then`, `bytes`), checked on the file
+/// itself once it is renamed aside ([`Sandbox::remove_file_if`]): a version saved between the
+/// check under the lock and the removal is put back, and the answer is a `CONFLICT`.
+fn remove_as_read(sandbox: &Sandbox, path: &SandboxPath, then: &Metadata, bytes: &[u8]) -> Result<(), ToolError> {
+    let same = |file: &std::fs::File| {
+        use std::io::Read as _;
+        let id = mcp_shared::platform::file_id_of(file).ok();
+        if then.id.is_some() && id.is_some() && id != then.id {
+            return false;
+        }
+        let mut now = Vec::with_capacity(bytes.len());
+        file.take(bytes.len() as u64 + 1).read_to_end(&mut now).is_ok() && now == bytes
+    };
+    match sandbox.remove_file_if(path, &same) {
+        Err(mcp_shared::sandbox::SandboxError::Changed { .. }) => Err(ToolError::new(
+            ErrorCode::Conflict,
+            format!(
+                "Nothing was changed: {} was changed after this call read it (another program, the user's editor or another server); its newer version is left as it is. Look at it again, then decide.",
+                path.display()
+            ),
+        )),
+        other => other.map_err(ToolError::from),
+    }
+}
+
 /// `Ok` when the file at `path` is still the one read (`then`, `bytes`): the same file (identity),
 /// size, modification time and bytes, a regular file reached without a link. Checked under the
 /// journal's lock just before a move or deletion acts, so that a version saved meanwhile (by
@@ -126,7 +151,7 @@ impl Editor {
             let (bytes, md) = read_regular(self, sandbox, path, "The path")?;
             check_sha256(if_sha256, Some(&bytes), path.display())?;
             still_as_read(sandbox, path, &md, &bytes)?;
-            sandbox.remove_file(path).map_err(ToolError::from)?;
+            remove_as_read(sandbox, path, &md, &bytes)?;
             return Ok(Reply::text(format!(
                 "Deleted {} ({} bytes). This cannot be undone: this server keeps no undo history (--undo-depth 0).",
                 path.display(),
@@ -145,7 +170,7 @@ impl Editor {
         let no_room = |room: u64, held: u64| self.no_room_for_undo(len, path, "deleted", room, held);
         let ((), id) = self.journalled(sandbox, change, &[&bytes], Some(&no_room), || {
             still_as_read(sandbox, path, &md, &bytes)?;
-            sandbox.remove_file(path).map_err(ToolError::from)
+            remove_as_read(sandbox, path, &md, &bytes)
         })?;
         let seen = self.limits.views.then_some(Seen {
             before: None,
@@ -234,7 +259,7 @@ impl Editor {
             }
             let options = self.file_write_options(mode, overwritten.is_none());
             sandbox.write_atomic(to, &bytes, &options).map_err(ToolError::from)?;
-            if let Err(error) = sandbox.remove_file(from) {
+            if let Err(error) = remove_as_read(sandbox, from, &from_md, &bytes) {
                 // Put the destination back as it was: the move did not happen.
                 let _ = match &overwritten {
                     Some((old, old_mode, _)) => {
@@ -242,7 +267,7 @@ impl Editor {
                     }
                     None => sandbox.remove_file(to),
                 };
-                return Err(error.into());
+                return Err(error);
             }
             Ok(())
         };
