@@ -230,8 +230,7 @@ impl Sandbox {
         };
         let parent = real.rel.parent().unwrap_or(Path::new(""));
         let dir = open_dir_at(&self.inner.roots[real.root].dir, parent).map_err(|e| self.io(e, shown))?;
-        let nanos =
-            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
         let aside = format!(".{}{}rm-{}-{nanos}", name.to_string_lossy(), lexical::TEMP_MARKER, std::process::id());
         dir.rename(name, &dir, &aside).map_err(|e| self.io(e, shown))?;
         let mut options = cap_std::fs::OpenOptions::new();

@@ -198,6 +198,10 @@ pub(crate) fn apply_error(error: ApplyError, shown: &str) -> ToolError {
             ErrorCode::Conflict,
             format!("Nothing was changed: {why}; what had been written was put back. Try again."),
         ),
+        ApplyError::Kept(why) => ToolError::new(
+            ErrorCode::InternalError,
+            format!("The revert stopped ({shown}): {why}; what had been written was put back."),
+        ),
         ApplyError::Write(e) => ToolError::new(
             e.code(),
             format!(

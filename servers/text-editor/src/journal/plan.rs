@@ -306,6 +306,8 @@ pub enum ApplyError {
     Journal(JournalError),
     /// A file changed while the plan was written: what was written is put back.
     Moved(String),
+    /// A write failed and a file written before it could not be put back (see the text).
+    Kept(String),
     /// A write failed: what was written is put back.
     Write(SandboxError),
 }
@@ -332,17 +334,53 @@ fn resolve(sandbox: &Sandbox, path: &Path) -> Result<SandboxPath, ApplyError> {
     sandbox.resolve(&path.display().to_string()).map_err(ApplyError::Write)
 }
 
-fn put(sandbox: &Sandbox, path: &Path, content: Option<&Content>, fsync: bool) -> Result<(), SandboxError> {
+/// Writes `content` at `path` (`None`: removes it) only if the file still holds `now` (`None`:
+/// it is absent), checked just before the rename or, for a removal, on the file renamed aside:
+/// a version written meanwhile by a program that takes no lock is never replaced.
+fn put_if(
+    sandbox: &Sandbox,
+    path: &Path,
+    content: Option<&Content>,
+    now: Option<&Content>,
+    fsync: bool,
+) -> Result<(), SandboxError> {
     let at = sandbox.resolve(&path.display().to_string())?;
+    let expected = now.map(|c| c.bytes.as_slice());
     match content {
         Some(c) => {
             let options = WriteOptions { fsync, create_parents: true, create_new: false, mode_if_new: Some(c.mode) };
-            sandbox.write_atomic(&at, &c.bytes, &options)
+            let unchanged = || match sandbox.read(&at) {
+                Ok(bytes) => expected == Some(bytes.as_slice()),
+                Err(SandboxError::NotFound { .. }) => expected.is_none(),
+                Err(_) => false,
+            };
+            sandbox.write_atomic_unless_changed(&at, &c.bytes, &options, &unchanged)
         }
-        None => match sandbox.remove_file(&at) {
-            Err(SandboxError::NotFound { .. }) => Ok(()),
-            other => other,
-        },
+        None if expected.is_none() => Ok(()),
+        None => sandbox.remove_file_if(&at, &|file| {
+            use std::io::Read as _;
+            let mut bytes = Vec::new();
+            file.take(u64::MAX).read_to_end(&mut bytes).is_ok() && expected == Some(bytes.as_slice())
+        }),
+    }
+}
+
+/// The advisory lock on the file at `path` (the one an edit holds from its read to its write),
+/// taken without waiting: `Ok(None)` when there is no file (or no such locks here); `Err` when
+/// another process holds it (a write in progress: the revert is refused, never waited on while
+/// the journal is held).
+fn try_lock_file(sandbox: &Sandbox, path: &Path) -> Result<Option<std::fs::File>, String> {
+    if !mcp_shared::platform::ADVISORY_FILE_LOCKS {
+        return Ok(None);
+    }
+    let Ok(at) = sandbox.resolve(&path.display().to_string()) else { return Ok(None) };
+    let Ok(file) = sandbox.open_read(&at) else { return Ok(None) };
+    match file.try_lock() {
+        Ok(()) => Ok(Some(file)),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            Err(format!("{} is being written by another process right now", path.display()))
+        }
+        Err(std::fs::TryLockError::Error(_)) => Ok(None),
     }
 }
 
@@ -383,7 +421,16 @@ pub fn apply(txn: &mut Txn<'_>, sandbox: &Sandbox, plan: &Plan, taker: &Taker<'_
     let seq = txn.begin(change, &refs)?;
     let mut written: Vec<(&PathBuf, &FilePlan)> = Vec::new();
     let mut failure = None;
+    // Each file's advisory lock, held to the end: an edit in progress elsewhere refuses it.
+    let mut locks = Vec::with_capacity(files.len());
     for (path, file) in &files {
+        match try_lock_file(sandbox, path) {
+            Ok(lock) => locks.push(lock),
+            Err(why) => {
+                failure = Some(ApplyError::Moved(why));
+                break;
+            }
+        }
         // Still as the plan found it? (A program that takes no lock may have written it.)
         let current = match read_state(sandbox, path, u64::MAX) {
             Ok(current) => current,
@@ -397,17 +444,43 @@ pub fn apply(txn: &mut Txn<'_>, sandbox: &Sandbox, plan: &Plan, taker: &Taker<'_
                 Some(ApplyError::Moved(format!("{} changed while the changes were being reverted", path.display())));
             break;
         }
-        if let Err(error) = put(sandbox, path, file.then.as_ref(), taker.fsync) {
-            failure = Some(ApplyError::Write(error));
-            break;
+        match put_if(sandbox, path, file.then.as_ref(), file.now.as_ref(), taker.fsync) {
+            Ok(()) => {}
+            Err(SandboxError::Changed { .. }) => {
+                failure = Some(ApplyError::Moved(format!(
+                    "{} changed while the changes were being reverted",
+                    path.display()
+                )));
+                break;
+            }
+            Err(error) => {
+                failure = Some(if written.is_empty() {
+                    ApplyError::Write(error)
+                } else {
+                    ApplyError::Kept(format!("{} could not be written ({error})", path.display()))
+                });
+                break;
+            }
         }
         written.push((path, file));
     }
-    if let Some(failure) = failure {
+    if let Some(mut failure) = failure {
+        // What was written is put back, unless it changed since (a program that takes no lock
+        // wrote it after the revert did): then it is left with that change, and said.
+        let mut kept = Vec::new();
         for (path, file) in written.iter().rev() {
-            if let Err(error) = put(sandbox, path, file.now.as_ref(), taker.fsync) {
+            if let Err(error) = put_if(sandbox, path, file.now.as_ref(), file.then.as_ref(), taker.fsync) {
                 tracing::error!(path = %path.display(), %error, "a reverted file could not be put back");
+                kept.push(path.display().to_string());
             }
+        }
+        if !kept.is_empty()
+            && let ApplyError::Moved(why) | ApplyError::Kept(why) = &mut failure
+        {
+            why.push_str(&format!(
+                "; {} changed again right after it was reverted, so it keeps the reverted text with that change",
+                kept.join(", ")
+            ));
         }
         txn.finish(seq, false)?;
         return Err(failure);
@@ -468,7 +541,8 @@ pub fn settle(txn: &mut Txn<'_>, sandbox: &Sandbox, max_bytes: u64, fsync: bool)
                     at.and_then(|at| currents[at].clone()).map(|c| Content { bytes: c.bytes, mode: *mode })
                 }
             };
-            if let Err(error) = put(sandbox, &effect.path, before.as_ref(), fsync) {
+            let now = currents[index].as_ref();
+            if let Err(error) = put_if(sandbox, &effect.path, before.as_ref(), now, fsync) {
                 tracing::error!(seq, path = %effect.path.display(), %error, "a file of an unfinished change could not be put back");
             }
         }

@@ -68,7 +68,10 @@ fn a_move_never_writes_a_version_it_did_not_read() {
     let held = std::fs::File::options().write(true).open(journal_dir(&w.journal).join("lock")).unwrap();
     held.lock().unwrap();
     let id = c
-        .send_request("tools/call", json!({"name": "move_file", "arguments": {"source": "a.txt", "destination": "moved.txt"}}))
+        .send_request(
+            "tools/call",
+            json!({"name": "move_file", "arguments": {"source": "a.txt", "destination": "moved.txt"}}),
+        )
         .unwrap();
     // The move has read a.txt and waits for the journal; the user saves a new version.
     std::thread::sleep(Duration::from_millis(1500));
@@ -90,9 +93,17 @@ fn a_damaged_length_in_the_journal_sets_it_aside_and_keeps_what_was_promised() {
     let w = world(&[("a.txt", "a\n"), ("secret.txt", "deleted secret\n"), ("c.txt", "c\n")]);
     let mut c = server(&w.root, &w.journal, &[]);
     let p = |rel: &str| w.root.join(rel).display().to_string();
-    ok(call(&mut c, "text_editor", json!({"command": "str_replace", "path": p("a.txt"), "old_str": "a", "new_str": "A"})));
+    ok(call(
+        &mut c,
+        "text_editor",
+        json!({"command": "str_replace", "path": p("a.txt"), "old_str": "a", "new_str": "A"}),
+    ));
     ok(call(&mut c, "delete_file", json!({"path": "secret.txt"})));
-    ok(call(&mut c, "text_editor", json!({"command": "str_replace", "path": p("c.txt"), "old_str": "c", "new_str": "C"})));
+    ok(call(
+        &mut c,
+        "text_editor",
+        json!({"command": "str_replace", "path": p("c.txt"), "old_str": "c", "new_str": "C"}),
+    ));
     drop(c);
     let log = journal_dir(&w.journal).join("journal.log");
     let mut bytes = std::fs::read(&log).unwrap();
@@ -134,9 +145,13 @@ fn a_journal_place_others_can_reach_is_not_used() {
     let transient = listed["structuredContent"]["transient"].as_str().unwrap_or_default().to_owned();
     assert!(transient.contains("not private"), "{listed}");
     assert!(first_text(&listed).contains("will not survive a restart"), "{listed}");
-    assert!(!w.journal.join("journals").exists() || std::fs::read_dir(w.journal.join("journals")).unwrap().all(|e| {
-        !e.unwrap().path().join("journal.log").exists()
-    }), "nothing of the journal was written there");
+    assert!(
+        !w.journal.join("journals").exists()
+            || std::fs::read_dir(w.journal.join("journals"))
+                .unwrap()
+                .all(|e| { !e.unwrap().path().join("journal.log").exists() }),
+        "nothing of the journal was written there"
+    );
     // The undo still works for the process.
     ok(call(&mut c, "text_editor", json!({"command": "undo_edit", "path": w.root.join("a.txt")})));
     assert_eq!(std::fs::read_to_string(w.root.join("a.txt")).unwrap(), "a\n");
@@ -152,7 +167,10 @@ fn a_journal_place_reached_through_a_link_into_the_root_is_not_used() {
     let mut c = server(&w.root, &link, &[]);
     ok(call(&mut c, "delete_file", json!({"path": "a.txt"})));
     let listed = ok(call(&mut c, "list_changes", json!({})));
-    assert!(listed["structuredContent"]["transient"].as_str().unwrap_or_default().contains("inside the workspace"), "{listed}");
+    assert!(
+        listed["structuredContent"]["transient"].as_str().unwrap_or_default().contains("inside the workspace"),
+        "{listed}"
+    );
     assert_eq!(std::fs::read_dir(w.root.join("inside")).unwrap().count(), 0, "nothing of the journal in the root");
 }
 
@@ -162,7 +180,11 @@ fn a_revert_never_writes_through_a_link_to_another_file() {
     let w = world(&[("a.txt", "original\n"), ("other.txt", "changed\n")]);
     let mut c = server(&w.root, &w.journal, &[]);
     let p = |rel: &str| w.root.join(rel).display().to_string();
-    ok(call(&mut c, "text_editor", json!({"command": "str_replace", "path": p("a.txt"), "old_str": "original", "new_str": "changed"})));
+    ok(call(
+        &mut c,
+        "text_editor",
+        json!({"command": "str_replace", "path": p("a.txt"), "old_str": "original", "new_str": "changed"}),
+    ));
     // a.txt is replaced by a link to another file with the same text.
     std::fs::remove_file(w.root.join("a.txt")).unwrap();
     std::os::unix::fs::symlink(w.root.join("other.txt"), w.root.join("a.txt")).unwrap();
@@ -184,7 +206,11 @@ fn what_a_view_shows_is_what_its_buttons_revert() {
     let p = |rel: &str| w.root.join(rel).display().to_string();
     for name in ["a.txt", "b.txt", "c.txt"] {
         let old = &name[..1];
-        ok(call(&mut c, "text_editor", json!({"command": "str_replace", "path": p(name), "old_str": old, "new_str": old.to_uppercase()})));
+        ok(call(
+            &mut c,
+            "text_editor",
+            json!({"command": "str_replace", "path": p(name), "old_str": old, "new_str": old.to_uppercase()}),
+        ));
     }
     let listed = ok(call(&mut c, "list_changes", json!({"paths": ["a.txt"]})));
     let view = &listed["_meta"];
@@ -210,7 +236,11 @@ fn a_revert_says_what_it_does_and_a_reverted_revert_undoes_nothing() {
     let w = world(&[("config.env", "KEY=value\n"), ("a.txt", "one\n")]);
     let mut c = server(&w.root, &w.journal, &[]);
     let p = |rel: &str| w.root.join(rel).display().to_string();
-    ok(call(&mut c, "text_editor", json!({"command": "str_replace", "path": p("a.txt"), "old_str": "one", "new_str": "two"})));
+    ok(call(
+        &mut c,
+        "text_editor",
+        json!({"command": "str_replace", "path": p("a.txt"), "old_str": "one", "new_str": "two"}),
+    ));
     ok(call(&mut c, "delete_file", json!({"path": "config.env"})));
     let dry = ok(call(&mut c, "revert_changes", json!({"to": 0, "dry_run": true})));
     let text = first_text(&dry);
