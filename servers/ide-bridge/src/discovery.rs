@@ -25,8 +25,8 @@ use serde::{Deserialize, Serialize};
 /// The name of the discovery directory under `$XDG_RUNTIME_DIR`.
 pub const DIR_NAME: &str = "ide-bridge";
 
-/// Largest discovery file read (a valid one is a few hundred bytes).
-const MAX_FILE_BYTES: u64 = 64 * 1024;
+/// Largest discovery file read, of any kind (a valid one is a few hundred bytes).
+pub const MAX_FILE_BYTES: u64 = 64 * 1024;
 
 /// What a discovery file holds.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -239,6 +239,72 @@ pub fn publish(dir: &Path, record: &DiscoveryRecord) -> Result<Published, Discov
     Ok(Published { path, pid: record.pid })
 }
 
+/// What discovery needs of an announcement, whichever kind of file made it: our hosts'
+/// discovery files, Claude Code IDE lock files, Gemini CLI companion files.
+pub trait Announced {
+    /// The announcing process.
+    fn pid(&self) -> u32;
+    /// Its port on 127.0.0.1.
+    fn port(&self) -> u16;
+    /// The workspace folders it serves.
+    fn folders(&self) -> &[String];
+    /// When its file was written (newer wins a tie).
+    fn modified(&self) -> SystemTime;
+}
+
+/// The one scanner of announcement files, for the three kinds: in each of `dirs` (a directory of
+/// this user's, not a link), each regular file of this user's of at most [`MAX_FILE_BYTES`],
+/// read by `read` (its path, bytes and modification time; `None`: not one of this kind), kept
+/// when its process is alive and its port not announced already.
+pub fn scan<T: Announced>(dirs: &[PathBuf], read: impl Fn(&Path, &[u8], SystemTime) -> Option<T>) -> Vec<T> {
+    let mut found: Vec<T> = Vec::new();
+    for dir in dirs {
+        let Ok(meta) = fs::symlink_metadata(dir) else { continue };
+        if !meta.file_type().is_dir() || !platform::is_mine(&meta) {
+            continue;
+        }
+        let Ok(entries) = fs::read_dir(dir) else { continue };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Ok(meta) = fs::symlink_metadata(&path) else { continue };
+            if !meta.file_type().is_file() || meta.len() > MAX_FILE_BYTES || !platform::is_mine(&meta) {
+                continue;
+            }
+            let Ok(bytes) = fs::read(&path) else { continue };
+            let Some(item) = read(&path, &bytes, meta.modified().unwrap_or(SystemTime::UNIX_EPOCH)) else { continue };
+            if pid_alive(item.pid()) && !found.iter().any(|f| f.port() == item.port()) {
+                found.push(item);
+            }
+        }
+    }
+    found
+}
+
+/// The announcement for `dir` among `found`: the deepest workspace folder containing `dir`, the
+/// newest on a tie.
+pub fn choose_for<'a, T: Announced>(found: impl IntoIterator<Item = &'a T>, dir: &Path) -> Option<&'a T> {
+    found
+        .into_iter()
+        .filter_map(|a| deepest_containing(a.folders(), dir).map(|depth| (depth, a)))
+        .max_by_key(|(depth, a)| (*depth, a.modified()))
+        .map(|(_, a)| a)
+}
+
+impl Announced for LiveHost {
+    fn pid(&self) -> u32 {
+        self.record.pid
+    }
+    fn port(&self) -> u16 {
+        self.record.port
+    }
+    fn folders(&self) -> &[String] {
+        &self.record.workspace_folders
+    }
+    fn modified(&self) -> SystemTime {
+        self.modified
+    }
+}
+
 /// Whether process `pid` exists and this user may signal it (i.e. it is this user's).
 pub fn pid_alive(pid: u32) -> bool {
     platform::process_alive(pid)
@@ -266,26 +332,13 @@ pub struct LiveHost {
 /// The records in `dir` of live hosts owned by this user. Files of other users, of dead
 /// processes, and anything unparsable are skipped.
 pub fn live_hosts(dir: &Path) -> Vec<LiveHost> {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut hosts = Vec::new();
-    for entry in entries.flatten() {
-        let path = entry.path();
+    scan(&[dir.to_path_buf()], |path, bytes, modified| {
         if path.extension().and_then(|e| e.to_str()) != Some("json") {
-            continue;
+            return None;
         }
-        let Ok(meta) = fs::symlink_metadata(&path) else { continue };
-        if !platform::is_mine(&meta) || !meta.file_type().is_file() {
-            continue;
-        }
-        let Some(record) = read_record(&path) else { continue };
-        if !pid_alive(record.pid) {
-            continue;
-        }
-        hosts.push(LiveHost { record, modified: meta.modified().unwrap_or(SystemTime::UNIX_EPOCH) });
-    }
-    hosts
+        let record = serde_json::from_slice(bytes).ok()?;
+        Some(LiveHost { record, modified })
+    })
 }
 
 /// Removes the files in `dir` whose host process is gone (a host killed with SIGKILL).
@@ -310,11 +363,7 @@ pub fn sweep_stale(dir: &Path) {
 /// The host for `dir` among `hosts`: the one with the deepest workspace folder containing `dir`;
 /// on a tie, the most recently written.
 pub fn choose<'a>(hosts: &'a [LiveHost], dir: &Path) -> Option<&'a LiveHost> {
-    hosts
-        .iter()
-        .filter_map(|h| h.record.contains(dir).map(|depth| (depth, h)))
-        .max_by_key(|(depth, h)| (*depth, h.modified))
-        .map(|(_, h)| h)
+    choose_for(hosts, dir)
 }
 
 /// The live host whose port is `port`, if any (to find the token for an explicit `--url`).

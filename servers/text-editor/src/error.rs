@@ -4,7 +4,7 @@
 
 use mcp_shared::{ErrorCode, sandbox::SandboxError};
 
-use crate::{Command, render};
+use crate::{command::Command, render};
 
 pub use mcp_shared::ToolError;
 

@@ -25,19 +25,17 @@ use mcp_shared::{
 
 // Only `document` (the encoding round trip, fuzzed) and the items re-exported below are used
 // outside the crate; the rest is private.
-mod change_view;
-mod changes;
-mod changes_view;
+mod command;
 mod editor;
 mod error;
 mod fuzzy;
 mod guide;
-mod history;
 mod journal;
 mod lines;
 mod locks;
 mod render;
 mod tools;
+mod view;
 mod workspace;
 
 pub mod document;

@@ -14,8 +14,28 @@ use cap_std::fs::{Dir, OpenOptions};
 
 use crate::platform;
 
-use super::WriteOptions;
 use super::lexical::TEMP_MARKER;
+
+/// How [`Sandbox::write_atomic`] writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// fsync the file and its directory (default `true`; `--no-fsync` clears it).
+    pub fsync: bool,
+    /// Create missing parent directories (each one confined). Default `false`.
+    pub create_parents: bool,
+    /// Fail with [`SandboxError::AlreadyExists`] if the path exists, atomically
+    /// against a concurrent creator. Default `false`.
+    pub create_new: bool,
+    /// Permission bits of a new file; default 0644 less the umask. An existing
+    /// file keeps its own.
+    pub mode_if_new: Option<u32>,
+}
+
+impl Default for WriteOptions {
+    fn default() -> Self {
+        WriteOptions { fsync: true, create_parents: false, create_new: false, mode_if_new: None }
+    }
+}
 
 /// A fresh random number for temporary names (no RNG dependency needed:
 /// `RandomState` is randomly keyed; the counter and time make each unique).

@@ -43,10 +43,10 @@ use cap_std::fs::{Dir, OpenOptions};
 
 use crate::platform::{self, FileId};
 
+pub use atomic::WriteOptions;
 pub use error::{SandboxError, path_hint};
 pub use lexical::{TEMP_MARKER, is_temp_name, shown_name};
 pub use walk::{FileEntry, Walk, WalkEntry, WalkOptions};
-pub use write::WriteOptions;
 
 use resolve::Real;
 

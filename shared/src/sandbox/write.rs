@@ -3,28 +3,7 @@
 
 use std::{io, path::Path};
 
-use super::{Sandbox, SandboxError, SandboxPath, atomic, lexical, open_dir_at, resolve::Real};
-
-/// How [`Sandbox::write_atomic`] writes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WriteOptions {
-    /// fsync the file and its directory (default `true`; `--no-fsync` clears it).
-    pub fsync: bool,
-    /// Create missing parent directories (each one confined). Default `false`.
-    pub create_parents: bool,
-    /// Fail with [`SandboxError::AlreadyExists`] if the path exists, atomically
-    /// against a concurrent creator. Default `false`.
-    pub create_new: bool,
-    /// Permission bits of a new file; default 0644 less the umask. An existing
-    /// file keeps its own.
-    pub mode_if_new: Option<u32>,
-}
-
-impl Default for WriteOptions {
-    fn default() -> Self {
-        WriteOptions { fsync: true, create_parents: false, create_new: false, mode_if_new: None }
-    }
-}
+use super::{Sandbox, SandboxError, SandboxPath, WriteOptions, atomic, lexical, open_dir_at, resolve::Real};
 
 impl Sandbox {
     /// Writes `bytes` to the file atomically: readers see the old content or

@@ -347,6 +347,53 @@ fn resolve(path: &str, module: &[String]) -> Option<Vec<String>> {
     Some(base)
 }
 
+/// The re-exports of a crate (`pub use` and `pub(crate) use` of its own items): the path a name
+/// is re-exported under (`["Command"]` for `pub use editor::Command;` at the root) → the path
+/// of what it names (`["editor", "Command"]`), so that a use through a re-export counts as a use
+/// of the module that defines it.
+fn reexports(krate: &Crate) -> std::collections::BTreeMap<Vec<String>, Vec<String>> {
+    let known: std::collections::BTreeSet<&Vec<String>> = krate.modules.iter().map(|(p, _)| p).collect();
+    let mut aliases = std::collections::BTreeMap::new();
+    for (module, source) in &krate.modules {
+        let mut rest = source.as_str();
+        while let Some(at) = rest.find("pub use ").or_else(|| rest.find("pub(crate) use ")) {
+            let after = &rest[at..];
+            let start = after.find("use ").unwrap_or(0) + 4;
+            let Some(end) = after.find(';') else { break };
+            let tree = &after[start..end];
+            rest = &after[end..];
+            for item in expand_tree(tree) {
+                let (path, alias) = match item.split_once(" as ").or_else(|| item.split_once("as")) {
+                    Some((path, alias)) if item.contains(" as ") || tree.contains(" as ") => {
+                        (path.trim().to_owned(), Some(alias.trim().to_owned()))
+                    }
+                    _ => (item.clone(), None),
+                };
+                let target = if ["crate::", "self::", "super::"].iter().any(|a| path.starts_with(a)) {
+                    resolve(&path, module)
+                } else {
+                    // Relative to the module, when it names a child module (not another crate).
+                    let mut target = module.clone();
+                    target.extend(path.split("::").filter(|s| !s.is_empty()).map(str::to_owned));
+                    let child = target[..module.len() + 1.min(target.len() - module.len())].to_vec();
+                    known.contains(&child).then_some(target)
+                };
+                let Some(target) = target else { continue };
+                let Some(name) = alias.or_else(|| target.last().cloned()) else { continue };
+                if name == "*" || name == "self" {
+                    continue;
+                }
+                let mut key = module.clone();
+                key.push(name);
+                if key != target {
+                    aliases.insert(key, target);
+                }
+            }
+        }
+    }
+    aliases
+}
+
 /// The module cycles of a crate: among the children of one module, `a` uses `b` when a file in
 /// `a`'s subtree names anything in `b`'s; a parent and its children may use each other (a type's
 /// methods split over child modules), siblings only one way.
@@ -358,10 +405,22 @@ fn sibling_cycles(krate: &Crate) -> Vec<String> {
         (0..=path.len()).rev().map(|n| path[..n].to_vec()).find(|p| known.contains(p)).unwrap_or_default()
     };
     // parent -> child -> the children of the same parent it uses.
+    let aliases = reexports(krate);
+    // A path through a re-export, as the path of what it names.
+    let unalias = |path: Vec<String>| -> Vec<String> {
+        for n in (1..=path.len()).rev() {
+            if let Some(target) = aliases.get(&path[..n]) {
+                let mut real = target.clone();
+                real.extend_from_slice(&path[n..]);
+                return real;
+            }
+        }
+        path
+    };
     let mut uses: BTreeMap<Vec<String>, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
     for (from, source) in &krate.modules {
         for path in referenced_paths(source, from) {
-            let to = module_of(&path);
+            let to = module_of(&unalias(path));
             // The nearest common ancestor, and the two children of it on each side.
             let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
             if common < from.len() && common < to.len() {

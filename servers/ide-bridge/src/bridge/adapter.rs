@@ -3,7 +3,10 @@
 //! methods on disk through the sandbox, and the write of a diff the user accepted, which is made
 //! only on the text the diff was made from and never over unsaved edits.
 
-use std::{path::Path, time::Duration};
+use std::{
+    path::{Path, PathBuf},
+    time::Duration,
+};
 
 use mcp_shared::ErrorCode;
 use serde::de::DeserializeOwned;
@@ -14,9 +17,12 @@ use crate::{
     host::fs::{WorkspaceFolder, WorkspaceSettings},
     protocol::{
         self, DEFAULT_MAX_LIST_ENTRIES, ListParams, METHOD_LIST, METHOD_READ, METHOD_WRITE, ReadParams, WireError,
-        WriteParams, WriteResult,
+        WriteParams, WriteResult, is_workspace_path,
     },
 };
+
+/// The largest file read or written on the IDE's behalf, in bytes.
+pub const MAX_FILE_SIZE: u64 = 1024 * 1024;
 
 /// The most of an accepted text an answer gives back when it could not be written.
 const MAX_TEXT_GIVEN_BACK: usize = 64 * 1024;
@@ -74,7 +80,7 @@ pub(crate) async fn files(
 pub(crate) fn workspace(dir: &Path) -> Result<WorkspaceFolder, crate::host::fs::OpenError> {
     let settings = WorkspaceSettings {
         read_only: false,
-        max_file_size: crate::bridge::claude_code::MAX_FILE_SIZE,
+        max_file_size: MAX_FILE_SIZE,
         max_list_entries: DEFAULT_MAX_LIST_ENTRIES,
         fsync: true,
     };
@@ -155,3 +161,46 @@ pub(crate) async fn write_accepted(
 
 /// How long the check of a buffer's unsaved edits may take.
 pub(crate) const DIRTY_CHECK_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How the IDE's paths are read back into workspace paths.
+#[derive(Debug, Clone)]
+pub struct Paths {
+    /// The workspace root, as given and as resolved (an IDE may report either).
+    roots: Vec<PathBuf>,
+}
+
+impl Paths {
+    /// Paths under `root` (canonical), also matched as `given`.
+    pub fn new(root: &Path, given: &Path) -> Paths {
+        let mut roots = vec![root.to_path_buf()];
+        if given != root {
+            roots.push(given.to_path_buf());
+        }
+        Paths { roots }
+    }
+
+    /// The workspace path of an IDE path (absolute, or a `file://` URI), if it is inside.
+    pub fn workspace(&self, ide_path: &str) -> Option<String> {
+        let decoded;
+        let path = match ide_path.strip_prefix("file://") {
+            Some(rest) => {
+                decoded = percent_encoding::percent_decode_str(rest).decode_utf8().ok()?.into_owned();
+                mcp_shared::platform::path_of_file_uri(&decoded)?
+            }
+            None => PathBuf::from(ide_path),
+        };
+        let rel = self.roots.iter().find_map(|root| path.strip_prefix(root).ok())?;
+        let parts: Vec<&str> = rel.components().map(|c| c.as_os_str().to_str()).collect::<Option<_>>()?;
+        let text = parts.join("/");
+        is_workspace_path(&text).then_some(text)
+    }
+}
+
+/// The `file://` URI of an absolute path, as the IDEs take it.
+pub fn file_uri(path: &Path) -> String {
+    const SET: &percent_encoding::AsciiSet =
+        &percent_encoding::NON_ALPHANUMERIC.remove(b'/').remove(b'-').remove(b'_').remove(b'.').remove(b'~');
+    let text = path.to_string_lossy().replace('\\', "/");
+    let encoded = percent_encoding::utf8_percent_encode(&text, SET).to_string();
+    if encoded.starts_with('/') { format!("file://{encoded}") } else { format!("file:///{encoded}") }
+}

@@ -2,12 +2,14 @@
 //! `if_change` (the change of this id must be the file's latest), each checked before anything
 //! is written, each a `CONFLICT` that says what to do when it does not hold.
 
+use std::path::Path;
+
 use mcp_shared::ErrorCode;
 
 use crate::{
     editor::{Editor, Reply, Target, history_key},
     error::{self, ToolError},
-    journal::Txn,
+    journal::{Kind, State, Txn},
 };
 
 /// `if_sha256`: `Ok` when no hash was given or `current` (the file's content; `None`: there is
@@ -90,7 +92,7 @@ impl Editor {
                 format!("Nothing was undone: {why}. View the file, then change it directly if it still needs it."),
             ))
         };
-        let latest = crate::editor::undo_edit::candidate(txn, &key, self.limits.undo_depth);
+        let latest = candidate(txn, &key, self.limits.undo_depth);
         let Some((seq, group)) = latest else {
             return refused(format!(
                 "the change `{}` is not in the undo history of {} (it was undone already, or dropped from the journal)",
@@ -107,7 +109,7 @@ impl Editor {
             ));
         }
         if let Some(change) = txn.change(seq) {
-            crate::editor::undo_edit::refuse_other_session(change, t)?;
+            refuse_other_session(change, t)?;
         }
         let effect =
             txn.change(seq).and_then(|c| c.effects.iter().find(|e| e.group == group && e.path == key)).cloned();
@@ -141,4 +143,43 @@ impl Editor {
             }
         }
     }
+}
+
+/// The group `undo_edit` on `key` would take back: the latest group of a writing tool's change
+/// touching it that is not undone yet, if it is within `depth` undos of the newest.
+pub(crate) fn candidate(txn: &Txn<'_>, key: &Path, depth: usize) -> Option<(u64, u32)> {
+    let undone = txn.undone();
+    let mut newer = 0;
+    for change in txn.changes().iter().rev() {
+        if change.state != State::Done || change.kind != Kind::Edit || !change.touches(key) {
+            continue;
+        }
+        for group in change.groups().into_iter().rev() {
+            if !change.effects.iter().any(|e| e.group == group && e.path == key) {
+                continue;
+            }
+            if undone.contains(&(change.seq, group)) {
+                newer += 1;
+                continue;
+            }
+            return (newer < depth).then_some((change.seq, group));
+        }
+    }
+    None
+}
+
+/// `undo_edit` takes back this session's changes, and those of servers that have stopped: a
+/// change another session still at work made is refused (`revert_changes` with
+/// `sessions: "all"` takes it back when that is what the user wants).
+pub(crate) fn refuse_other_session(change: &crate::journal::Change, t: &Target<'_>) -> Result<(), ToolError> {
+    if crate::editor::other_live_session(&change.session, &t.origin.session) {
+        return Err(ToolError::new(
+            ErrorCode::Conflict,
+            format!(
+                "No edit was undone: the latest change of {} (change {}, by {}) was made by another session that is still at work, and undo_edit takes back only this session's changes. View the file and change it directly, or use revert_changes with sessions \"all\" if the user wants that change taken back.",
+                t.shown, change.seq, change.tool
+            ),
+        ));
+    }
+    Ok(())
 }

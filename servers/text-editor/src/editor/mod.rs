@@ -15,11 +15,13 @@ use std::{
     sync::{Arc, Mutex, atomic::AtomicBool},
 };
 
+pub use crate::command::Command;
 pub use edit_file::{Caller, Edit, Expected};
 pub use guards::check_sha256;
 pub(crate) use journalled::journal_unusable;
 pub use origin::{Origin, other_live_session, session_label};
 
+pub(crate) mod changes;
 mod create;
 mod edit_file;
 mod files;
@@ -40,48 +42,13 @@ use serde_json::Value;
 use crate::{
     document::{self, Document, NotText},
     error::{self, ToolError},
-    history::{self, Change},
-    journal::{self, Journal},
+    journal::{
+        self, Journal,
+        splice::{self, Change},
+    },
     lines::{self, Splice},
     render,
 };
-
-/// The commands of the tool.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Command {
-    /// Show a file (`cat -n`) or a directory (two levels).
-    View,
-    /// Create a new file.
-    Create,
-    /// Replace one unique occurrence of a string.
-    StrReplace,
-    /// Insert text after a line.
-    Insert,
-    /// Undo the last edit of a file.
-    UndoEdit,
-}
-
-impl Command {
-    /// Every command, in the order the tool lists them.
-    pub const ALL: [Command; 5] =
-        [Command::View, Command::Create, Command::StrReplace, Command::Insert, Command::UndoEdit];
-
-    /// The wire name, e.g. `str_replace`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Command::View => "view",
-            Command::Create => "create",
-            Command::StrReplace => "str_replace",
-            Command::Insert => "insert",
-            Command::UndoEdit => "undo_edit",
-        }
-    }
-
-    /// The command named `name`.
-    pub fn parse(name: &str) -> Option<Command> {
-        Command::ALL.into_iter().find(|c| c.as_str() == name)
-    }
-}
 
 /// The limits and switches of the editor (from the flags).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -431,7 +398,7 @@ impl Editor {
         } else {
             let new_bytes = splice_bytes(&doc, a, b, replacement).map_err(|e| unencodable(t, &e))?;
             let old_bytes = old_bytes(&doc)?;
-            let change = history::diff(&old_bytes, &new_bytes);
+            let change = splice::diff(&old_bytes, &new_bytes);
             (new_bytes, change)
         };
         self.write(t, &new_bytes, change)
@@ -459,7 +426,7 @@ impl Editor {
         } else {
             let new_bytes = document::encode_text(doc.format, &text).map_err(|e| unencodable(t, &e))?;
             let old_bytes = old_bytes(&doc)?;
-            let change = history::diff(&old_bytes, &new_bytes);
+            let change = splice::diff(&old_bytes, &new_bytes);
             (new_bytes, change)
         };
         self.write(t, &new_bytes, change)

@@ -5,44 +5,23 @@
 //! someone else since that change, nothing is written and the answer is `CONFLICT`. The undo is
 //! itself a change of the journal (`revert_changes` can take it back).
 
-use std::path::Path;
-
 use mcp_shared::ErrorCode;
 
 use crate::{
     document,
-    editor::{Editor, Reply, Seen, Target, history_key},
+    editor::{
+        Editor, Reply, Seen, Target,
+        guards::{candidate, refuse_other_session},
+        history_key,
+    },
     error::ToolError,
     journal::{
-        Before, Kind, State, Txn,
+        Before, Kind, Txn,
         plan::{self, ApplyError, Taker},
     },
     lines::Normalized,
     render,
 };
-
-/// The group `undo_edit` on `key` would take back: the latest group of a writing tool's change
-/// touching it that is not undone yet, if it is within `depth` undos of the newest.
-pub(crate) fn candidate(txn: &Txn<'_>, key: &Path, depth: usize) -> Option<(u64, u32)> {
-    let undone = txn.undone();
-    let mut newer = 0;
-    for change in txn.changes().iter().rev() {
-        if change.state != State::Done || change.kind != Kind::Edit || !change.touches(key) {
-            continue;
-        }
-        for group in change.groups().into_iter().rev() {
-            if !change.effects.iter().any(|e| e.group == group && e.path == key) {
-                continue;
-            }
-            if undone.contains(&(change.seq, group)) {
-                newer += 1;
-                continue;
-            }
-            return (newer < depth).then_some((change.seq, group));
-        }
-    }
-    None
-}
 
 impl Editor {
     pub(crate) fn undo_edit(&self, t: &Target<'_>) -> Result<Reply, ToolError> {
@@ -172,22 +151,6 @@ impl Editor {
         };
         Ok(Reply::text(text))
     }
-}
-
-/// `undo_edit` takes back this session's changes, and those of servers that have stopped: a
-/// change another session still at work made is refused (`revert_changes` with
-/// `sessions: "all"` takes it back when that is what the user wants).
-pub(crate) fn refuse_other_session(change: &crate::journal::Change, t: &Target<'_>) -> Result<(), ToolError> {
-    if crate::editor::other_live_session(&change.session, &t.origin.session) {
-        return Err(ToolError::new(
-            ErrorCode::Conflict,
-            format!(
-                "No edit was undone: the latest change of {} (change {}, by {}) was made by another session that is still at work, and undo_edit takes back only this session's changes. View the file and change it directly, or use revert_changes with sessions \"all\" if the user wants that change taken back.",
-                t.shown, change.seq, change.tool
-            ),
-        ));
-    }
-    Ok(())
 }
 
 /// The error of an undo or revert that wrote nothing.

@@ -37,6 +37,7 @@
 
 mod change;
 pub mod plan;
+pub mod splice;
 mod store;
 
 pub use change::{Before, Change, Effect, Kind, State};

@@ -268,8 +268,8 @@ pub fn effect_between(path: &Path, group: u32, before: Option<&Content>, after: 
         (None, _) => (Before::Absent, Vec::new()),
         (Some(b), None) => (Before::Bytes { mode: b.mode }, b.bytes.clone()),
         (Some(b), Some(a)) => {
-            let crate::history::Change::Splice { offset, removed, inserted_len } =
-                crate::history::diff(&b.bytes, &a.bytes);
+            let super::splice::Change::Splice { offset, removed, inserted_len } =
+                super::splice::diff(&b.bytes, &a.bytes);
             (Before::Splice { offset: offset as u64, inserted_len: inserted_len as u64 }, removed)
         }
     };

@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::{
-    change_view::Shown,
+    view::change::Shown,
     editor::{Editor, history_key},
     locks::FileLocks,
     workspace::EditorRoots,
@@ -77,7 +77,7 @@ impl Tool for DeleteFile {
     }
 
     fn view(&self) -> Option<&'static mcp_shared::view::View> {
-        Some(&crate::change_view::VIEW)
+        Some(&crate::view::change::VIEW)
     }
 
     fn annotations(&self) -> ToolAnnotations {

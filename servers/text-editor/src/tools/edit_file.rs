@@ -14,7 +14,7 @@ use serde_json::json;
 use super::AbandonOnDrop;
 use crate::{
     Command,
-    change_view::{self, Shown},
+    view::change::{self as change_view, Shown},
     editor::{self, Edit, Editor, Expected, history_key},
     locks::FileLocks,
     workspace::EditorRoots,
@@ -96,7 +96,7 @@ impl Tool for EditFile {
     }
 
     fn view(&self) -> Option<&'static mcp_shared::view::View> {
-        Some(&crate::change_view::VIEW)
+        Some(&crate::view::change::VIEW)
     }
 
     fn annotations(&self) -> ToolAnnotations {

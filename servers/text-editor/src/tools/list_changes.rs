@@ -13,7 +13,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::{
-    changes::Span,
+    editor::changes::Span,
     editor::{Editor, Origin, session_label},
     workspace::EditorRoots,
 };
@@ -173,7 +173,7 @@ impl Tool for ListChanges {
     }
 
     fn view(&self) -> Option<&'static mcp_shared::view::View> {
-        Some(&crate::changes_view::VIEW)
+        Some(&crate::view::changes::VIEW)
     }
 
     fn annotations(&self) -> ToolAnnotations {
@@ -187,7 +187,7 @@ impl Tool for ListChanges {
         let editor = Arc::clone(&self.editor);
         let view_span = span.clone();
         let (text, data) = blocking("Listing the changes", move || editor.list_changes(&sandbox, &span, &origin)).await??;
-        let view = crate::changes_view::data(&data, &view_span, self.revert_tool.as_deref());
+        let view = crate::view::changes::data(&data, &view_span, self.revert_tool.as_deref());
         Ok(ToolOutput::text_and_json(text, data).with_view(view))
     }
 }

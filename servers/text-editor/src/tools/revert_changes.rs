@@ -13,7 +13,7 @@ use serde::Deserialize;
 
 use super::list_changes::{Point, Sessions, span_of};
 use crate::{
-    changes::{Guards, RevertMode},
+    editor::changes::{Guards, RevertMode},
     editor::{Editor, Origin, session_label},
     workspace::EditorRoots,
 };
@@ -76,7 +76,7 @@ impl Tool for RevertChanges {
     }
 
     fn view(&self) -> Option<&'static mcp_shared::view::View> {
-        Some(&crate::changes_view::VIEW)
+        Some(&crate::view::changes::VIEW)
     }
 
     fn annotations(&self) -> ToolAnnotations {
@@ -113,7 +113,7 @@ impl Tool for RevertChanges {
         let (text, data) =
             blocking("Reverting the changes", move || editor.revert_changes(&sandbox, &span, &guards, mode, &origin))
                 .await??;
-        let view = crate::changes_view::data(&data, &view_span, Some("revert_changes"));
+        let view = crate::view::changes::data(&data, &view_span, Some("revert_changes"));
         Ok(ToolOutput::text_and_json(text, data).with_view(view))
     }
 }

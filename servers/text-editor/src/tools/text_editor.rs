@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::AbandonOnDrop;
 use crate::{
-    change_view::Shown,
+    view::change::Shown,
     editor::{self, Command, Editor, Request},
     error::ToolError,
     locks::FileLocks,
@@ -236,7 +236,7 @@ impl Tool for TextEditor {
 
     fn view(&self) -> Option<&'static mcp_shared::view::View> {
         // A read-only editor changes nothing: there is no change to show.
-        (!self.read_only).then_some(&crate::change_view::VIEW)
+        (!self.read_only).then_some(&crate::view::change::VIEW)
     }
 
     fn annotations(&self) -> ToolAnnotations {

@@ -3,60 +3,18 @@
 //! 0-based lines and characters made 1-based, every list and text bounded. An answer that is
 //! not what the protocol says is an error naming the tool, never a guess.
 
-use std::path::{Path, PathBuf};
-
 use serde_json::Value;
 
-use crate::protocol::{
-    Diagnostic, DiagnosticsResult, MAX_DIAGNOSTICS, MAX_SELECTION_TEXT, OpenEditor, OpenEditorsResult, Position,
-    Selection, SelectionResult, Severity, is_workspace_path,
+use crate::{
+    bridge::adapter::Paths,
+    protocol::{
+        Diagnostic, DiagnosticsResult, MAX_DIAGNOSTICS, MAX_SELECTION_TEXT, OpenEditor, OpenEditorsResult, Position,
+        Selection, SelectionResult, Severity,
+    },
 };
 
 /// The most items of any list read from an IDE answer (files, tabs, diagnostics of a file).
 const MAX_ITEMS: usize = 10_000;
-
-/// How the IDE's paths are read back into workspace paths.
-#[derive(Debug, Clone)]
-pub struct Paths {
-    /// The workspace root, as given and as resolved (an IDE may report either).
-    roots: Vec<PathBuf>,
-}
-
-impl Paths {
-    /// Paths under `root` (canonical), also matched as `given`.
-    pub fn new(root: &Path, given: &Path) -> Paths {
-        let mut roots = vec![root.to_path_buf()];
-        if given != root {
-            roots.push(given.to_path_buf());
-        }
-        Paths { roots }
-    }
-
-    /// The workspace path of an IDE path (absolute, or a `file://` URI), if it is inside.
-    pub fn workspace(&self, ide_path: &str) -> Option<String> {
-        let decoded;
-        let path = match ide_path.strip_prefix("file://") {
-            Some(rest) => {
-                decoded = percent_encoding::percent_decode_str(rest).decode_utf8().ok()?.into_owned();
-                mcp_shared::platform::path_of_file_uri(&decoded)?
-            }
-            None => PathBuf::from(ide_path),
-        };
-        let rel = self.roots.iter().find_map(|root| path.strip_prefix(root).ok())?;
-        let parts: Vec<&str> = rel.components().map(|c| c.as_os_str().to_str()).collect::<Option<_>>()?;
-        let text = parts.join("/");
-        is_workspace_path(&text).then_some(text)
-    }
-}
-
-/// The `file://` URI of an absolute path, as the IDEs take it.
-pub fn file_uri(path: &Path) -> String {
-    const SET: &percent_encoding::AsciiSet =
-        &percent_encoding::NON_ALPHANUMERIC.remove(b'/').remove(b'-').remove(b'_').remove(b'.').remove(b'~');
-    let text = path.to_string_lossy().replace('\\', "/");
-    let encoded = percent_encoding::utf8_percent_encode(&text, SET).to_string();
-    if encoded.starts_with('/') { format!("file://{encoded}") } else { format!("file:///{encoded}") }
-}
 
 /// The JSON object an IDE tool answered with, as text in its first content item.
 pub fn json_text(tool: &str, texts: &[String]) -> Result<Value, String> {
@@ -193,6 +151,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::bridge::adapter::file_uri;
+    use std::path::Path;
 
     fn paths() -> Paths {
         Paths::new(Path::new("/w/p"), Path::new("/link/p"))

@@ -8,16 +8,11 @@
 //! These are not workspace paths, so plain `std::fs` is right here.
 
 use std::{
-    fs,
     path::{Path, PathBuf},
     time::SystemTime,
 };
 
-use mcp_shared::platform;
 use serde::Deserialize;
-
-/// Largest lock file read (a valid one is a few hundred bytes).
-const MAX_FILE_BYTES: u64 = 64 * 1024;
 
 /// What a lock file says, with where it was found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,18 +82,14 @@ pub fn lock_dirs() -> Vec<PathBuf> {
     lock_dirs_from(std::env::var_os("CLAUDE_CONFIG_DIR"), mcp_shared::workspace::home_dir())
 }
 
-/// Reads one lock file; `None` when it is not this user's regular file, too large, not named
+/// Reads one lock file (its path, bytes and modification time); `None` when it is not named
 /// `<port>.lock`, not a WebSocket IDE's, or not a lock record.
-pub fn read_lock(path: &Path) -> Option<IdeLock> {
+fn read_lock(path: &Path, bytes: &[u8], modified: SystemTime) -> Option<IdeLock> {
     let port: u16 = path.file_stem()?.to_str()?.parse().ok().filter(|p| *p > 0)?;
     if path.extension()?.to_str()? != "lock" {
         return None;
     }
-    let meta = fs::symlink_metadata(path).ok()?;
-    if !meta.file_type().is_file() || meta.len() > MAX_FILE_BYTES || !platform::is_mine(&meta) {
-        return None;
-    }
-    let raw: Raw = serde_json::from_slice(&fs::read(path).ok()?).ok()?;
+    let raw: Raw = serde_json::from_slice(bytes).ok()?;
     if raw.transport.as_deref().is_some_and(|t| t != "ws") {
         return None;
     }
@@ -109,38 +100,35 @@ pub fn read_lock(path: &Path) -> Option<IdeLock> {
         ide_name: raw.ide_name.filter(|n| !n.trim().is_empty()).unwrap_or_else(|| "an IDE".to_owned()),
         auth_token: raw.auth_token.unwrap_or_default(),
         path: path.to_path_buf(),
-        modified: meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+        modified,
     })
 }
 
-/// The lock files of live IDEs in `dirs` (a directory that is not the user's is skipped).
+/// The lock files of live IDEs in `dirs`, through the one scanner of announcement files
+/// ([`crate::discovery::scan`]: the user's own files in the user's own directories).
 pub fn live_locks(dirs: &[PathBuf]) -> Vec<IdeLock> {
-    let mut locks = Vec::new();
-    for dir in dirs {
-        let Ok(meta) = fs::symlink_metadata(dir) else { continue };
-        if !meta.file_type().is_dir() || !platform::is_mine(&meta) {
-            continue;
-        }
-        let Ok(entries) = fs::read_dir(dir) else { continue };
-        for entry in entries.flatten() {
-            let Some(lock) = read_lock(&entry.path()) else { continue };
-            if platform::process_alive(lock.pid) && !locks.iter().any(|l: &IdeLock| l.port == lock.port) {
-                locks.push(lock);
-            }
-        }
+    crate::discovery::scan(dirs, read_lock)
+}
+
+impl crate::discovery::Announced for IdeLock {
+    fn pid(&self) -> u32 {
+        self.pid
     }
-    locks
+    fn port(&self) -> u16 {
+        self.port
+    }
+    fn folders(&self) -> &[String] {
+        &self.workspace_folders
+    }
+    fn modified(&self) -> SystemTime {
+        self.modified
+    }
 }
 
 /// The lock for `dir` among `locks`: the deepest workspace folder containing `dir`, the newest
 /// on a tie; single-client IDEs only when `take_single` (the user asked for them by name).
 pub fn choose<'a>(locks: &'a [IdeLock], dir: &Path, take_single: bool) -> Option<&'a IdeLock> {
-    locks
-        .iter()
-        .filter(|l| take_single || !l.single_client())
-        .filter_map(|l| l.contains(dir).map(|depth| (depth, l)))
-        .max_by_key(|(depth, l)| (*depth, l.modified))
-        .map(|(_, l)| l)
+    crate::discovery::choose_for(locks.iter().filter(|l| take_single || !l.single_client()), dir)
 }
 
 /// The lock of `port` among `locks` (an explicit `--url`).
@@ -151,6 +139,7 @@ pub fn by_port(locks: &[IdeLock], port: u16) -> Option<&IdeLock> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     fn write(dir: &Path, name: &str, body: &str) -> PathBuf {
         let path = dir.join(name);

@@ -51,7 +51,7 @@ use tokio_tungstenite::tungstenite::{
 use crate::{
     bridge::{
         ConnectError, Link, RequestError,
-        adapter::{files, on_disk, parse, to_value, workspace},
+        adapter::{self, files, on_disk, parse, to_value, workspace},
         conn::{Adapter, Protocol},
     },
     host::fs::WorkspaceFolder,
@@ -69,8 +69,6 @@ pub use lock::IdeLock;
 pub const AUTH_HEADER: &str = "x-claude-code-ide-authorization";
 /// The MCP revision the bridge asks for (the one the IDEs answer with).
 pub const MCP_VERSION: &str = "2024-11-05";
-/// The largest file read or written on the IDE's behalf, in bytes.
-pub const MAX_FILE_SIZE: u64 = 1024 * 1024;
 /// The largest message taken from the IDE.
 const MAX_MESSAGE_SIZE: usize = 16 * 1024 * 1024;
 /// How long a file the bridge had to open is watched for its first diagnostics by default.
@@ -85,7 +83,7 @@ pub struct ClaudeIde {
     tools: Vec<String>,
     info: HostInfo,
     folder: WorkspaceFolder,
-    paths: convert::Paths,
+    paths: adapter::Paths,
     /// The last `selection_changed`, read (`None` until one came).
     selection: Arc<Mutex<Option<SelectionResult>>>,
     diffs: diff::Diffs,
@@ -222,10 +220,10 @@ pub async fn connect(
         workspace_folders: vec![root.display().to_string()],
         folder_names: Vec::new(),
         read_only: false,
-        max_file_size: MAX_FILE_SIZE,
+        max_file_size: crate::bridge::adapter::MAX_FILE_SIZE,
         max_message_size: MAX_MESSAGE_SIZE as u64,
     };
-    let paths = convert::Paths::new(&root, &lock_folder_form(lock, &root));
+    let paths = adapter::Paths::new(&root, &lock_folder_form(lock, &root));
     let selection = Arc::new(Mutex::new(None));
     tokio::spawn(notes(notes_rx, paths.clone(), Arc::clone(&selection), events));
     tracing::info!(ide = %name, url = %url, tools = ?tools, "connected to the IDE through the Claude Code IDE protocol");
@@ -263,7 +261,7 @@ fn lock_folder_form(lock: &IdeLock, root: &Path) -> PathBuf {
 /// Reads the IDE's notifications until the connection ends.
 async fn notes(
     mut rx: crate::bridge::link::NoteReceiver,
-    paths: convert::Paths,
+    paths: adapter::Paths,
     selection: Arc<Mutex<Option<SelectionResult>>>,
     events: broadcast::Sender<String>,
 ) {
@@ -298,7 +296,7 @@ struct Caller {
     /// The IDE's tool that says whether a buffer has unsaved edits (`checkDocumentDirty`, else
     /// `getOpenEditors`), if it has one.
     dirty_tool: Option<&'static str>,
-    paths: convert::Paths,
+    paths: adapter::Paths,
 }
 
 impl Caller {
@@ -458,7 +456,7 @@ impl ClaudeIde {
             return convert::diagnostics(&answer, &self.paths, params.include_info).map_err(|e| self.unreadable(e));
         };
         let file = self.absolute(&path, true).await?;
-        let uri = json!({"uri": convert::file_uri(&file)});
+        let uri = json!({"uri": adapter::file_uri(&file)});
         match self.call_tool_raw("getDiagnostics", uri.clone(), timeout).await? {
             Ok(texts) => {
                 let answer = convert::json_text("getDiagnostics", &texts).map_err(|e| self.unreadable(e))?;

@@ -6,16 +6,11 @@
 //! `std::fs`.
 
 use std::{
-    fs,
     path::{Path, PathBuf},
     time::SystemTime,
 };
 
-use mcp_shared::platform;
 use serde::Deserialize;
-
-/// Largest discovery file read.
-const MAX_FILE_BYTES: u64 = 64 * 1024;
 
 /// What a companion's discovery file says.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,17 +78,14 @@ pub fn companion_dirs() -> Vec<PathBuf> {
     companion_dirs_from(&std::env::temp_dir())
 }
 
-/// Reads one discovery file.
-pub fn read_file(path: &Path) -> Option<CompanionFile> {
+/// Reads one discovery file (its path, bytes and modification time): named
+/// `gemini-ide-server-<pid>-<port>.json`, its port the name's.
+fn read_file(path: &Path, bytes: &[u8], modified: SystemTime) -> Option<CompanionFile> {
     let name = path.file_name()?.to_str()?;
     let rest = name.strip_prefix("gemini-ide-server-")?.strip_suffix(".json")?;
     let (pid, port) = rest.split_once('-')?;
     let (pid, port): (u32, u16) = (pid.parse().ok()?, port.parse().ok()?);
-    let meta = fs::symlink_metadata(path).ok()?;
-    if !meta.file_type().is_file() || meta.len() > MAX_FILE_BYTES || !platform::is_mine(&meta) {
-        return None;
-    }
-    let raw: Raw = serde_json::from_slice(&fs::read(path).ok()?).ok()?;
+    let raw: Raw = serde_json::from_slice(bytes).ok()?;
     if raw.port != port || port == 0 {
         return None;
     }
@@ -109,41 +101,40 @@ pub fn read_file(path: &Path) -> Option<CompanionFile> {
         ide_name: ide_name.unwrap_or_else(|| "an IDE".to_owned()),
         auth_token: raw.auth_token,
         path: path.to_path_buf(),
-        modified: meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+        modified,
     })
 }
 
-/// The discovery files of live companions in `dirs`.
+/// The discovery files of live companions in `dirs`, through the one scanner of announcement
+/// files ([`crate::discovery::scan`]).
 pub fn live_companions(dirs: &[PathBuf]) -> Vec<CompanionFile> {
-    let mut files: Vec<CompanionFile> = Vec::new();
-    for dir in dirs {
-        let Ok(meta) = fs::symlink_metadata(dir) else { continue };
-        if !meta.file_type().is_dir() || !platform::is_mine(&meta) {
-            continue;
-        }
-        let Ok(entries) = fs::read_dir(dir) else { continue };
-        for entry in entries.flatten() {
-            let Some(file) = read_file(&entry.path()) else { continue };
-            if platform::process_alive(file.pid) && !files.iter().any(|f| f.port == file.port) {
-                files.push(file);
-            }
-        }
+    crate::discovery::scan(dirs, read_file)
+}
+
+impl crate::discovery::Announced for CompanionFile {
+    fn pid(&self) -> u32 {
+        self.pid
     }
-    files
+    fn port(&self) -> u16 {
+        self.port
+    }
+    fn folders(&self) -> &[String] {
+        &self.workspace_folders
+    }
+    fn modified(&self) -> SystemTime {
+        self.modified
+    }
 }
 
 /// The companion for `dir`: the deepest workspace folder containing it, the newest on a tie.
 pub fn choose<'a>(files: &'a [CompanionFile], dir: &Path) -> Option<&'a CompanionFile> {
-    files
-        .iter()
-        .filter_map(|f| f.contains(dir).map(|depth| (depth, f)))
-        .max_by_key(|(depth, f)| (*depth, f.modified))
-        .map(|(_, f)| f)
+    crate::discovery::choose_for(files, dir)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
     fn live_files_of_this_user_are_read_by_their_name_and_the_rest_skipped() {

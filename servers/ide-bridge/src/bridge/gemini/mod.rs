@@ -44,7 +44,7 @@ pub use file::CompanionFile;
 use crate::{
     bridge::{
         ConnectError, RequestError, adapter,
-        claude_code::{MAX_FILE_SIZE, convert},
+        adapter::MAX_FILE_SIZE,
         conn::{Adapter, Protocol},
     },
     host::fs::WorkspaceFolder,
@@ -94,7 +94,7 @@ struct Pending {
 struct Shared {
     name: String,
     folder: WorkspaceFolder,
-    paths: convert::Paths,
+    paths: adapter::Paths,
     /// The last context update, read.
     context: Mutex<(OpenEditorsResult, SelectionResult)>,
     diffs: Mutex<HashMap<String, Pending>>,
@@ -413,7 +413,7 @@ pub async fn connect(
     let shared = Arc::new(Shared {
         name: name.clone(),
         folder,
-        paths: convert::Paths::new(&root, dir),
+        paths: adapter::Paths::new(&root, dir),
         context: Mutex::new((OpenEditorsResult::default(), SelectionResult::default())),
         diffs: Mutex::new(HashMap::new()),
         closed: CancellationToken::new(),
@@ -555,7 +555,7 @@ async fn on_message(shared: &Arc<Shared>, message: &Value) {
 
 /// An `ide/contextUpdate`: `{workspaceState: {openFiles: [{path, timestamp, isActive, cursor:
 /// {line, character}, selectedText}]}}`, lines and characters 1-based.
-fn context(params: &Value, paths: &convert::Paths) -> (OpenEditorsResult, SelectionResult) {
+fn context(params: &Value, paths: &adapter::Paths) -> (OpenEditorsResult, SelectionResult) {
     let files = params
         .get("workspaceState")
         .and_then(|w| w.get("openFiles"))
@@ -680,7 +680,7 @@ mod tests {
 
     #[test]
     fn a_context_update_gives_the_open_files_and_the_active_one_s_selection() {
-        let paths = convert::Paths::new(Path::new("/w/p"), Path::new("/w/p"));
+        let paths = adapter::Paths::new(Path::new("/w/p"), Path::new("/w/p"));
         let update = json!({"workspaceState": {"openFiles": [
             {"path": "/w/p/a.ts", "timestamp": 5},
             {"path": "/etc/passwd", "timestamp": 9},

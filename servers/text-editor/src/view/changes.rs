@@ -9,13 +9,13 @@
 use mcp_shared::view::View;
 use serde_json::{Map, Value, json};
 
-use crate::changes::Span;
+use crate::editor::changes::Span;
 
 /// The view.
 pub static VIEW: View = View {
     uri: "ui://text-editor/changes",
     title: "Changes to the workspace",
-    body: include_str!("../views/changes.html"),
+    body: include_str!("../../views/changes.html"),
 };
 
 /// A call the view makes through the host.

@@ -15,7 +15,7 @@ use crate::{document, editor::Seen};
 
 /// The view.
 pub static VIEW: View =
-    View { uri: "ui://text-editor/change", title: "Change to a file", body: include_str!("../views/change.html") };
+    View { uri: "ui://text-editor/change", title: "Change to a file", body: include_str!("../../views/change.html") };
 
 /// The most bytes of diff the view is sent.
 const MAX_VIEW_DIFF_BYTES: usize = 64 * 1024;
