@@ -199,7 +199,14 @@ pub struct Journal {
 pub fn dir_for(base: &Path, roots: &[PathBuf]) -> PathBuf {
     let mut names: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
     names.sort();
-    let key = format!("{:016x}", fingerprint(names.join("\n").as_bytes()));
+    names.dedup();
+    // The roots joined by line breaks (the name journals have always had); a set with a line
+    // break in a root (which could spell another set) is named from its JSON list instead.
+    let key = if names.iter().any(|n| n.contains('\n')) {
+        format!("j{:016x}", fingerprint(serde_json::to_string(&names).unwrap_or_default().as_bytes()))
+    } else {
+        format!("{:016x}", fingerprint(names.join("\n").as_bytes()))
+    };
     base.join("journals").join(key)
 }
 
@@ -1070,6 +1077,28 @@ mod tests {
         assert!(txn.changes().len() <= 40, "{}", txn.changes().len());
         assert_eq!(txn.changes().last().unwrap().seq, 100);
         assert!(txn.dropped_through() >= 60);
+    }
+
+    #[test]
+    fn root_sets_never_share_a_journal_and_a_log_of_other_roots_is_not_used() {
+        let one = [PathBuf::from("/a\n/b")];
+        let two = [PathBuf::from("/a"), PathBuf::from("/b")];
+        assert_ne!(dir_for(Path::new("/s"), &one), dir_for(Path::new("/s"), &two));
+        // A log whose header names other roots, where this set's log would be.
+        let dir = tempfile::tempdir().unwrap();
+        let other = Journal::for_roots(Some(dir.path()), &two, (1 << 20, 100), false);
+        let mut txn = other.lock().unwrap();
+        let seq = txn.begin(Change::new("t", "s", Kind::Edit, vec![]), &[]).unwrap();
+        txn.finish(seq, true).unwrap();
+        drop(txn);
+        let mine = [PathBuf::from("/c")];
+        std::fs::create_dir_all(dir_for(dir.path(), &mine)).unwrap();
+        std::fs::copy(dir_for(dir.path(), &two).join("journal.log"), dir_for(dir.path(), &mine).join("journal.log"))
+            .unwrap();
+        let j = Journal::for_roots(Some(dir.path()), &mine, (1 << 20, 100), false);
+        let txn = j.lock().unwrap();
+        assert!(txn.changes().is_empty(), "another root set's changes are never shown");
+        assert!(j.transient_because().unwrap().contains("belongs to other roots"));
     }
 
     #[test]
