@@ -19,6 +19,7 @@ mod large;
 mod outputs;
 mod properties;
 mod protocol;
+#[cfg(unix)]
 mod race;
 mod reference;
 mod replay;
