@@ -5,7 +5,8 @@
 # server is not a registry this project may use. Debian unstable packages the rest: rustc/cargo
 # with rust-src (Windows and macOS std built from it with -Zbuild-std), mingw-w64, the arm64 std
 # (libstd-rust-dev:arm64) with gcc-aarch64-linux-gnu, and wine for running Windows binaries. This
-# script debootstraps a Debian unstable root into $MCP_TOOLCHAIN (default target/toolchain/sid)
+# script debootstraps a Debian unstable root into $MCP_TOOLCHAIN (default target/toolchain/sid;
+# .ci/run keeps it in its cache, keyed by this script)
 # from the mirror apt already uses and installs those packages there. dist/cross.sh runs cargo
 # inside it with the checkout bind-mounted at the same path.
 #
@@ -34,6 +35,13 @@ enter() {
     sid="$1"; root="$2"; cargo_home="$3"; shift 3
     mkdir -p "$sid$root" "$sid/root/.cargo/registry" "$sid/proc" "$sid/dev" "$sid/tmp"
     mount --bind "$root" "$sid$root"
+    # A checkout whose target/ is a link to a build cache elsewhere (.ci/run): the cache too,
+    # at its own path, so that the link resolves inside the root as outside.
+    if [ -L "$root/target" ]; then
+      real="$(readlink -f "$root/target")"
+      mkdir -p "$real" "$sid$real"
+      mount --bind "$real" "$sid$real"
+    fi
     mount --bind "$cargo_home/registry" "$sid/root/.cargo/registry"
     mount -t proc proc "$sid/proc"
     mount --rbind /dev "$sid/dev"
