@@ -501,10 +501,13 @@ fn a_flood_of_selections_is_coalesced_not_queued() {
     let ws = env.workspace("ws", &[("a.txt", "a\n")]);
     let quirks = Quirks { flood: 200_000, ..Quirks::default() };
     let _ide = FakeIde::start_with(&env, &ws, "Neovim", &["getOpenEditors"], quiet, quirks);
-    let mut bridge = env.bridge(&ws, &["--ide", "claude-code"]);
+    let mut bridge = env.bridge(&ws, &["--ide", "claude-code", "--request-timeout", "300", "--tool-timeout", "300"]);
+    // The first answer comes behind the flood (about 120 MB to read, slow in a debug build on a
+    // loaded machine): a generous bound, nothing timed.
+    bridge.set_timeout(Duration::from_secs(300));
     assert!(!is_error(&bridge.call_tool("get_open_editors", json!({})).unwrap()));
     // Once the flood is read, the selection is the latest one.
-    let deadline = Instant::now() + WAIT * 3;
+    let deadline = Instant::now() + Duration::from_secs(300);
     loop {
         let selection = bridge.call_tool("get_selection", json!({})).unwrap();
         if text_of(&selection).contains("selection 199999") {
