@@ -362,12 +362,12 @@ fn a_restarted_ide_is_found_again_through_its_new_lock_file() {
 
 // Hostile round 5: nothing the user typed or saved is lost, whatever the order of events.
 
-/// A diff the user accepts 1.5 s after it was shown (with their own last edit), in an IDE whose
+/// A diff the user accepts 4 s after it was shown (with their own last edit), in an IDE whose
 /// buffers are clean.
 fn late_accept(name: &str, _arguments: &Value) -> Value {
     match name {
         "openDiff" => {
-            json!({"_delay_ms": 1500, "result": {"content": [{"type": "text", "text": "FILE_SAVED"}, {"type": "text", "text": "accepted by the user\n"}]}})
+            json!({"_delay_ms": 4000, "result": {"content": [{"type": "text", "text": "FILE_SAVED"}, {"type": "text", "text": "accepted by the user\n"}]}})
         }
         "checkDocumentDirty" => text(json!({"success": true, "isDirty": false})),
         "close_tab" => json!({"result": {"content": [{"type": "text", "text": "TAB_CLOSED"}]}}),
@@ -387,7 +387,7 @@ fn a_diff_accepted_after_the_call_gave_up_is_never_written_over_a_newer_file() {
     // Meanwhile the file changes (the user, a formatter, the bridge's own write).
     let write = bridge.call_tool("write_file", json!({"path": "a.txt", "content": "newer\n"})).unwrap();
     assert!(!is_error(&write), "{write}");
-    std::thread::sleep(Duration::from_millis(2500));
+    std::thread::sleep(Duration::from_millis(5500));
     assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "newer\n", "the newer file is kept");
     // Asked again, the same proposal answers what became of it: a conflict, the accepted text
     // given back, never "accepted as proposed".
@@ -401,8 +401,11 @@ fn a_diff_accepted_after_the_call_gave_up_is_never_written_over_a_newer_file() {
     let pending =
         bridge.call_tool("open_diff", json!({"path": "b.txt", "new_text": "proposed\n", "wait_ms": 100})).unwrap();
     assert_eq!(structured(&pending).unwrap()["status"], "pending", "{pending}");
-    std::thread::sleep(Duration::from_millis(2500));
-    assert_eq!(std::fs::read_to_string(ws.join("b.txt")).unwrap(), "accepted by the user\n");
+    let deadline = Instant::now() + WAIT;
+    while std::fs::read_to_string(ws.join("b.txt")).unwrap() != "accepted by the user\n" {
+        assert!(Instant::now() < deadline, "the late accept of an unchanged file was never written");
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 /// How many times the scripted IDE was asked whether a buffer is dirty.
