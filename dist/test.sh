@@ -290,9 +290,9 @@ done
 # Other platforms. Their folders live under the checkout, which the toolchain root (wine) sees at
 # the same path; the npm launcher is run by a preload that makes Node report the other platform
 # and start the binary through the emulator, so the launcher's own lookup is what is tested.
-# Its real path: .ci/run links target/ to its build cache (seen at the same path in the root),
-# and the sessions name files by the path the servers resolve.
-XTMP="$(realpath -m "$ROOT/target")/dist-test"
+# Not under target/: .ci/run links it to its build cache under ~/.cache, and draft-post refuses
+# a manuscript inside a hidden directory.
+XTMP="$ROOT/dist/out/foreign-test"
 rm -rf "$XTMP" && mkdir -p "$XTMP"
 cat >"$XTMP/foreign.js" <<'JS'
 // Node as if on FOREIGN_PLATFORM/FOREIGN_ARCH, starting binaries through FOREIGN_RUNNER (JSON argv).
