@@ -252,6 +252,28 @@ pub trait Announced {
     fn modified(&self) -> SystemTime;
 }
 
+/// [`Announced`] for an announcement type with the fields `pid`, `port`, `workspace_folders`
+/// and `modified` (lock files, companion files).
+macro_rules! announced_by_fields {
+    ($type:ty) => {
+        impl $crate::discovery::Announced for $type {
+            fn pid(&self) -> u32 {
+                self.pid
+            }
+            fn port(&self) -> u16 {
+                self.port
+            }
+            fn folders(&self) -> &[String] {
+                &self.workspace_folders
+            }
+            fn modified(&self) -> std::time::SystemTime {
+                self.modified
+            }
+        }
+    };
+}
+pub(crate) use announced_by_fields;
+
 /// The one scanner of announcement files, for the three kinds: in each of `dirs` (a directory of
 /// this user's, not a link), each regular file of this user's of at most [`MAX_FILE_BYTES`],
 /// read by `read` (its path, bytes and modification time; `None`: not one of this kind), kept

@@ -36,11 +36,14 @@
 //! to, and `list_changes` says so.
 
 mod change;
+mod damage;
+mod place;
 pub mod plan;
 pub mod splice;
 mod store;
 
 pub use change::{Before, Change, Effect, Kind, State};
+use place::{create_private_dirs, file_id_of_path, file_problem, open_private, place_problem, same_roots};
 use store::{Store, frame_bytes, read_frames};
 
 use std::{
@@ -324,76 +327,6 @@ impl Journal {
     }
 }
 
-/// Why `dir` cannot hold the journal of `roots` (`None`: it can; its directories are made).
-fn place_problem(dir: &Path, roots: &[PathBuf]) -> Option<String> {
-    let canonical = canonical_as_far_as_exists(dir);
-    if let Some(root) = roots.iter().find(|root| canonical.starts_with(root) || dir.starts_with(root)) {
-        return Some(format!(
-            "its place, {}, is inside the workspace root {} (the agent could edit it); start the server with --journal-dir DIR outside the workspace",
-            dir.display(),
-            root.display()
-        ));
-    }
-    if let Err(error) = create_private_dirs(dir) {
-        return Some(format!("its place, {}, could not be made ({error})", dir.display()));
-    }
-    mcp_shared::platform::private_dir_problem(dir)
-        .map(|why| format!("its place is not private to this user: {why}; give --journal-dir a directory of your own"))
-}
-
-/// `path` with its longest existing ancestor canonical (links resolved), the rest as written.
-fn canonical_as_far_as_exists(path: &Path) -> PathBuf {
-    let mut rest = Vec::new();
-    let mut at = path;
-    loop {
-        if let Ok(real) = mcp_shared::platform::canonicalize(at) {
-            return rest.iter().rev().fold(real, |p, name| p.join(name));
-        }
-        match (at.parent(), at.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name.to_os_string());
-                at = parent;
-            }
-            _ => return path.to_path_buf(),
-        }
-    }
-}
-
-/// Why the journal's file `path`, open as `file`, is not private (`None`: it is).
-fn file_problem(path: &Path, file: &File) -> Option<String> {
-    let md = match file.metadata() {
-        Ok(md) => md,
-        Err(error) => return Some(format!("{} cannot be read ({error})", path.display())),
-    };
-    mcp_shared::platform::private_file_problem(&md).map(|why| {
-        format!("{} is not private to this user ({why}); give --journal-dir a directory of your own", path.display())
-    })
-}
-
-/// Makes `dir` and its missing parents private to this user (0700), and tightens `dir` itself
-/// (the journal's own directory) when it is this user's and looser.
-fn create_private_dirs(dir: &Path) -> io::Result<()> {
-    if !dir.is_dir()
-        && let Some(parent) = dir.parent()
-        && !parent.is_dir()
-    {
-        create_private_dirs(parent)?;
-    }
-    mcp_shared::platform::create_private_dir(dir)
-}
-
-/// Opens (creating, 0600) a file for reading and appending.
-fn open_private(path: &Path, truncate: bool) -> io::Result<File> {
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true).write(true).create(true).truncate(truncate);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt as _;
-        options.mode(0o600);
-    }
-    options.open(path)
-}
-
 /// The journal, held for one operation ([`Journal::lock`]).
 pub struct Txn<'a> {
     journal: &'a Journal,
@@ -563,72 +496,6 @@ impl Txn<'_> {
         };
         *self.log = Some(log);
         Ok(())
-    }
-
-    /// Sets the damaged log at `path` (`old`: what read back of it) aside and starts a new one
-    /// there, numbering on from it and naming it.
-    fn replace_damaged(&mut self, path: &Path, mut old: Log) -> io::Result<Log> {
-        let end = old.file.len()?;
-        let known = old.next_seq.saturating_sub(1);
-        let beyond = store::highest_seq_after(&mut old.file, old.end, end);
-        let latest = known.max(beyond);
-        // What read back before the damage is carried over, bytes checked: its undo stays.
-        let mut carried = Vec::new();
-        for change in old.changes.iter().filter(|c| c.state != State::Failed) {
-            let mut payloads = Vec::with_capacity(change.effects.len());
-            for effect in &change.effects {
-                let mut bytes = vec![0u8; usize::try_from(effect.payload.0).map_err(io::Error::other)?];
-                old.file.seek(SeekFrom::Start(effect.payload_at))?;
-                old.file.read_exact(&mut bytes)?;
-                payloads.push(bytes);
-            }
-            carried.push((change.clone(), payloads));
-        }
-        // Changes after the damage are unknown: no point before them can be reverted to.
-        let dropped_through = if beyond > known { beyond } else { old.dropped_through };
-        let mut set_aside = old.set_aside.clone();
-        drop(old);
-        let aside = self.move_aside(path)?;
-        let time_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-        set_aside.push(SetAside { path: aside, time_ms, readable: carried.len() as u64, latest });
-        let mut log = self.new_log(Store::File(open_private(path, false)?), latest + 1, dropped_through, set_aside)?;
-        for (mut change, payloads) in carried {
-            let refs: Vec<&[u8]> = payloads.iter().map(Vec::as_slice).collect();
-            let pending = change.state == State::Pending;
-            let mut bytes = frame_bytes(&Frame::Begin(Box::new(change.clone())), &refs)?;
-            let header_len = u64::from(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]));
-            let mut at = log.end + FRAME_PREFIX + header_len;
-            for effect in &mut change.effects {
-                effect.payload_at = at;
-                at += effect.payload.0;
-            }
-            if !pending {
-                bytes.extend_from_slice(&frame_bytes(&Frame::Done { seq: change.seq }, &[])?);
-            }
-            log.file.seek(SeekFrom::Start(log.end))?;
-            log.file.write_all(&bytes)?;
-            change.frame_len = bytes.len() as u64;
-            log.end += bytes.len() as u64;
-            log.changes.push(change);
-        }
-        Ok(log)
-    }
-
-    /// Moves a damaged log at `path` aside (`journal.log.damaged-<seconds>`), so that a new one
-    /// starts and nothing of the old one is lost.
-    fn move_aside(&self, path: &Path) -> io::Result<PathBuf> {
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-        let aside = path.with_extension(format!("log.damaged-{}", nanos / 1_000_000_000));
-        let aside = if aside.exists() { path.with_extension(format!("log.damaged-{nanos}")) } else { aside };
-        tracing::error!(
-            path = %path.display(),
-            aside = %aside.display(),
-            "the change journal is damaged (a record does not read back as it was written): it is kept aside and a new one started; the changes it held can no longer be undone from here"
-        );
-        std::fs::rename(path, &aside)?;
-        Ok(aside)
     }
 
     /// A new, empty log in `file`, its header written.
@@ -812,20 +679,6 @@ impl Txn<'_> {
     pub(crate) fn pending(&self) -> Vec<u64> {
         self.changes().iter().filter(|c| c.state == State::Pending).map(|c| c.seq).collect()
     }
-}
-
-/// Whether two lists of roots name the same set.
-fn same_roots(a: &[PathBuf], b: &[PathBuf]) -> bool {
-    let (mut a, mut b) = (a.to_vec(), b.to_vec());
-    a.sort();
-    a.dedup();
-    b.sort();
-    b.dedup();
-    a == b
-}
-
-fn file_id_of_path(path: &Path) -> Option<mcp_shared::platform::FileId> {
-    File::open(path).ok().and_then(|f| mcp_shared::platform::file_id_of(&f).ok())
 }
 
 #[cfg(test)]

@@ -110,20 +110,7 @@ pub fn live_locks(dirs: &[PathBuf]) -> Vec<IdeLock> {
     crate::discovery::scan(dirs, read_lock)
 }
 
-impl crate::discovery::Announced for IdeLock {
-    fn pid(&self) -> u32 {
-        self.pid
-    }
-    fn port(&self) -> u16 {
-        self.port
-    }
-    fn folders(&self) -> &[String] {
-        &self.workspace_folders
-    }
-    fn modified(&self) -> SystemTime {
-        self.modified
-    }
-}
+crate::discovery::announced_by_fields!(IdeLock);
 
 /// The lock for `dir` among `locks`: the deepest workspace folder containing `dir`, the newest
 /// on a tie; single-client IDEs only when `take_single` (the user asked for them by name).

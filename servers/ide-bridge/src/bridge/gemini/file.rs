@@ -111,20 +111,7 @@ pub fn live_companions(dirs: &[PathBuf]) -> Vec<CompanionFile> {
     crate::discovery::scan(dirs, read_file)
 }
 
-impl crate::discovery::Announced for CompanionFile {
-    fn pid(&self) -> u32 {
-        self.pid
-    }
-    fn port(&self) -> u16 {
-        self.port
-    }
-    fn folders(&self) -> &[String] {
-        &self.workspace_folders
-    }
-    fn modified(&self) -> SystemTime {
-        self.modified
-    }
-}
+crate::discovery::announced_by_fields!(CompanionFile);
 
 /// The companion for `dir`: the deepest workspace folder containing it, the newest on a tie.
 pub fn choose<'a>(files: &'a [CompanionFile], dir: &Path) -> Option<&'a CompanionFile> {
