@@ -23,8 +23,9 @@ use mcp_shared::{
     workspace::{DirectoryFlag, Startup, no_workspace_instructions},
 };
 
-// Only `document` (the encoding round trip, fuzzed) and the items re-exported below are used
-// outside the crate; the rest is private.
+// Only `document` (the encoding round trip, fuzzed), `cli` (the binary's commands for a person)
+// and the items re-exported below are used outside the crate; the rest is private.
+pub mod cli;
 mod command;
 mod editor;
 mod error;

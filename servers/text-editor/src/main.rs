@@ -2,14 +2,18 @@
 
 use std::path::PathBuf;
 
-use mcp_server_text_editor::{Config, DEFAULT_TOOL_NAME, Limits, ROOT_FLAG};
+use mcp_server_text_editor::{Config, DEFAULT_TOOL_NAME, Limits, ROOT_FLAG, cli};
 use mcp_shared::{TransportArgs, logging, workspace};
 
 /// Claude's text editor tool (view, create, str_replace, insert, undo_edit) as an MCP server,
 /// confined to its root directories.
 #[derive(Debug, clap::Parser)]
-#[command(name = "mcp-server-text-editor", version, about)]
+#[command(name = "mcp-server-text-editor", version, about, args_conflicts_with_subcommands = true)]
 struct Cli {
+    /// A command for a person (without one, the server runs).
+    #[command(subcommand)]
+    command: Option<Person>,
+
     /// A directory the editor may work in; repeat for several. Every path must stay inside one.
     /// Default: the client's roots, else the working directory if it is a project, else none.
     #[arg(long = "root", value_name = "DIR", value_parser = mcp_shared::cli::DirValue)]
@@ -68,12 +72,47 @@ struct Cli {
     transport: TransportArgs,
 }
 
-fn main() -> std::process::ExitCode {
-    mcp_shared::cli::exit(run())
+/// A person's way back: the change journal's timeline, and a revert, from a terminal.
+#[derive(Debug, clap::Subcommand)]
+enum Person {
+    /// Show the changes the servers' writing tools made here, by session (client, start, change
+    /// numbers) and by file.
+    Changes(cli::changes::Changes),
+    /// Take the files back to how they were at a point (asks first; --dry-run only shows).
+    Revert(cli::revert::Revert),
 }
 
-fn run() -> anyhow::Result<()> {
+fn main() -> std::process::ExitCode {
     let cli: Cli = mcp_shared::cli::parse(mcp_server_text_editor::TOOL_NAMES);
+    match cli.command {
+        None => mcp_shared::cli::exit(run(cli)),
+        Some(command) => person(command),
+    }
+}
+
+/// Runs a person's command: its output on stdout, a refusal on stderr with its exit code.
+fn person(command: Person) -> std::process::ExitCode {
+    use std::io::Write as _;
+    logging::init();
+    let mut stdout = std::io::stdout();
+    let mut say = |text: &str| {
+        let _ = stdout.write_all(text.as_bytes());
+        let _ = stdout.flush();
+    };
+    let result = match command {
+        Person::Changes(changes) => changes.run().map(|text| say(&text)),
+        Person::Revert(revert) => revert.run(&mut say),
+    };
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(refusal) => {
+            let _ = writeln!(std::io::stderr(), "{}", refusal.message);
+            std::process::ExitCode::from(refusal.code)
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
     logging::init();
     let example_args = logging::example_args("--root", &cli.roots, "/path/to/project");
     let home = workspace::home_dir();

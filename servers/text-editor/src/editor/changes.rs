@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use mcp_shared::{ErrorCode, sandbox::Sandbox};
 use serde_json::{Value, json};
 
+use super::timeline::{self, time_of};
 use crate::{
     document,
     editor::{Editor, Origin, check_sha256},
@@ -33,13 +34,22 @@ pub const MAX_LISTED_FILES: usize = 500;
 pub struct Span {
     /// Changes after this number.
     pub after: u64,
-    /// Instead of `after`: the changes since this session's start (after the change before its
-    /// first; none when it made none).
-    pub since_session_start: bool,
+    /// Instead of `after`: the changes since a session's start (after the change before its
+    /// first; for this session, none when it made none).
+    pub start: Option<Start>,
     /// Only this session's (`None`: every session's).
     pub session: Option<String>,
     /// Only changes touching these files (absolute; `None`: all).
     pub paths: Option<Vec<PathBuf>>,
+}
+
+/// A session whose start is a point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Start {
+    /// The caller's own session.
+    This,
+    /// The session of this number (the timeline's).
+    Session(u64),
 }
 
 /// A guard on a revert: what the caller saw.
@@ -83,14 +93,6 @@ fn shown(sandbox: &Sandbox, path: &std::path::Path) -> String {
         }
     }
     path.display().to_string()
-}
-
-/// The time of a change (milliseconds since the epoch) as RFC 3339.
-fn time_of(ms: u64) -> String {
-    i64::try_from(ms)
-        .ok()
-        .and_then(|ms| jiff::Timestamp::from_millisecond(ms).ok())
-        .map_or_else(String::new, |t| t.to_string())
 }
 
 /// What a revert does to a file: the span's changes seen backwards.
@@ -249,14 +251,14 @@ impl Editor {
     }
 
     /// The facts every answer starts with: the journal, the span, what can be reached.
-    fn header(&self, txn: &Txn<'_>, span: &Span, origin: &Origin) -> Value {
+    fn header(&self, sandbox: &Sandbox, txn: &Txn<'_>, span: &Span, origin: &Origin) -> Value {
         let mine = txn.changes().iter().find(|c| c.session == origin.session && c.state == State::Done);
         json!({
             "latest": txn.latest_seq(),
             "since": span.after,
             "sessions": if span.session.is_some() { "this" } else { "all" },
             "this_session_since": mine.map(|c| c.seq - 1),
-            "earliest_point": txn.dropped_through(),
+            "earliest_point": txn.earliest_point(sandbox.roots()),
             "journal": txn.journal().dir().map(|d| d.display().to_string()),
             "transient": txn.journal().transient_because(),
             "set_aside": txn.set_aside().iter().map(|a| json!({
@@ -286,29 +288,57 @@ impl Editor {
                     "tool": c.tool,
                     "kind": match c.kind { Kind::Edit => "edit", Kind::Undo => "undo", Kind::Revert => "revert" },
                     "session": c.session,
+                    "session_no": c.session_no,
+                    "client": c.client,
                     "files": files,
                 })
             })
             .collect()
     }
 
-    /// `span` with its point resolved: "this session's start" made a change number.
-    fn resolved(txn: &Txn<'_>, span: &Span, origin: &Origin) -> Span {
-        if !span.since_session_start {
-            return span.clone();
-        }
-        let first = txn.changes().iter().find(|c| c.session == origin.session && c.state == State::Done);
-        Span { after: first.map_or(txn.latest_seq(), |c| c.seq - 1), since_session_start: false, ..span.clone() }
+    /// `span` with its point resolved: a session's start made a change number; an error for a
+    /// session the journal does not know.
+    fn resolved(txn: &Txn<'_>, span: &Span, origin: &Origin) -> Result<Span, ToolError> {
+        let after = match span.start {
+            None => return Ok(span.clone()),
+            Some(Start::This) => {
+                let first = txn.changes().iter().find(|c| c.session == origin.session && c.state == State::Done);
+                first.map_or(txn.latest_seq(), |c| c.seq - 1)
+            }
+            Some(Start::Session(no)) => {
+                let first = txn.changes().iter().find(|c| c.session_no == no && c.state == State::Done);
+                match first {
+                    Some(c) => c.seq - 1,
+                    None => {
+                        let known = txn.changes().iter().map(|c| c.session_no).filter(|n| *n > 0);
+                        let (low, high) = known.fold((u64::MAX, 0), |(l, h), n| (l.min(n), h.max(n)));
+                        let range = if high == 0 {
+                            "the journal holds no sessions' changes yet".to_owned()
+                        } else {
+                            format!("the journal holds sessions {low} to {high}")
+                        };
+                        return Err(ToolError::new(
+                            ErrorCode::InvalidArgs,
+                            format!(
+                                "There is no session {no} with changes in the journal ({range}); list_changes shows each session with its number."
+                            ),
+                        ));
+                    }
+                }
+            }
+        };
+        Ok(Span { after, start: None, ..span.clone() })
     }
 
     /// `list_changes`: the changes of `span`, grouped by file, with each file's combined diff.
     pub fn list_changes(&self, sandbox: &Sandbox, span: &Span, origin: &Origin) -> Result<(String, Value), ToolError> {
         let journal = self.journal_or_error(sandbox)?;
+        let this_session = span.start == Some(Start::This);
         self.with_txn(&journal, sandbox, |txn| {
-            let span = &Self::resolved(txn, span, origin);
-            let picked = plan::select(txn, span.after, span.session.as_deref(), span.paths.as_deref());
+            let span = &Self::resolved(txn, span, origin)?;
+            let picked = plan::select(txn, sandbox.roots(), span.after, span.session.as_deref(), span.paths.as_deref());
             let plan = plan::plan(txn, sandbox, &picked, self.limits.max_file_size).map_err(|e| journal_error(&e))?;
-            let mut data = self.header(txn, span, origin);
+            let mut data = self.header(sandbox, txn, span, origin);
             let listed = self.listed(sandbox, txn, &picked);
             let (files, lines) = files_of(sandbox, &plan, Direction::Listing);
             let conflicts = conflicts_of(sandbox, &plan);
@@ -316,8 +346,11 @@ impl Editor {
             data["changes"] = json!(listed);
             data["files"] = json!(files);
             data["conflicts"] = json!(conflicts);
+            let seqs: std::collections::BTreeSet<u64> = picked.iter().map(|(seq, _)| *seq).collect();
+            let sessions = timeline::sessions(sandbox, txn, &seqs, &plan, origin);
+            data["timeline"] = json!(sessions);
             let mut text = if picked.is_empty() {
-                format!(
+                let mut text = format!(
                     "No changes after change {} ({}). The latest change is {}.",
                     span.after,
                     if span.session.is_some() {
@@ -326,13 +359,29 @@ impl Editor {
                         "all sessions"
                     },
                     txn.latest_seq()
-                )
+                );
+                if this_session {
+                    text.push_str(&match timeline::previous(sandbox, txn, origin) {
+                        Some((no, client, started, first)) => format!(
+                            " This session has made no change in this workspace yet. The previous session{} ({}, started {}) began after change {}: `since: {}` lists its changes and everything after.",
+                            if no > 0 { format!(" was session {no}") } else { String::new() },
+                            if client.is_empty() { "a client that did not name itself".to_owned() } else { mcp_shared::escape::one_line(&client).to_string() },
+                            time_of(started),
+                            first - 1,
+                            if no > 0 { format!("\"session:{no}\"") } else { (first - 1).to_string() }
+                        ),
+                        None => " This session has made no change in this workspace yet, and no earlier session made one either.".to_owned(),
+                    });
+                }
+                text
             } else {
                 format!(
-                    "{count} change(s) after change {} ({}), the latest {}; {} file(s):\n{lines}",
+                    "{count} change(s) after change {} ({}), the latest {}.\nBy session ({}):\n{}By file ({}):\n{lines}",
                     span.after,
                     if span.session.is_some() { "this session's" } else { "all sessions" },
                     txn.latest_seq(),
+                    sessions.len(),
+                    timeline::text(&sessions),
                     files.len()
                 )
             };
@@ -343,11 +392,10 @@ impl Editor {
                     mcp_shared::escape::one_line(conflict["why"].as_str().unwrap_or_default())
                 ));
             }
-            if span.after < txn.dropped_through() {
+            let earliest = txn.earliest_point(sandbox.roots());
+            if span.after < earliest {
                 text.push_str(&format!(
-                    "Changes up to {} were dropped to keep the journal within its bounds (--journal-max-bytes, --journal-max-changes): the earliest point revert_changes can go back to is {}.\n",
-                    txn.dropped_through(),
-                    txn.dropped_through()
+                    "Changes up to {earliest} were dropped to keep the journal within its bounds (--journal-max-bytes, --journal-max-changes): the earliest point revert_changes can go back to is {earliest}.\n"
                 ));
             }
             if let Some(why) = txn.journal().transient_because() {
@@ -385,7 +433,7 @@ impl Editor {
     ) -> Result<(String, Value), ToolError> {
         let journal = self.journal_or_error(sandbox)?;
         self.with_txn(&journal, sandbox, |txn| {
-            let span = &Self::resolved(txn, span, origin);
+            let span = &Self::resolved(txn, span, origin)?;
             self.revert_in(sandbox, txn, span, guards, mode, origin)
         })
         .map_err(|e| journal_error(&e))?
@@ -400,15 +448,13 @@ impl Editor {
         mode: RevertMode,
         origin: &Origin,
     ) -> Result<(String, Value), ToolError> {
-        if span.after < txn.dropped_through() {
+        let earliest = txn.earliest_point(sandbox.roots());
+        if span.after < earliest {
             return Err(ToolError::new(
                 ErrorCode::InvalidArgs,
                 format!(
-                    "Nothing was reverted: the changes up to {} were dropped from the journal to keep it within its bounds (--journal-max-bytes, --journal-max-changes), so the files cannot be taken back to how they were after change {}. The earliest point is {}: pass `to: {}` or later.",
-                    txn.dropped_through(),
+                    "Nothing was reverted: the changes up to {earliest} were dropped from the journal to keep it within its bounds (--journal-max-bytes, --journal-max-changes), so the files cannot be taken back to how they were after change {}. The earliest point is {earliest}: pass `to: {earliest}` or later.",
                     span.after,
-                    txn.dropped_through(),
-                    txn.dropped_through()
                 ),
             ));
         }
@@ -422,7 +468,7 @@ impl Editor {
                 ),
             ));
         }
-        let picked = plan::select(txn, span.after, span.session.as_deref(), span.paths.as_deref());
+        let picked = plan::select(txn, sandbox.roots(), span.after, span.session.as_deref(), span.paths.as_deref());
         if let Some(seen) = guards.latest
             && let Some(newest) = picked.first().map(|(seq, _)| *seq)
             && newest > seen
@@ -479,7 +525,7 @@ impl Editor {
                 ),
             ));
         }
-        let mut data = self.header(txn, span, origin);
+        let mut data = self.header(sandbox, txn, span, origin);
         let (files, lines) = files_of(sandbox, &plan, Direction::Reverting);
         data["files"] = json!(files);
         data["conflicts"] = json!(conflicts);
@@ -528,8 +574,7 @@ impl Editor {
         if mode.force {
             plan.conflicts.clear();
         }
-        let taker =
-            Taker { tool: &origin.tool, session: &origin.session, kind: Kind::Revert, fsync: self.limits.fsync };
+        let taker = Taker { origin, kind: Kind::Revert, fsync: self.limits.fsync };
         let seq = plan::apply(txn, sandbox, &plan, &taker)
             .map_err(|e| crate::editor::undo_edit::apply_error(e, "the files"))?;
         data["reverted"] = json!(true);

@@ -29,7 +29,7 @@ impl Editor {
         let options = WriteOptions { create_parents: true, create_new: true, ..self.write_options() };
         t.still_wanted()?;
         let effect = journal::Effect::new(history_key(t.path), journal::Before::Absent, Some(text.as_bytes()));
-        let mut change = journal::Change::new(&t.origin.tool, &t.origin.session, journal::Kind::Edit, vec![effect]);
+        let mut change = journal::Change::new(t.origin, journal::Kind::Edit, vec![effect]);
         change.dirs = crate::journal::plan::missing_parents(t.sandbox, t.path).into_iter().map(Into::into).collect();
         let ((), id) = self.journalled(t.sandbox, change, &[&[]], None, || {
             t.sandbox.write_atomic(t.path, text.as_bytes(), &options).map_err(|e| t.sandbox_error(e))

@@ -165,7 +165,7 @@ impl Editor {
         check_sha256(if_sha256, Some(&bytes), path.display())?;
         let len = bytes.len();
         let effect = Effect::new(history_key(path), Before::Bytes { mode }, None);
-        let mut change = journal::Change::new(&origin.tool, &origin.session, Kind::Edit, vec![effect]);
+        let mut change = journal::Change::new(origin, Kind::Edit, vec![effect]);
         change.pinned = true;
         let no_room = |room: u64, held: u64| self.no_room_for_undo(len, path, "deleted", room, held);
         let ((), id) = self.journalled(sandbox, change, &[&bytes], Some(&no_room), || {
@@ -286,7 +286,7 @@ impl Editor {
             None => (Before::Absent, &[]),
         };
         let destination = Effect::new(history_key(to), was, Some(&bytes));
-        let mut change = journal::Change::new(&origin.tool, &origin.session, Kind::Edit, vec![source, destination]);
+        let mut change = journal::Change::new(origin, Kind::Edit, vec![source, destination]);
         change.pinned = true;
         change.dirs = created_dirs.into_iter().map(Into::into).collect();
         let no_room = |room: u64, held: u64| self.no_room_for_undo(kept.len(), to, "replaced", room, held);

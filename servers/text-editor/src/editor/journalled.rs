@@ -19,15 +19,20 @@ impl Editor {
         }
         let roots = sandbox.roots().to_vec();
         let mut journals = self.journals.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let journal = journals.entry(roots).or_insert_with_key(|roots| {
-            Arc::new(Journal::for_roots(
-                self.limits.journal_dir.as_deref(),
-                roots,
-                (self.limits.journal_max_bytes, self.limits.journal_max_changes),
-                self.limits.fsync,
-            ))
-        });
-        Some(Arc::clone(journal))
+        if let Some(journal) = journals.get(&roots) {
+            return Some(Arc::clone(journal));
+        }
+        let journal = Journal::for_roots(
+            self.limits.journal_dir.as_deref(),
+            &roots,
+            (self.limits.journal_max_bytes, self.limits.journal_max_changes),
+            self.limits.fsync,
+        );
+        // Every workspace whose place is right shares the one journal (and its index in memory).
+        let shared = journal.dir().and_then(|dir| journals.values().find(|j| j.dir() == Some(dir)).cloned());
+        let journal = shared.unwrap_or_else(|| Arc::new(journal));
+        journals.insert(roots, Arc::clone(&journal));
+        Some(journal)
     }
 
     /// Runs `f` on `journal`, held, after settling any change whose writer died.
@@ -53,11 +58,12 @@ impl Editor {
     pub(crate) fn journalled<R>(
         &self,
         sandbox: &Sandbox,
-        change: journal::Change,
+        mut change: journal::Change,
         payloads: &[&[u8]],
         no_room: Option<&dyn Fn(u64, u64) -> ToolError>,
         write: impl FnOnce() -> Result<R, ToolError>,
     ) -> Result<(R, Option<String>), ToolError> {
+        change.roots = sandbox.roots().to_vec();
         let Some(journal) = self.journal(sandbox) else {
             return write().map(|r| (r, None));
         };

@@ -30,6 +30,7 @@ mod insert;
 mod journalled;
 mod origin;
 mod str_replace;
+pub(crate) mod timeline;
 pub(crate) mod undo_edit;
 mod view;
 
@@ -463,7 +464,7 @@ impl Editor {
         let (before, payload) =
             (journal::Before::Splice { offset: *offset as u64, inserted_len: *inserted_len as u64 }, &removed[..]);
         let effect = journal::Effect::new(history_key(t.path), before, Some(new_bytes));
-        let record = journal::Change::new(&t.origin.tool, &t.origin.session, journal::Kind::Edit, vec![effect]);
+        let record = journal::Change::new(t.origin, journal::Kind::Edit, vec![effect]);
         let ((), id) = self.journalled(t.sandbox, record, &[payload], None, || {
             t.sandbox
                 .write_atomic_unless_changed(t.path, new_bytes, &self.write_options(), &unchanged)

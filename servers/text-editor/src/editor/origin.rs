@@ -3,20 +3,71 @@
 
 use crate::journal;
 
-/// Who makes a change: the tool (and command) and the session, as the journal records them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Origin {
-    /// The tool, e.g. `text_editor str_replace`.
-    pub tool: String,
-    /// The session ([`session_label`]).
-    pub session: String,
+pub use journal::Origin;
+
+impl Origin {
+    /// Who makes a change with `tool` in the call `ctx`: its session, the client as it named
+    /// itself in `initialize` (`clientInfo`), and when the session started (this process's
+    /// start over stdio; its first call over HTTP).
+    pub fn of(tool: &str, ctx: &mcp_shared::ToolContext) -> Origin {
+        let session = session_label(ctx.session());
+        let client = ctx
+            .peer()
+            .and_then(|peer| peer.peer_info())
+            .map(|info| {
+                let name = info.client_info.title.as_deref().unwrap_or(&info.client_info.name);
+                format!("{name} {}", info.client_info.version).trim().to_owned()
+            })
+            .unwrap_or_default();
+        let started_ms = started(&session);
+        Origin { tool: tool.to_owned(), session, client, started_ms }
+    }
+
+    /// Who makes a change from this process's command line (`revert`): its session, named
+    /// `client`.
+    pub fn command(tool: &str, client: &str) -> Origin {
+        let session = process_session().to_owned();
+        Origin { tool: tool.to_owned(), started_ms: started(&session), session, client: client.to_owned() }
+    }
 }
 
 impl Default for Origin {
     fn default() -> Self {
-        Origin { tool: "text_editor".to_owned(), session: process_session().to_owned() }
+        Origin::new("text_editor", process_session())
     }
 }
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// When the session `label` started: the first time this process saw it (this process's
+/// start for its own session). At most [`MAX_REMEMBERED`] sessions are remembered; a later one
+/// starts at its first call.
+fn started(label: &str) -> u64 {
+    static SEEN: std::sync::Mutex<Option<std::collections::HashMap<String, u64>>> = std::sync::Mutex::new(None);
+    static START: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    let process_start = *START.get_or_init(now_ms);
+    if label == process_session() {
+        return process_start;
+    }
+    let mut seen = SEEN.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let seen = seen.get_or_insert_with(Default::default);
+    if let Some(ms) = seen.get(label) {
+        return *ms;
+    }
+    let now = now_ms();
+    if seen.len() < MAX_REMEMBERED {
+        seen.insert(label.to_owned(), now);
+    }
+    now
+}
+
+/// The most HTTP sessions whose start a process remembers.
+const MAX_REMEMBERED: usize = 10_000;
 
 /// This process's session label: `process-<pid>-<start>` (every call over stdio, and every
 /// sessionless HTTP request, belongs to it).

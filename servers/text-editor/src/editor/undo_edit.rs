@@ -86,8 +86,7 @@ impl Editor {
         let then = file.as_ref().and_then(|f| f.then.clone());
         crate::editor::check_sha256(t.if_sha256, now.as_ref().map(|c| c.bytes.as_slice()), t.shown)?;
         t.still_wanted()?;
-        let taker =
-            Taker { tool: &t.origin.tool, session: &t.origin.session, kind: Kind::Undo, fsync: self.limits.fsync };
+        let taker = Taker { origin: t.origin, kind: Kind::Undo, fsync: self.limits.fsync };
         plan::apply(txn, t.sandbox, &plan, &taker).map_err(|e| apply_error(e, t.shown))?;
         let text = match (&mine, &moved_from) {
             (_, Some(source)) => {

@@ -87,6 +87,26 @@ pub enum Kind {
     Revert,
 }
 
+/// Who makes a change: the tool (and command) and the session, as the journal records them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    /// The tool, e.g. `text_editor str_replace`.
+    pub tool: String,
+    /// The session's label (unique to it: its process, and its HTTP session).
+    pub session: String,
+    /// The client (its MCP `clientInfo` name and version; empty: it did not say).
+    pub client: String,
+    /// When the session started (ms since the Unix epoch).
+    pub started_ms: u64,
+}
+
+impl Origin {
+    /// `tool` of `session`, by an unnamed client, started at an unknown time.
+    pub fn new(tool: &str, session: &str) -> Origin {
+        Origin { tool: tool.to_owned(), session: session.to_owned(), client: String::new(), started_ms: 0 }
+    }
+}
+
 /// A change's fate.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum State {
@@ -108,8 +128,20 @@ pub struct Change {
     pub time_ms: u64,
     /// The tool (and command) that made it, e.g. `text_editor str_replace`.
     pub tool: String,
-    /// The session that made it.
+    /// The session that made it (a label unique to it: its process and HTTP session).
     pub session: String,
+    /// The session's number in this journal (from 1; given at its first change).
+    #[serde(default)]
+    pub session_no: u64,
+    /// The client that made it (its MCP `clientInfo`: name and version), if it said.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub client: String,
+    /// When its session started, in milliseconds since the Unix epoch.
+    #[serde(default)]
+    pub session_started_ms: u64,
+    /// The roots of the server that made it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub roots: Vec<PathBuf>,
     /// What kind of change.
     pub kind: Kind,
     /// Its reply promised an undo (`delete_file`, `move_file`): never dropped while not undone.
@@ -132,13 +164,18 @@ pub struct Change {
 }
 
 impl Change {
-    /// A change to be begun: `seq` and `time_ms` are set by [`Txn::begin`].
-    pub fn new(tool: &str, session: &str, kind: Kind, effects: Vec<Effect>) -> Change {
+    /// A change to be begun by `origin`: `seq`, `time_ms` and `session_no` are set by
+    /// [`Txn::begin`](super::Txn::begin), `roots` by the caller.
+    pub fn new(origin: &Origin, kind: Kind, effects: Vec<Effect>) -> Change {
         Change {
             seq: 0,
             time_ms: 0,
-            tool: tool.to_owned(),
-            session: session.to_owned(),
+            tool: origin.tool.clone(),
+            session: origin.session.clone(),
+            session_no: 0,
+            client: origin.client.clone(),
+            session_started_ms: origin.started_ms,
+            roots: Vec::new(),
             kind,
             pinned: false,
             undoes: Vec::new(),

@@ -6,14 +6,14 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use super::{FRAME_PREFIX, Frame, Log, SetAside, State, Store, Txn, frame_bytes, open_private, store};
+use super::{Carry, FRAME_PREFIX, Frame, Log, SetAside, State, Store, Txn, frame_bytes, open_private, store};
 
 impl Txn<'_> {
     /// Sets the damaged log at `path` (`old`: what read back of it) aside and starts a new one
     /// there, numbering on from it and naming it.
     pub(super) fn replace_damaged(&mut self, path: &Path, mut old: Log) -> io::Result<Log> {
         let end = old.file.len()?;
-        let known = old.next_seq.saturating_sub(1);
+        let known = old.carry.next_seq.saturating_sub(1);
         let beyond = store::highest_seq_after(&mut old.file, old.end, end);
         let latest = known.max(beyond);
         // What read back before the damage is carried over, bytes checked: its undo stays.
@@ -29,15 +29,22 @@ impl Txn<'_> {
             carried.push((change.clone(), payloads));
         }
         // Changes after the damage are unknown: no point before them can be reverted to.
-        let dropped_through = if beyond > known { beyond } else { old.dropped_through };
-        let mut set_aside = old.set_aside.clone();
+        let dropped_through = if beyond > known { beyond } else { old.carry.dropped_through };
+        let mut carry = Carry { dropped_through, next_seq: latest + 1, ..old.carry.clone() };
+        if beyond > known {
+            // Whose they were is unknown: every workspace's earliest point moves past them (an
+            // empty root overlaps every root).
+            carry.dropped.push((PathBuf::new(), beyond));
+        }
+        let sessions = old.sessions.clone();
         drop(old);
         let aside = self.move_aside(path)?;
         let time_ms = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-        set_aside.push(SetAside { path: aside, time_ms, readable: carried.len() as u64, latest });
-        let mut log = self.new_log(Store::File(open_private(path, false)?), latest + 1, dropped_through, set_aside)?;
+        carry.set_aside.push(SetAside { path: aside, time_ms, readable: carried.len() as u64, latest });
+        let mut log = self.new_log(Store::File(open_private(path, false)?), carry)?;
+        log.sessions = sessions;
         for (mut change, payloads) in carried {
             let refs: Vec<&[u8]> = payloads.iter().map(Vec::as_slice).collect();
             let pending = change.state == State::Pending;

@@ -42,8 +42,8 @@ pub mod plan;
 pub mod splice;
 mod store;
 
-pub use change::{Before, Change, Effect, Kind, State};
-use place::{create_private_dirs, file_id_of_path, file_problem, open_private, place_problem, same_roots};
+pub use change::{Before, Change, Effect, Kind, Origin, State};
+use place::{create_private_dirs, file_id_of_path, file_problem, open_private, place_problem};
 use store::{Store, frame_bytes, read_frames};
 
 use std::{
@@ -106,12 +106,8 @@ enum Frame {
     /// The first frame: the journal's identity, and what a rewrite dropped.
     Header {
         nonce: String,
-        roots: Vec<PathBuf>,
-        dropped_through: u64,
-        next_seq: u64,
-        /// Earlier logs of this journal found damaged and kept aside.
-        #[serde(default)]
-        set_aside: Vec<SetAside>,
+        #[serde(flatten)]
+        carry: Carry,
     },
     /// A change begun (its payloads follow the header).
     Begin(Box<Change>),
@@ -119,6 +115,35 @@ enum Frame {
     Done { seq: u64 },
     /// Nothing of the change stayed.
     Failed { seq: u64 },
+}
+
+/// What a log's header carries from the log it follows (a rewrite, a damaged log set aside).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Carry {
+    /// The highest change number dropped (0: none).
+    dropped_through: u64,
+    /// The number the next change gets.
+    next_seq: u64,
+    /// Earlier logs of this journal found damaged and kept aside.
+    #[serde(default)]
+    set_aside: Vec<SetAside>,
+    /// Per root of the servers whose changes were dropped, the highest dropped change: no point
+    /// before it can be reverted to in a workspace that overlaps that root.
+    #[serde(default)]
+    dropped: Vec<(PathBuf, u64)>,
+    /// The number the next session gets.
+    #[serde(default = "one")]
+    next_session: u64,
+}
+
+fn one() -> u64 {
+    1
+}
+
+impl Default for Carry {
+    fn default() -> Self {
+        Carry { dropped_through: 0, next_seq: 1, set_aside: Vec::new(), dropped: Vec::new(), next_session: 1 }
+    }
 }
 
 /// An earlier log of a journal that was found damaged, kept aside (renamed) rather than cut.
@@ -158,11 +183,9 @@ struct Log {
     end: u64,
     nonce: String,
     changes: Vec<Change>,
-    dropped_through: u64,
-    next_seq: u64,
-    set_aside: Vec<SetAside>,
-    /// The roots its header names.
-    roots: Vec<PathBuf>,
+    carry: Carry,
+    /// The number of each session that made a change here.
+    sessions: std::collections::HashMap<String, u64>,
 }
 
 impl Log {
@@ -174,10 +197,8 @@ impl Log {
             end: 0,
             nonce: String::new(),
             changes: Vec::new(),
-            dropped_through: 0,
-            next_seq: 1,
-            set_aside: Vec::new(),
-            roots: Vec::new(),
+            carry: Carry::default(),
+            sessions: std::collections::HashMap::new(),
         }
     }
 }
@@ -186,7 +207,6 @@ impl Log {
 #[derive(Debug)]
 pub struct Journal {
     place: Place,
-    roots: Vec<PathBuf>,
     max_bytes: u64,
     max_changes: usize,
     fsync: bool,
@@ -198,19 +218,11 @@ pub struct Journal {
     demoted: std::sync::OnceLock<String>,
 }
 
-/// The name of the journal of `roots` under `base` (the state directory).
-pub fn dir_for(base: &Path, roots: &[PathBuf]) -> PathBuf {
-    let mut names: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
-    names.sort();
-    names.dedup();
-    // The roots joined by line breaks (the name journals have always had); a set with a line
-    // break in a root (which could spell another set) is named from its JSON list instead.
-    let key = if names.iter().any(|n| n.contains('\n')) {
-        format!("j{:016x}", fingerprint(serde_json::to_string(&names).unwrap_or_default().as_bytes()))
-    } else {
-        format!("{:016x}", fingerprint(names.join("\n").as_bytes()))
-    };
-    base.join("journals").join(key)
+/// Where the journal is kept under `base` (the state directory): one for every workspace of
+/// this user, so that starting with more or fewer roots never hides a root's history, and a
+/// change is recorded once.
+pub fn dir_for(base: &Path) -> PathBuf {
+    base.join("journal")
 }
 
 impl Journal {
@@ -227,7 +239,7 @@ impl Journal {
                 why: "no state directory is known (no home directory, and no --journal-dir)".to_owned(),
             },
             Some(base) => {
-                let dir = dir_for(base, roots);
+                let dir = dir_for(base);
                 match place_problem(&dir, roots) {
                     Some(why) => {
                         tracing::warn!(dir = %dir.display(), why, "the change journal is kept in memory for this process");
@@ -239,7 +251,6 @@ impl Journal {
         };
         Journal {
             place,
-            roots: roots.to_vec(),
             max_bytes,
             max_changes: max_changes.max(1),
             fsync,
@@ -368,12 +379,27 @@ impl Txn<'_> {
 
     /// The highest change number dropped to stay within the bound (0: none).
     pub fn dropped_through(&self) -> u64 {
-        self.log.as_ref().map_or(0, |log| log.dropped_through)
+        self.log.as_ref().map_or(0, |log| log.carry.dropped_through)
+    }
+
+    /// The earliest point a revert in a workspace of `roots` can go back to: the highest change
+    /// dropped of those made by a server whose roots overlap these (0: none).
+    pub fn earliest_point(&self, roots: &[PathBuf]) -> u64 {
+        let Some(log) = self.log.as_ref() else { return 0 };
+        log.carry
+            .dropped
+            .iter()
+            .filter(|(root, _)| {
+                root.as_os_str().is_empty() || roots.iter().any(|r| r.starts_with(root) || root.starts_with(r))
+            })
+            .map(|(_, seq)| *seq)
+            .max()
+            .unwrap_or(0)
     }
 
     /// The number the next change will get, less one: the latest change's.
     pub fn latest_seq(&self) -> u64 {
-        self.log.as_ref().map_or(0, |log| log.next_seq.saturating_sub(1))
+        self.log.as_ref().map_or(0, |log| log.carry.next_seq.saturating_sub(1))
     }
 
     /// The id of change `seq` for `if_change`: the journal's own prefix and the number, so an
@@ -407,7 +433,7 @@ impl Txn<'_> {
 
     /// The earlier logs of this journal found damaged and kept aside.
     pub fn set_aside(&self) -> &[SetAside] {
-        self.log.as_ref().map_or(&[], |log| &log.set_aside)
+        self.log.as_ref().map_or(&[], |log| &log.carry.set_aside)
     }
 
     /// Bytes held by pinned changes not undone.
@@ -432,7 +458,7 @@ impl Txn<'_> {
             Place::Dir { dir, .. } if self.journal.demoted.get().is_none() => dir.join("journal.log"),
             _ => {
                 if self.log.is_none() {
-                    *self.log = Some(self.new_log(Store::temporary(), 1, 0, Vec::new())?);
+                    *self.log = Some(self.new_log(Store::temporary(), Carry::default())?);
                 }
                 return Ok(());
             }
@@ -463,30 +489,20 @@ impl Txn<'_> {
         let opened = open_private(&path, false)?;
         if let Some(why) = file_problem(&path, &opened) {
             self.journal.demote(why);
-            *self.log = Some(self.new_log(Store::temporary(), 1, 0, Vec::new())?);
+            *self.log = Some(self.new_log(Store::temporary(), Carry::default())?);
             return Ok(());
         }
         let file = Store::File(opened);
         let log = if file.len()? == 0 {
-            self.new_log(file, 1, 0, Vec::new())?
+            self.new_log(file, Carry::default())?
         } else {
             let mut log = Log::unread(file);
             let end = log.file.len()?;
             let read = read_frames(&mut log, end)?;
             if read && log.end == 0 {
                 // Only a torn first frame: the log's making was cut short.
-                self.new_log(log.file, 1, 0, Vec::new())?
+                self.new_log(log.file, Carry::default())?
             } else if read && !log.nonce.is_empty() {
-                if !same_roots(&log.roots, &self.journal.roots) {
-                    let why = format!(
-                        "the journal at {} belongs to other roots ({}); start the server with --journal-dir DIR of its own",
-                        path.display(),
-                        log.roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", ")
-                    );
-                    self.journal.demote(why);
-                    *self.log = Some(self.new_log(Store::temporary(), 1, 0, Vec::new())?);
-                    return Ok(());
-                }
                 log
             } else {
                 // Damaged, or not a journal this server wrote (its first frame is no header):
@@ -499,22 +515,10 @@ impl Txn<'_> {
     }
 
     /// A new, empty log in `file`, its header written.
-    fn new_log(
-        &self,
-        mut file: Store,
-        next_seq: u64,
-        dropped_through: u64,
-        set_aside: Vec<SetAside>,
-    ) -> io::Result<Log> {
+    fn new_log(&self, mut file: Store, carry: Carry) -> io::Result<Log> {
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
         let nonce = format!("{:x}", fingerprint(format!("{}-{nanos}", std::process::id()).as_bytes()));
-        let header = Frame::Header {
-            nonce: nonce.clone(),
-            roots: self.journal.roots.clone(),
-            dropped_through,
-            next_seq,
-            set_aside: set_aside.clone(),
-        };
+        let header = Frame::Header { nonce: nonce.clone(), carry: carry.clone() };
         let bytes = frame_bytes(&header, &[])?;
         file.seek(SeekFrom::Start(0))?;
         file.write_all(&bytes)?;
@@ -524,10 +528,8 @@ impl Txn<'_> {
             end: bytes.len() as u64,
             nonce,
             changes: Vec::new(),
-            dropped_through,
-            next_seq,
-            set_aside,
-            roots: self.journal.roots.clone(),
+            carry,
+            sessions: std::collections::HashMap::new(),
         })
     }
 
@@ -553,9 +555,10 @@ impl Txn<'_> {
         let (seq, now) = {
             let journal = self.journal;
             let log = self.log().map_err(|e| journal.error(e))?;
-            (log.next_seq, std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH))
+            (log.carry.next_seq, std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH))
         };
         change.seq = seq;
+        change.session_no = self.session_no(&change.session).map_err(|e| self.journal.error(e))?;
         change.time_ms = now.map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
         for (effect, payload) in change.effects.iter_mut().zip(payloads) {
             effect.payload = (payload.len() as u64, fingerprint(payload));
@@ -573,7 +576,7 @@ impl Txn<'_> {
         change.state = State::Pending;
         let journal = self.journal;
         let log = self.log().map_err(|e| journal.error(e))?;
-        log.next_seq = seq + 1;
+        log.carry.next_seq = seq + 1;
         log.changes.push(*change);
         Ok(seq)
     }
@@ -620,7 +623,8 @@ impl Txn<'_> {
         let log = self.log()?;
         let mut total: u64 = log.changes.iter().filter(|c| c.state == State::Done).map(|c| c.frame_len).sum();
         let mut count = log.changes.iter().filter(|c| c.state == State::Done).count();
-        let mut dropped_through = log.dropped_through;
+        let mut dropped_through = log.carry.dropped_through;
+        let mut dropped = log.carry.dropped.clone();
         let mut keep = Vec::new();
         for change in &log.changes {
             if change.state != State::Done {
@@ -630,15 +634,16 @@ impl Txn<'_> {
                 total -= change.frame_len;
                 count -= 1;
                 dropped_through = dropped_through.max(change.seq);
+                note_dropped(&mut dropped, change);
                 continue;
             }
             keep.push(change.clone());
         }
         // The new log, beside the old one, then put in its place.
-        let (nonce, next_seq) = (log.nonce.clone(), log.next_seq);
+        let nonce = log.nonce.clone();
         let in_memory = matches!(log.file, Store::Memory(_));
-        let set_aside = log.set_aside.clone();
-        let header = Frame::Header { nonce, roots: self.journal.roots.clone(), dropped_through, next_seq, set_aside };
+        let carry = Carry { dropped_through, dropped, ..log.carry.clone() };
+        let header = Frame::Header { nonce, carry };
         let mut out = match self.journal.dir() {
             Some(dir) => Store::File(open_private(&dir.join("journal.log.new"), true)?),
             None if in_memory => Store::Memory(io::Cursor::new(Vec::new())),
@@ -675,9 +680,37 @@ impl Txn<'_> {
         Ok(())
     }
 
+    /// The number of `session` (given it at its first change here).
+    fn session_no(&mut self, session: &str) -> io::Result<u64> {
+        let log = self.log()?;
+        if let Some(no) = log.sessions.get(session) {
+            return Ok(*no);
+        }
+        let no = log.carry.next_session.max(1);
+        log.carry.next_session = no + 1;
+        log.sessions.insert(session.to_owned(), no);
+        Ok(no)
+    }
+
     /// The changes begun and not ended: their writer died (see [`plan::settle`]).
     pub(crate) fn pending(&self) -> Vec<u64> {
         self.changes().iter().filter(|c| c.state == State::Pending).map(|c| c.seq).collect()
+    }
+}
+
+/// Notes in `dropped` that `change` was dropped: for each root of the server that made it (its
+/// files' directories when it names none).
+fn note_dropped(dropped: &mut Vec<(PathBuf, u64)>, change: &Change) {
+    let roots: Vec<PathBuf> = if change.roots.is_empty() {
+        change.effects.iter().filter_map(|e| e.path.parent().map(Path::to_path_buf)).collect()
+    } else {
+        change.roots.clone()
+    };
+    for root in roots {
+        match dropped.iter_mut().find(|(r, _)| *r == root) {
+            Some(entry) => entry.1 = entry.1.max(change.seq),
+            None => dropped.push((root, change.seq)),
+        }
     }
 }
 
@@ -705,7 +738,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let a = journal(dir.path(), DEFAULT_MAX_BYTES);
         let mut txn = a.lock().unwrap();
-        let change = Change::new("t", "s", Kind::Edit, vec![effect("/r/a", Before::Bytes { mode: 0o644 }, None)]);
+        let change =
+            Change::new(&Origin::new("t", "s"), Kind::Edit, vec![effect("/r/a", Before::Bytes { mode: 0o644 }, None)]);
         let seq = txn.begin(change, &[b"old bytes"]).unwrap();
         txn.finish(seq, true).unwrap();
         let id = txn.id_of(seq);
@@ -718,7 +752,7 @@ mod tests {
         assert_eq!(change.state, State::Done);
         assert_eq!(txn.payload(seq, &change.effects[0]).unwrap(), b"old bytes");
         // A's next change sees B's state: appended after, numbered after.
-        let seq2 = txn.begin(Change::new("t", "s", Kind::Edit, vec![]), &[]).unwrap();
+        let seq2 = txn.begin(Change::new(&Origin::new("t", "s"), Kind::Edit, vec![]), &[]).unwrap();
         txn.finish(seq2, true).unwrap();
         drop(txn);
         let txn = a.lock().unwrap();
@@ -726,7 +760,7 @@ mod tests {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt as _;
-            let log = dir_for(dir.path(), &[PathBuf::from("/nowhere/root")]).join("journal.log");
+            let log = dir_for(dir.path()).join("journal.log");
             assert_eq!(std::fs::metadata(log).unwrap().permissions().mode() & 0o777, 0o600);
         }
     }
@@ -736,11 +770,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let a = journal(dir.path(), DEFAULT_MAX_BYTES);
         let mut txn = a.lock().unwrap();
-        let seq = txn.begin(Change::new("t", "s", Kind::Edit, vec![]), &[]).unwrap();
+        let seq = txn.begin(Change::new(&Origin::new("t", "s"), Kind::Edit, vec![]), &[]).unwrap();
         txn.finish(seq, true).unwrap();
-        let pending = txn.begin(Change::new("t", "s", Kind::Edit, vec![]), &[]).unwrap();
+        let pending = txn.begin(Change::new(&Origin::new("t", "s"), Kind::Edit, vec![]), &[]).unwrap();
         drop(txn);
-        let log = dir_for(dir.path(), &[PathBuf::from("/nowhere/root")]).join("journal.log");
+        let log = dir_for(dir.path()).join("journal.log");
         let good = std::fs::metadata(&log).unwrap().len();
         // Half a frame, as a kill in the middle of a write leaves it.
         let mut file = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
@@ -756,19 +790,22 @@ mod tests {
     fn small_journal(dir: &Path) -> (Vec<u8>, Vec<String>) {
         let j = journal(dir, DEFAULT_MAX_BYTES);
         let mut txn = j.lock().unwrap();
-        let mut pinned =
-            Change::new("delete_file", "s1", Kind::Edit, vec![effect("/r/p", Before::Bytes { mode: 0o600 }, None)]);
+        let mut pinned = Change::new(
+            &Origin::new("delete_file", "s1"),
+            Kind::Edit,
+            vec![effect("/r/p", Before::Bytes { mode: 0o600 }, None)],
+        );
         pinned.pinned = true;
         let seq = txn.begin(pinned, &[b"deleted secret"]).unwrap();
         txn.finish(seq, true).unwrap();
         let e = effect("/r/a", Before::Splice { offset: 2, inserted_len: 3 }, Some(b"abXYZ"));
-        let seq = txn.begin(Change::new("text_editor", "s1", Kind::Edit, vec![e]), &[b"cd"]).unwrap();
+        let seq = txn.begin(Change::new(&Origin::new("text_editor", "s1"), Kind::Edit, vec![e]), &[b"cd"]).unwrap();
         txn.finish(seq, true).unwrap();
         let e = effect("/r/b", Before::Absent, Some(b"new"));
-        txn.begin(Change::new("text_editor", "s2", Kind::Edit, vec![e]), &[b""]).unwrap();
+        txn.begin(Change::new(&Origin::new("text_editor", "s2"), Kind::Edit, vec![e]), &[b""]).unwrap();
         let shown = changes_shown(&txn);
         drop(txn);
-        (std::fs::read(dir_for(dir, &[PathBuf::from("/nowhere/root")]).join("journal.log")).unwrap(), shown)
+        (std::fs::read(dir_for(dir).join("journal.log")).unwrap(), shown)
     }
 
     /// Each change as read back, with its payloads.
@@ -794,14 +831,14 @@ mod tests {
     /// The log's files after opening the journal of `dir` whose log holds `bytes`: the changes
     /// read back, and what was set aside (its bytes).
     fn reopen(dir: &Path, bytes: &[u8]) -> (Vec<String>, Option<Vec<u8>>, u64) {
-        let log = dir_for(dir, &[PathBuf::from("/nowhere/root")]).join("journal.log");
+        let log = dir_for(dir).join("journal.log");
         let j = journal(dir, DEFAULT_MAX_BYTES);
         write_private(&log, bytes);
         let mut txn = j.lock().unwrap();
         let shown = changes_shown(&txn);
         let aside = txn.set_aside().first().map(|a| std::fs::read(&a.path).unwrap());
         // The journal goes on: a new change gets a number never given before.
-        let seq = txn.begin(Change::new("t", "s", Kind::Edit, vec![]), &[]).unwrap();
+        let seq = txn.begin(Change::new(&Origin::new("t", "s"), Kind::Edit, vec![]), &[]).unwrap();
         txn.finish(seq, true).unwrap();
         (shown, aside, seq)
     }
@@ -877,14 +914,17 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let j = journal(dir.path(), 64 * 1024);
         let mut txn = j.lock().unwrap();
-        let mut pinned =
-            Change::new("delete_file", "s", Kind::Edit, vec![effect("/r/p", Before::Bytes { mode: 0o600 }, None)]);
+        let mut pinned = Change::new(
+            &Origin::new("delete_file", "s"),
+            Kind::Edit,
+            vec![effect("/r/p", Before::Bytes { mode: 0o600 }, None)],
+        );
         pinned.pinned = true;
         let first = txn.begin(pinned, &[&[7u8; 1000]]).unwrap();
         txn.finish(first, true).unwrap();
         for _ in 0..200 {
             let e = effect("/r/a", Before::Splice { offset: 0, inserted_len: 0 }, Some(b"x"));
-            let seq = txn.begin(Change::new("t", "s", Kind::Edit, vec![e]), &[&[1u8; 1000]]).unwrap();
+            let seq = txn.begin(Change::new(&Origin::new("t", "s"), Kind::Edit, vec![e]), &[&[1u8; 1000]]).unwrap();
             txn.finish(seq, true).unwrap();
         }
         assert!(txn.dropped_through() > 1, "old changes were dropped");
@@ -893,7 +933,7 @@ mod tests {
         assert_eq!(txn.payload(first, &effect0).unwrap(), vec![7u8; 1000]);
         assert_eq!(txn.latest_seq(), 201);
         drop(txn);
-        let log = dir_for(dir.path(), &[PathBuf::from("/nowhere/root")]).join("journal.log");
+        let log = dir_for(dir.path()).join("journal.log");
         assert!(std::fs::metadata(log).unwrap().len() <= 64 * 1024);
         let again = journal(dir.path(), 64 * 1024);
         let txn = again.lock().unwrap();
@@ -908,10 +948,7 @@ mod tests {
         j.lock_wait = std::time::Duration::from_millis(100);
         drop(j.lock().unwrap());
         // Another process's hold: a second open file description of the lock file.
-        let other = File::options()
-            .write(true)
-            .open(dir_for(dir.path(), &[PathBuf::from("/nowhere/root")]).join("lock"))
-            .unwrap();
+        let other = File::options().write(true).open(dir_for(dir.path()).join("lock")).unwrap();
         other.lock().unwrap();
         assert!(matches!(j.lock(), Err(JournalError::Busy { .. })), "refused, not waited on for ever");
         other.unlock().unwrap();
@@ -924,7 +961,7 @@ mod tests {
         let j = Journal::for_roots(Some(dir.path()), &[PathBuf::from("/nowhere/root")], (DEFAULT_MAX_BYTES, 40), false);
         let mut txn = j.lock().unwrap();
         for _ in 0..100 {
-            let seq = txn.begin(Change::new("t", "s", Kind::Edit, vec![]), &[]).unwrap();
+            let seq = txn.begin(Change::new(&Origin::new("t", "s"), Kind::Edit, vec![]), &[]).unwrap();
             txn.finish(seq, true).unwrap();
         }
         assert!(txn.changes().len() <= 40, "{}", txn.changes().len());
@@ -933,25 +970,47 @@ mod tests {
     }
 
     #[test]
-    fn root_sets_never_share_a_journal_and_a_log_of_other_roots_is_not_used() {
-        let one = [PathBuf::from("/a\n/b")];
-        let two = [PathBuf::from("/a"), PathBuf::from("/b")];
-        assert_ne!(dir_for(Path::new("/s"), &one), dir_for(Path::new("/s"), &two));
-        // A log whose header names other roots, where this set's log would be.
+    fn every_root_set_shares_one_journal_and_sessions_keep_their_numbers() {
         let dir = tempfile::tempdir().unwrap();
-        let other = Journal::for_roots(Some(dir.path()), &two, (1 << 20, 100), false);
-        let mut txn = other.lock().unwrap();
-        let seq = txn.begin(Change::new("t", "s", Kind::Edit, vec![]), &[]).unwrap();
-        txn.finish(seq, true).unwrap();
-        drop(txn);
-        let mine = [PathBuf::from("/c")];
-        std::fs::create_dir_all(dir_for(dir.path(), &mine)).unwrap();
-        std::fs::copy(dir_for(dir.path(), &two).join("journal.log"), dir_for(dir.path(), &mine).join("journal.log"))
-            .unwrap();
-        let j = Journal::for_roots(Some(dir.path()), &mine, (1 << 20, 100), false);
-        let txn = j.lock().unwrap();
-        assert!(txn.changes().is_empty(), "another root set's changes are never shown");
-        assert!(j.transient_because().unwrap().contains("belongs to other roots"));
+        let one = [PathBuf::from("/a")];
+        let two = [PathBuf::from("/a"), PathBuf::from("/b")];
+        let first = Journal::for_roots(Some(dir.path()), &one, (1 << 20, 100), false);
+        let second = Journal::for_roots(Some(dir.path()), &two, (1 << 20, 100), false);
+        assert_eq!(first.dir(), second.dir());
+        let record = |j: &Journal, session: &str| {
+            let mut txn = j.lock().unwrap();
+            let seq = txn.begin(Change::new(&Origin::new("t", session), Kind::Edit, vec![]), &[]).unwrap();
+            txn.finish(seq, true).unwrap();
+            seq
+        };
+        assert_eq!(record(&first, "s1"), 1);
+        assert_eq!(record(&second, "s2"), 2);
+        assert_eq!(record(&first, "s1"), 3);
+        // Read again from the disk: the numbers are the journal's, not the process's.
+        let again = Journal::for_roots(Some(dir.path()), &one, (1 << 20, 100), false);
+        assert_eq!(record(&again, "s3"), 4);
+        let txn = again.lock().unwrap();
+        let numbers: Vec<u64> = txn.changes().iter().map(|c| c.session_no).collect();
+        assert_eq!(numbers, [1, 2, 1, 3]);
+    }
+
+    #[test]
+    fn a_dropped_change_moves_the_earliest_point_of_its_roots_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::for_roots(Some(dir.path()), &[PathBuf::from("/a")], (DEFAULT_MAX_BYTES, 40), false);
+        let mut txn = j.lock().unwrap();
+        for i in 0..60 {
+            let root = if i < 10 { "/a" } else { "/b" };
+            let mut change = Change::new(&Origin::new("t", "s"), Kind::Edit, vec![]);
+            change.roots = vec![PathBuf::from(root)];
+            let seq = txn.begin(change, &[]).unwrap();
+            txn.finish(seq, true).unwrap();
+        }
+        assert!(txn.dropped_through() > 10, "changes of /b were dropped too");
+        assert_eq!(txn.earliest_point(&[PathBuf::from("/a")]), 10);
+        assert_eq!(txn.earliest_point(&[PathBuf::from("/a/sub")]), 10);
+        assert_eq!(txn.earliest_point(&[PathBuf::from("/c")]), 0);
+        assert_eq!(txn.earliest_point(&[PathBuf::from("/b")]), txn.dropped_through());
     }
 
     #[test]
@@ -960,7 +1019,7 @@ mod tests {
         let j = Journal::for_roots(Some(&dir.path().join("state")), &[dir.path().to_path_buf()], (1 << 20, 100), false);
         assert!(j.transient_because().unwrap().contains("inside the workspace"));
         let mut txn = j.lock().unwrap();
-        let seq = txn.begin(Change::new("t", "s", Kind::Edit, vec![]), &[]).unwrap();
+        let seq = txn.begin(Change::new(&Origin::new("t", "s"), Kind::Edit, vec![]), &[]).unwrap();
         txn.finish(seq, true).unwrap();
         assert!(!dir.path().join("state").exists());
     }

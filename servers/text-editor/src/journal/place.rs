@@ -78,16 +78,6 @@ pub(super) fn open_private(path: &Path, truncate: bool) -> io::Result<File> {
     options.open(path)
 }
 
-/// Whether two lists of roots name the same set.
-pub(super) fn same_roots(a: &[PathBuf], b: &[PathBuf]) -> bool {
-    let (mut a, mut b) = (a.to_vec(), b.to_vec());
-    a.sort();
-    a.dedup();
-    b.sort();
-    b.dedup();
-    a == b
-}
-
 pub(super) fn file_id_of_path(path: &Path) -> Option<mcp_shared::platform::FileId> {
     File::open(path).ok().and_then(|f| mcp_shared::platform::file_id_of(&f).ok())
 }

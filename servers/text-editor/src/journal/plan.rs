@@ -52,6 +52,8 @@ pub struct Plan {
     pub groups: Vec<(u64, u32)>,
     /// Directories made by the changes taken back (deepest first): removed when left empty.
     pub dirs: Vec<PathBuf>,
+    /// Per change taken back, the lines it added and removed (a move's: none).
+    pub lines: HashMap<u64, (u64, u64)>,
 }
 
 impl Plan {
@@ -62,8 +64,14 @@ impl Plan {
 }
 
 /// The groups of the done changes after `after` made by `session` (all sessions: `None`) that
-/// touch one of `paths` (every path: `None`), newest first.
-pub fn select(txn: &Txn<'_>, after: u64, session: Option<&str>, paths: Option<&[PathBuf]>) -> Vec<(u64, u32)> {
+/// touch a file inside one of `roots` and one of `paths` (every path: `None`), newest first.
+pub fn select(
+    txn: &Txn<'_>,
+    roots: &[PathBuf],
+    after: u64,
+    session: Option<&str>,
+    paths: Option<&[PathBuf]>,
+) -> Vec<(u64, u32)> {
     let mut picked = Vec::new();
     for change in txn.changes().iter().rev() {
         if change.seq <= after {
@@ -73,7 +81,11 @@ pub fn select(txn: &Txn<'_>, after: u64, session: Option<&str>, paths: Option<&[
             continue;
         }
         for group in change.groups() {
-            let touches = |e: &&Effect| e.group == group && paths.is_none_or(|p| p.contains(&e.path));
+            let touches = |e: &&Effect| {
+                e.group == group
+                    && paths.is_none_or(|p| p.contains(&e.path))
+                    && roots.iter().any(|root| e.path.starts_with(root))
+            };
             if change.effects.iter().any(|e| touches(&e)) {
                 picked.push((change.seq, group));
             }
@@ -86,7 +98,15 @@ pub fn select(txn: &Txn<'_>, after: u64, session: Option<&str>, paths: Option<&[
 /// taken back.
 pub fn read_state(sandbox: &Sandbox, path: &Path, max_bytes: u64) -> Result<Option<Content>, String> {
     let shown = path.display().to_string();
-    let resolved = sandbox.resolve(&shown).map_err(|_| format!("{shown} is no longer inside the workspace"))?;
+    let resolved = sandbox.resolve(&shown).map_err(|_| {
+        if sandbox.roots().iter().any(|root| path.starts_with(root)) {
+            format!("{shown} is no longer inside the workspace")
+        } else {
+            format!(
+                "{shown} is outside this server's roots (start it with a --root that holds it to take this change back)"
+            )
+        }
+    })?;
     // A link (the file, a dangling one, or a directory on its way) would make the write land
     // in another file, one no change touched: never followed.
     match sandbox.resolve_file(&resolved) {
@@ -213,7 +233,16 @@ pub fn plan(txn: &mut Txn<'_>, sandbox: &Sandbox, picked: &[(u64, u32)], max_byt
             };
             befores.push((effect.path.clone(), before));
         }
+        let moves = effects.iter().any(|e| matches!(e.before, Before::SameAs { .. }));
+        let lines = plan.lines.entry(change.seq).or_default();
         for (path, before) in befores {
+            if !moves {
+                let after = states.get(&path).and_then(|s| s.as_ref()).map(|c| c.bytes.as_slice()).unwrap_or_default();
+                let (added, removed) =
+                    line_delta(before.as_ref().map(|c| c.bytes.as_slice()).unwrap_or_default(), after);
+                lines.0 += added;
+                lines.1 += removed;
+            }
             states.insert(path.clone(), before);
             history.entry(path).or_default().push((change.seq, change.tool.clone()));
         }
@@ -251,6 +280,16 @@ pub fn plan(txn: &mut Txn<'_>, sandbox: &Sandbox, picked: &[(u64, u32)], max_byt
         .collect();
     plan.groups = kept;
     Ok(plan)
+}
+
+/// The lines `after` adds to `before` and removes from it, once their common first and last
+/// lines are set aside (what a diff counts for one edited region; a rough count for several).
+pub fn line_delta(before: &[u8], after: &[u8]) -> (u64, u64) {
+    let a: Vec<&[u8]> = before.split_inclusive(|b| *b == b'\n').collect();
+    let b: Vec<&[u8]> = after.split_inclusive(|b| *b == b'\n').collect();
+    let head = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let tail = a[head..].iter().rev().zip(b[head..].iter().rev()).take_while(|(x, y)| x == y).count();
+    ((b.len() - head - tail) as u64, (a.len() - head - tail) as u64)
 }
 
 /// `now` with `inserted_len` bytes at `offset` replaced by `removed`.
@@ -320,10 +359,8 @@ impl From<JournalError> for ApplyError {
 
 /// Who takes the changes back, and how.
 pub struct Taker<'a> {
-    /// The tool, e.g. `revert_changes`.
-    pub tool: &'a str,
-    /// The session.
-    pub session: &'a str,
+    /// Who takes them back (the tool, e.g. `revert_changes`, and the session).
+    pub origin: &'a super::Origin,
     /// Undo or revert.
     pub kind: Kind,
     /// fsync what is written.
@@ -399,7 +436,8 @@ pub fn apply(txn: &mut Txn<'_>, sandbox: &Sandbox, plan: &Plan, taker: &Taker<'_
     if effects.is_empty() && plan.groups.is_empty() {
         return Ok(None);
     }
-    let mut change = Change::new(taker.tool, taker.session, taker.kind, effects);
+    let mut change = Change::new(taker.origin, taker.kind, effects);
+    change.roots = sandbox.roots().to_vec();
     change.undoes = plan.groups.clone();
     // The directories a restored file needs are made, and recorded: taking this change back
     // removes them again.

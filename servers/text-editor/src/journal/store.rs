@@ -6,7 +6,7 @@ use std::{
     io::{self, Read, Seek, SeekFrom, Write},
 };
 
-use super::{FRAME_PREFIX, Frame, Log, MAX_HEADER_BYTES, State, fingerprint};
+use super::{Carry, FRAME_PREFIX, Frame, Log, MAX_HEADER_BYTES, State, fingerprint};
 
 /// Where a log's bytes are: a file, or (no file can be made: an empty chroot, a read-only
 /// system) this process's memory, as the undo history used to be.
@@ -179,12 +179,10 @@ pub(super) fn read_frames(log: &mut Log, end: u64) -> io::Result<bool> {
             break;
         }
         match frame {
-            Frame::Header { nonce, dropped_through, next_seq, set_aside, roots } => {
+            Frame::Header { nonce, carry } => {
                 log.nonce = nonce;
-                log.roots = roots;
-                log.dropped_through = dropped_through;
-                log.next_seq = log.next_seq.max(next_seq);
-                log.set_aside = set_aside;
+                let next_seq = log.carry.next_seq.max(carry.next_seq);
+                log.carry = Carry { next_seq, ..carry };
             }
             Frame::Begin(mut change) => {
                 // Every payload read back as it was written (its xxh3 is in the header).
@@ -205,7 +203,11 @@ pub(super) fn read_frames(log: &mut Log, end: u64) -> io::Result<bool> {
                 }
                 change.state = State::Pending;
                 change.frame_len = frame_len;
-                log.next_seq = log.next_seq.max(change.seq + 1);
+                log.carry.next_seq = log.carry.next_seq.max(change.seq + 1);
+                if change.session_no > 0 {
+                    log.sessions.insert(change.session.clone(), change.session_no);
+                    log.carry.next_session = log.carry.next_session.max(change.session_no + 1);
+                }
                 log.changes.push(*change);
             }
             Frame::Done { seq } | Frame::Failed { seq } => {
@@ -256,7 +258,7 @@ pub(super) fn highest_seq_after(file: &mut Store, from: u64, end: u64) -> u64 {
         let seq = match serde_json::from_slice::<Frame>(header) {
             Ok(Frame::Begin(change)) => change.seq,
             Ok(Frame::Done { seq } | Frame::Failed { seq }) => seq,
-            Ok(Frame::Header { next_seq, .. }) => next_seq.saturating_sub(1),
+            Ok(Frame::Header { carry, .. }) => carry.next_seq.saturating_sub(1),
             Err(_) => continue,
         };
         highest = highest.max(seq);

@@ -94,10 +94,7 @@ impl Tool for DeleteFile {
         let _guard = self.locks.lock(&history_key(&path)).await;
         let editor = Arc::clone(&self.editor);
         let if_sha256 = input.if_sha256;
-        let origin = crate::editor::Origin {
-            tool: "delete_file".to_owned(),
-            session: crate::editor::session_label(ctx.session()),
-        };
+        let origin = crate::editor::Origin::of("delete_file", &ctx);
         let reply =
             blocking("The deletion", move || editor.delete_file(&sandbox, &path, if_sha256.as_deref(), &origin))
                 .await??;

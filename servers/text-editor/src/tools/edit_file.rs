@@ -130,7 +130,7 @@ impl Tool for EditFile {
         let abandoned = AbandonOnDrop(Arc::new(AtomicBool::new(false)));
         let flag = Arc::clone(&abandoned.0);
         let (if_sha256, if_result_sha256) = (input.if_sha256, input.if_result_sha256);
-        let origin = crate::editor::Origin { tool: NAME.to_owned(), session: crate::editor::session_label(ctx.session()) };
+        let origin = crate::editor::Origin::of(NAME, &ctx);
         let (reply, edits) = blocking("The edit", move || {
             let _guard = guard;
             let expected = Expected { sha256: if_sha256.as_deref(), result_sha256: if_result_sha256.as_deref() };

@@ -13,7 +13,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::{
-    editor::changes::Span,
+    editor::changes::{Span, Start},
     editor::{Editor, Origin, session_label},
     workspace::EditorRoots,
 };
@@ -28,16 +28,51 @@ pub enum Sessions {
     All,
 }
 
-/// A point in the journal: a change number, or `"session"` (this session's start). A number
-/// written as a string (`"3"`) is taken too; anything else is refused with a message that says
-/// what is expected (never the type's name).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, JsonSchema)]
-#[schemars(untagged)]
+/// A point in the journal: a change number, `"session"` (this session's start) or
+/// `"session:N"` (the start of session N, as list_changes numbers them). A number written as a
+/// string (`"3"`) is taken too; anything else is refused with a message that says what is
+/// expected (never the type's name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Point {
     /// After this change.
     Change(u64),
     /// Since this session's start.
-    Named(Named),
+    ThisSession,
+    /// Since the start of session N.
+    Session(u64),
+}
+
+/// What a point may be, for messages.
+pub const POINT_EXPECTED: &str =
+    "a change number (0 or more), \"session\" (this session's start) or \"session:N\" (the start of session N)";
+
+impl Point {
+    /// The point `text` names, if it names one.
+    pub fn parse(text: &str) -> Option<Point> {
+        let text = text.trim();
+        if text == "session" {
+            return Some(Point::ThisSession);
+        }
+        if let Some(no) = text.strip_prefix("session:") {
+            return no.trim().parse().ok().filter(|n| *n > 0).map(Point::Session);
+        }
+        text.parse().ok().map(Point::Change)
+    }
+}
+
+impl JsonSchema for Point {
+    fn schema_name() -> Cow<'static, str> {
+        "Point".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "anyOf": [
+                {"type": "integer", "minimum": 0},
+                {"type": "string", "pattern": "^(session(:[1-9][0-9]*)?|[0-9]+)$"}
+            ]
+        })
+    }
 }
 
 impl<'de> Deserialize<'de> for Point {
@@ -46,39 +81,66 @@ impl<'de> Deserialize<'de> for Point {
         let value = serde_json::Value::deserialize(deserializer)?;
         let point = match &value {
             serde_json::Value::Number(n) => n.as_u64().map(Point::Change),
-            serde_json::Value::String(s) if s.trim() == "session" => Some(Point::Named(Named::Session)),
-            serde_json::Value::String(s) => s.trim().parse::<u64>().ok().map(Point::Change),
+            serde_json::Value::String(s) => Point::parse(s),
             _ => None,
         };
         point.ok_or_else(|| {
             let shown = mcp_shared::view::shown_briefly(&value.to_string()).to_string();
-            D::Error::custom(format!(
-                "expected a change number, 0 or more, or \"session\" (this session's start), not {shown}; list_changes gives the numbers"
-            ))
+            D::Error::custom(format!("expected {POINT_EXPECTED}, not {shown}; list_changes gives the numbers"))
         })
     }
 }
 
-/// A point named by a word.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Named {
-    /// This session's start.
-    Session,
+/// Paths: a list of strings, or one string taken as a list of one.
+pub fn paths<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Vec<String>>, D::Error> {
+    use serde::de::Error as _;
+    let value = Option::<serde_json::Value>::deserialize(deserializer)?;
+    let refuse = |value: &serde_json::Value| {
+        let shown = mcp_shared::view::shown_briefly(&value.to_string()).to_string();
+        D::Error::custom(format!(
+            "expected a list of file paths (absolute, or relative to the first root), e.g. [\"src/main.rs\"], not {shown}"
+        ))
+    };
+    match value {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(serde_json::Value::String(one)) => Ok(Some(vec![one])),
+        Some(serde_json::Value::Array(items)) => items
+            .iter()
+            .map(|item| item.as_str().map(str::to_owned).ok_or_else(|| refuse(item)))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some),
+        Some(other) => Err(refuse(&other)),
+    }
+}
+
+/// A change number (`if_latest`), given as a number or a string of digits.
+pub fn change_number<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
+    use serde::de::Error as _;
+    let value = Option::<serde_json::Value>::deserialize(deserializer)?;
+    match value {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(serde_json::Value::Number(n)) if n.as_u64().is_some() => Ok(n.as_u64()),
+        Some(serde_json::Value::String(s)) if s.trim().parse::<u64>().is_ok() => Ok(s.trim().parse().ok()),
+        Some(other) => {
+            let shown = mcp_shared::view::shown_briefly(&other.to_string()).to_string();
+            Err(D::Error::custom(format!("expected a change number (0 or more), as list_changes gives it, not {shown}")))
+        }
+    }
 }
 
 /// Which changes. Unknown fields are ignored.
 #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
 #[garde(allow_unvalidated)]
 pub struct ListChangesInput {
-    /// List the changes after this change number (0 or absent: every change the journal holds), or `"session"`: since this session's start.
+    /// List the changes after this change number (0 or absent: every change the journal holds); `"session"`: since this session's start; `"session:N"`: since the start of session N (list_changes numbers the sessions).
     #[serde(default)]
     pub since: Option<Point>,
     /// `"this"`: this session's changes; `"all"`: every session's. Default: this session's over HTTP (several sessions share a server), all over stdio (a restart is a new process).
     #[serde(default)]
     pub sessions: Option<Sessions>,
     /// Only the changes that touched these files (absolute, or relative to the first root).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "paths")]
+    #[schemars(with = "Option<Vec<String>>")]
     pub paths: Option<Vec<String>>,
 }
 
@@ -95,18 +157,24 @@ pub(crate) fn span_of(
         Some(Sessions::All) => false,
         None => ctx.session().is_some(),
     };
+    span_for(sandbox, point, own.then(|| session_label(ctx.session())), paths)
+}
+
+/// The span of `point`, of the session `own` (every session's: `None`), on `paths` (all: `None`).
+pub(crate) fn span_for(sandbox: &Sandbox, point: Point, own: Option<String>, paths: Option<Vec<String>>) -> Span {
     let paths = paths.map(|paths| paths.iter().map(|p| absolute(sandbox, p)).collect());
-    let (after, since_session_start) = match point {
-        Point::Change(after) => (after, false),
-        Point::Named(Named::Session) => (0, true),
+    let (after, start) = match point {
+        Point::Change(after) => (after, None),
+        Point::ThisSession => (0, Some(Start::This)),
+        Point::Session(no) => (0, Some(Start::Session(no))),
     };
-    Span { after, since_session_start, session: own.then(|| session_label(ctx.session())), paths }
+    Span { after, start, session: own, paths }
 }
 
 /// A path the caller named, absolute: resolved in the sandbox when it can be, else (a file that
 /// is gone, in a directory that is gone) taken lexically against the first root. It only picks
 /// changes of the journal; every file is read and written through the sandbox.
-fn absolute(sandbox: &Sandbox, path: &str) -> PathBuf {
+pub(crate) fn absolute(sandbox: &Sandbox, path: &str) -> PathBuf {
     if let Ok(resolved) = sandbox.resolve(path) {
         return resolved.absolute();
     }
@@ -142,8 +210,10 @@ const GUIDE: &str = r##"
 ## Reviewing and reverting changes: `list_changes`, `revert_changes`
 
 Every change made with the writing tools is kept in a journal (outside the workspace) that
-survives restarts. `list_changes` shows them, numbered, grouped by file with one combined diff per
-file; `since: N` shows those after change N. `revert_changes` with `to: N` takes every file back to
+survives restarts. `list_changes` shows them, numbered, by session (each with its number, client
+and start; a session is a process over stdio, an MCP session over HTTP) and by file with one
+combined diff per file; `since: N` shows those after change N, `since: "session:3"` those since
+session 3 began. `revert_changes` with `to: N` (or `"session:3"`) takes every file back to
 how it was after change N, as one step: run it with `dry_run: true` first and show the user the
 diff. A file changed by someone else since is never overwritten: the call is refused naming it,
 and `force: true` reverts the others and leaves that one as it is. The revert is itself a change:
@@ -151,7 +221,7 @@ and `force: true` reverts the others and leaves that one as it is. The revert is
 "##;
 
 /// The tool's description.
-pub const DESCRIPTION: &str = "List the changes made to the workspace's files with this server's writing tools (text_editor's create, str_replace, insert, undo_edit; edit_file, move_file, delete_file; revert_changes), kept in a journal that survives restarts: each change with its number, time, tool and session, and per file what happened since the point (edited, created, deleted, moved from), lines added and removed, and one combined diff. `since`: only the changes after that change number (\"session\": since this session's start). Use the numbers with revert_changes.";
+pub const DESCRIPTION: &str = "List the changes made to the workspace's files with this server's writing tools (text_editor's create, str_replace, insert, undo_edit; edit_file, move_file, delete_file; revert_changes), kept in a journal that survives restarts: by session (its number, the client that made it, when it started, its change numbers, files and lines), then per file what happened since the point (edited, created, deleted, moved from), lines added and removed, and one combined diff. `since`: only the changes after that change number (\"session\": since this session's start; \"session:N\": since session N's). Use the numbers with revert_changes.";
 
 impl Tool for ListChanges {
     type Params = ListChangesInput;
@@ -183,7 +253,7 @@ impl Tool for ListChanges {
     async fn run(&self, input: ListChangesInput, ctx: ToolContext) -> ToolResult {
         let sandbox = self.workspace.sandbox(&ctx).await?;
         let span = span_of(&sandbox, input.since.unwrap_or(Point::Change(0)), input.sessions, input.paths, &ctx);
-        let origin = Origin { tool: "list_changes".to_owned(), session: session_label(ctx.session()) };
+        let origin = Origin::of("list_changes", &ctx);
         let editor = Arc::clone(&self.editor);
         let view_span = span.clone();
         let (text, data) = blocking("Listing the changes", move || editor.list_changes(&sandbox, &span, &origin)).await??;

@@ -110,7 +110,7 @@ impl Tool for MoveFile {
         let overwrite = input.overwrite.unwrap_or(false);
         let if_sha256 = input.if_sha256;
         let origin =
-            crate::editor::Origin { tool: "move_file".to_owned(), session: crate::editor::session_label(ctx.session()) };
+            crate::editor::Origin::of("move_file", &ctx);
         let reply = blocking("The move", move || {
             editor.move_file(&sandbox, &from, &to, overwrite, if_sha256.as_deref(), &origin)
         })

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use super::list_changes::{Point, Sessions, span_of};
 use crate::{
     editor::changes::{Guards, RevertMode},
-    editor::{Editor, Origin, session_label},
+    editor::{Editor, Origin},
     workspace::EditorRoots,
 };
 
@@ -22,7 +22,7 @@ use crate::{
 #[derive(Debug, Deserialize, JsonSchema, garde::Validate)]
 #[garde(allow_unvalidated)]
 pub struct RevertChangesInput {
-    /// Revert every change after this change number (0: every change the journal holds), so that the files are as they were right after it; or `"session"`: every change since this session's start. list_changes gives the numbers.
+    /// Revert every change after this change number (0: every change the journal holds), so that the files are as they were right after it; `"session"`: every change since this session's start; `"session:N"`: every change since the start of session N. list_changes gives the numbers.
     pub to: Point,
     /// Only say what the revert would do, with the combined diff; change nothing. Default false.
     #[serde(default)]
@@ -31,7 +31,8 @@ pub struct RevertChangesInput {
     #[serde(default)]
     pub force: Option<bool>,
     /// Only the changes to these files (absolute, or relative to the first root). A move counts for both its paths.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::list_changes::paths")]
+    #[schemars(with = "Option<Vec<String>>")]
     pub paths: Option<Vec<String>>,
     /// `"this"`: this session's changes; `"all"`: every session's. Default: this session's over HTTP, all over stdio.
     #[serde(default)]
@@ -40,7 +41,8 @@ pub struct RevertChangesInput {
     #[serde(default)]
     pub if_sha256: Option<BTreeMap<String, Option<String>>>,
     /// Optional: the latest change number the caller was shown; a later change in the span refuses the revert (CONFLICT).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::list_changes::change_number")]
+    #[schemars(with = "Option<u64>")]
     pub if_latest: Option<u64>,
 }
 
@@ -107,7 +109,7 @@ impl Tool for RevertChanges {
             latest: input.if_latest,
         };
         let mode = RevertMode { dry_run: input.dry_run.unwrap_or(false), force: input.force.unwrap_or(false) };
-        let origin = Origin { tool: "revert_changes".to_owned(), session: session_label(ctx.session()) };
+        let origin = Origin::of("revert_changes", &ctx);
         let editor = Arc::clone(&self.editor);
         let view_span = span.clone();
         let (text, data) =

@@ -107,7 +107,7 @@ mod tests {
                 {"path": "same.txt", "status": "unchanged", "sha256": "cc"},
             ],
         });
-        let span = Span { after: 3, since_session_start: false, session: None, paths: None };
+        let span = Span { after: 3, start: None, session: None, paths: None };
         let view = data(&answer, &span, Some("revert_changes"));
         assert_eq!(view["kind"], "list");
         assert_eq!(

@@ -387,7 +387,7 @@ fn http_sessions_share_the_journal_and_see_their_own_by_default() {
     let before = tree(&root);
     let server = StdioClient::builder(super::BIN)
         .args(["--root", root.to_str().unwrap(), "--http", "127.0.0.1:0"])
-        .env("XDG_STATE_HOME", super::state_home())
+        .env("XDG_STATE_HOME", super::state_home(&root))
         .env("RUST_LOG", "warn,mcp_shared::transport::http=info")
         .spawn()
         .unwrap();
@@ -444,7 +444,13 @@ fn a_session_start_is_a_point_and_bad_points_are_refused() {
         "first\nbeta\n",
         "the earlier process's change stays"
     );
-    for bad in [json!({"to": "yesterday"}), json!({"to": -1}), json!({}), json!({"to": 0, "paths": "a.txt"})] {
+    for bad in [
+        json!({"to": "yesterday"}),
+        json!({"to": -1}),
+        json!({}),
+        json!({"to": 0, "paths": [1]}),
+        json!({"to": "session:0"}),
+    ] {
         let refused = call(&mut c, "revert_changes", bad.clone());
         assert!(is_error(&refused), "{bad}: {refused}");
     }

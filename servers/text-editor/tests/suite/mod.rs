@@ -116,16 +116,21 @@ impl Server {
 pub fn spawn_on(root: &Path, extra: &[&str]) -> StdioClient {
     let mut args = vec!["--root", root.to_str().unwrap()];
     args.extend_from_slice(extra);
-    let mut client = StdioClient::builder(BIN).args(&args).env("XDG_STATE_HOME", state_home()).spawn().unwrap();
+    let mut client = StdioClient::builder(BIN).args(&args).env("XDG_STATE_HOME", state_home(root)).spawn().unwrap();
     client.initialize().unwrap();
     client
 }
 
-/// The state directory the servers of these tests keep their change journals in (one per
-/// root, and every root is a fresh temporary directory): outside every root, apart from the
-/// user's own.
-pub fn state_home() -> PathBuf {
-    std::env::temp_dir().join("mcp-suite-tests-state")
+/// The state directory the servers of these tests on `root` keep their change journal in: one
+/// per root (the journal is one for every workspace of a user, and the tests run side by side),
+/// outside every root, apart from the user's own.
+pub fn state_home(root: &Path) -> PathBuf {
+    let key = root
+        .display()
+        .to_string()
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    std::env::temp_dir().join("mcp-suite-tests-state").join(format!("{key:016x}"))
 }
 
 /// The first text block of a result (the reference's text; a note may follow).
