@@ -17,6 +17,7 @@ mod hostile5;
 mod journal;
 mod large;
 mod outputs;
+mod person;
 mod properties;
 mod protocol;
 #[cfg(unix)]
