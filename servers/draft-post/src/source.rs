@@ -39,8 +39,10 @@ pub const SOURCE_ID_HEX_DIGITS: usize = 16;
 /// caller did not send).
 const WHAT_A_SOURCE_IS: &str = "A manuscript is a UTF-8 Markdown file (.md, .markdown or .mdx) inside an allowed \
                                 source directory (by default the blog repository, the directory that holds it and \
-                                the server's working directory; or those the user gave with --source-root), not in a \
-                                hidden file or directory (a name starting with `.`)";
+                                the server's working directory, each only when it is not the home directory itself, \
+                                `/` or a system directory: a blog at ~/blog does not allow ~/drafts by default; or \
+                                those the user gave with --source-root), not in a hidden file or directory (a name \
+                                starting with `.`)";
 
 /// Why a manuscript was refused or could not be read. Every message names the path as the
 /// caller wrote it, never the resolved one, and a refusal of where it comes from says nothing
@@ -53,7 +55,8 @@ pub enum SourceError {
     /// The path (or a symlink on the way) leads outside every allowed source directory.
     #[error(
         "the manuscript {shown:?} is not inside an allowed source directory. {WHAT_A_SOURCE_IS}: write it in one of \
-         them and pass that path, or ask the user to add its directory with --source-root DIR"
+         them and pass that path, or ask the user to add its directory with --source-root DIR (repeatable; e.g. \
+         --source-root ~/drafts, beside --repo)"
     )]
     Outside {
         /// The path as given.

@@ -28,7 +28,7 @@
 //! whole, and checked to still carry that id, before it is rewritten.
 //!
 //! # Concurrency and crash safety
-//! `draft_post` holds an exclusive lock on `projects/.draft-post.lock` (std `File::lock`, so
+//! `draft_post` holds an exclusive lock on `projects/.draft-post/lock` (std `File::lock`, so
 //! across processes) from the scan to the write. A new number is claimed with `create_dir`
 //! (atomic: it fails if the name exists), and `article.md` is written atomically inside it
 //! (temporary file, fsync, rename). A process killed between the claim and the rename leaves a
@@ -62,8 +62,15 @@ pub use upsert::MAX_DIFF_BYTES;
 
 use crate::{index::Index, projects::View};
 
-/// The lock file, in `projects/`.
-pub const LOCK_FILE: &str = ".draft-post.lock";
+/// The directory of the lock, in `projects/`: it holds `lock` and a `.gitignore` of `*`, so
+/// that `git status` never shows it (the `.gitignore` ignores itself too).
+pub const LOCK_DIR: &str = ".draft-post";
+
+/// The lock file, in [`LOCK_DIR`].
+pub const LOCK_FILE: &str = "lock";
+
+/// The `.gitignore` the server writes in [`LOCK_DIR`].
+pub const LOCK_DIR_GITIGNORE: &str = "# Written by mcp-server-draft-post: its lock, nothing to commit.\n*\n";
 
 pub use crate::projects::ARTICLE;
 

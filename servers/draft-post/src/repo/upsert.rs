@@ -8,7 +8,7 @@ use mcp_shared::{
 };
 
 use super::{
-    ARTICLE, Action, Change, DraftRequest, LOCK_FILE, Outcome, Repo, Submission,
+    ARTICLE, Action, Change, DraftRequest, LOCK_DIR, LOCK_DIR_GITIGNORE, LOCK_FILE, Outcome, Repo, Submission,
     layout::{dir_name, parse_dir_name},
     messages::{cancelled_failure, sandbox_failure},
     scan::{Depth, carries_id},
@@ -154,7 +154,8 @@ impl Repo {
 
         // Everything from the look-up to the write happens under the repository's lock.
         let projects_path = self.resolve(projects::PROJECTS)?;
-        let lock_path = projects_path.join(LOCK_FILE).map_err(|e| sandbox_failure(&e, "lock the repository"))?;
+        let lock_dir = projects_path.join(LOCK_DIR).map_err(|e| sandbox_failure(&e, "lock the repository"))?;
+        let lock_path = lock_dir.join(LOCK_FILE).map_err(|e| sandbox_failure(&e, "lock the repository"))?;
         if !self.sandbox.exists(&lock_path).unwrap_or(true) {
             // No draft_post has locked this repository yet: look before creating the lock file,
             // so that a call refused for a conflict leaves the repository exactly as it was.
@@ -166,8 +167,13 @@ impl Repo {
             Ok(file) => file,
             Err(SandboxError::NotFound { .. } | SandboxError::NotADirectory { .. }) => {
                 self.sandbox
-                    .create_dir_all(&projects_path)
+                    .create_dir_all(&lock_dir)
                     .map_err(|e| sandbox_failure(&e, "create the projects directory"))?;
+                // A `.gitignore` that ignores the lock and itself: `git status` stays clean.
+                let ignore = lock_dir.join(".gitignore").map_err(|e| sandbox_failure(&e, "lock the repository"))?;
+                if let Err(error) = self.sandbox.write_atomic(&ignore, LOCK_DIR_GITIGNORE.as_bytes(), &WriteOptions::default()) {
+                    tracing::warn!(%error, "could not write projects/.draft-post/.gitignore");
+                }
                 self.sandbox.open_lock_file(&lock_path).map_err(|e| sandbox_failure(&e, "lock the repository"))?
             }
             Err(e) => return Err(sandbox_failure(&e, "lock the repository")),
@@ -176,7 +182,7 @@ impl Repo {
             tracing::warn!(error = %e, "cannot lock the repository");
             ToolError::new(
                 ErrorCode::InternalError,
-                "Cannot lock the repository (projects/.draft-post.lock); call again.",
+                "Cannot lock the repository (projects/.draft-post/lock); call again.",
             )
         })?;
         let mut index = self.index();

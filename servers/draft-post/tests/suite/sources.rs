@@ -12,7 +12,7 @@ use std::{
 use mcp_tests::{StdioClient, error_code, is_error, structured, text_of};
 use serde_json::json;
 
-use super::{BIN, Fixture, call_with_roots, id_of, posted};
+use super::{BIN, Fixture, call_with_roots, draft_post, id_of, posted};
 
 /// Every entry under `root`, hidden ones included (the lock file and the index too).
 fn full_tree(root: &Path) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
@@ -376,4 +376,36 @@ fn changed_client_roots_are_asked_for_again() {
     assert!(!is_error(&result), "{result}");
     let result = call_with_roots(&mut c, &[second.as_path()], "draft_post", args(&in_first));
     assert_eq!(error_code(&result).as_deref(), Some("OUTSIDE_ROOT"), "{result}");
+}
+
+/// A blog at `~/blog` with drafts at `~/drafts`: the directory that holds the blog is the home
+/// directory, which is never a source directory as a whole; the refusal says so and names the
+/// flag to add, and with it the draft is filed.
+#[test]
+fn the_home_rule_is_named_with_the_flag_that_allows_the_drafts() {
+    let fx = Fixture::new();
+    let home = fx.root().to_path_buf();
+    let draft = fx.draft("seed.md", "# Seed\n");
+    let spawn = |extra: &[&str]| {
+        let mut client = mcp_tests::StdioClient::builder(BIN)
+            .arg("--repo")
+            .arg(fx.repo())
+            .args(extra)
+            .current_dir(&home)
+            .env("HOME", &home)
+            .spawn()
+            .unwrap();
+        client.initialize().unwrap();
+        client
+    };
+    let mut c = spawn(&[]);
+    let result = draft_post(&mut c, serde_json::json!({"source": draft, "project": "p"}));
+    assert_eq!(error_code(&result).as_deref(), Some("OUTSIDE_ROOT"), "{result}");
+    let message = text_of(&result);
+    assert!(message.contains("not the home directory itself"), "{message}");
+    assert!(message.contains("--source-root ~/drafts"), "{message}");
+    let drafts = home.join("drafts");
+    let mut c = spawn(&["--source-root", drafts.to_str().unwrap()]);
+    let result = draft_post(&mut c, serde_json::json!({"source": draft, "project": "p"}));
+    assert!(!mcp_tests::is_error(&result), "{result}");
 }

@@ -308,3 +308,27 @@ fn slug_and_project_only_name_new_articles() {
     assert!(line.contains("stays in project a") && line.contains("keeps its name"), "{line}");
     assert!(!fx.at("projects/b").exists());
 }
+
+/// The server's lock lives in `projects/.draft-post/`, beside a `.gitignore` of `*` the server
+/// writes: `git status` shows the article and nothing of the server's own.
+#[test]
+fn the_lock_ignores_itself_in_git_status() {
+    let fx = Fixture::new();
+    let draft = fx.draft("seed.md", "# Seed\n");
+    let mut c = fx.server();
+    let result = super::draft_post(&mut c, serde_json::json!({"source": draft, "project": "p"}));
+    assert!(!mcp_tests::is_error(&result), "{result}");
+    assert!(fx.at("projects/.draft-post/lock").is_file());
+    assert_eq!(fx.read("projects/.draft-post/.gitignore").lines().last(), Some("*"));
+    assert!(!fx.at("projects/.draft-post.lock").exists());
+    let git = |args: &[&str]| std::process::Command::new("git").args(args).current_dir(fx.repo()).output();
+    match git(&["init", "-q"]) {
+        Ok(out) if out.status.success() => {
+            let status = git(&["status", "--porcelain", "--untracked-files=all"]).unwrap();
+            let status = String::from_utf8_lossy(&status.stdout).into_owned();
+            assert!(status.contains("article.md"), "{status}");
+            assert!(!status.contains(".draft-post"), "the server's own files show in git status: {status}");
+        }
+        _ => eprintln!("git is not installed: the .gitignore is checked, not git status"),
+    }
+}
