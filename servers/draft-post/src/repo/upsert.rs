@@ -171,7 +171,9 @@ impl Repo {
                     .map_err(|e| sandbox_failure(&e, "create the projects directory"))?;
                 // A `.gitignore` that ignores the lock and itself: `git status` stays clean.
                 let ignore = lock_dir.join(".gitignore").map_err(|e| sandbox_failure(&e, "lock the repository"))?;
-                if let Err(error) = self.sandbox.write_atomic(&ignore, LOCK_DIR_GITIGNORE.as_bytes(), &WriteOptions::default()) {
+                if let Err(error) =
+                    self.sandbox.write_atomic(&ignore, LOCK_DIR_GITIGNORE.as_bytes(), &WriteOptions::default())
+                {
                     tracing::warn!(%error, "could not write projects/.draft-post/.gitignore");
                 }
                 self.sandbox.open_lock_file(&lock_path).map_err(|e| sandbox_failure(&e, "lock the repository"))?

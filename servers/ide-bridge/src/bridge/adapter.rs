@@ -189,11 +189,24 @@ impl Paths {
             }
             None => PathBuf::from(ide_path),
         };
-        let rel = self.roots.iter().find_map(|root| path.strip_prefix(root).ok())?;
+        let (root, rel) = self.roots.iter().find_map(|root| path.strip_prefix(root).ok().map(|rel| (root, rel)))?;
         let parts: Vec<&str> = rel.components().map(|c| c.as_os_str().to_str()).collect::<Option<_>>()?;
         let text = parts.join("/");
+        // A diff's buffer is named after the file it shows ("a.rs (proposed)"): not a file of
+        // the workspace, unless one of that name is on disk.
+        if is_diff_buffer(&text) && !root.join(rel).is_file() {
+            return None;
+        }
         is_workspace_path(&text).then_some(text)
     }
+}
+
+/// Whether `name` is what an IDE names a diff's buffer or tab: claudecode.nvim's
+/// `<file> (proposed)`, `<file> (NEW FILE - proposed)`, `<file> (NEW FILE)` and `<file> (New)`,
+/// the CLI's `✻ [Claude Code] <file> ⧉` tabs.
+pub fn is_diff_buffer(name: &str) -> bool {
+    const SUFFIXES: [&str; 4] = [" (proposed)", " (NEW FILE - proposed)", " (NEW FILE)", " (New)"];
+    SUFFIXES.iter().any(|s| name.ends_with(s)) || name.contains('\u{273b}') || name.contains('\u{29c9}')
 }
 
 /// The `file://` URI of an absolute path, as the IDEs take it.

@@ -161,18 +161,27 @@ fn needs(tool: &str) -> (&'static str, &'static str) {
 
 fn describe_connect(error: &ConnectError) -> (ErrorCode, String) {
     match error {
-        ConnectError::NoHost { live, given, ide, single_client } => {
+        ConnectError::NoHost { live, given, ide, single_client, folder, found, looked } => {
             use super::IdeChoice;
-            let folder = if *given { "--workspace folder" } else { "working directory" };
+            let which = if *given { "--workspace folder" } else { "working directory" };
             let kind = match ide {
                 IdeChoice::McpSuite => "IDE with the ide-bridge extension (or ide-bridge-host)",
                 IdeChoice::ClaudeCode => "IDE serving the Claude Code IDE protocol",
                 IdeChoice::Gemini => "IDE with the Gemini CLI companion",
                 IdeChoice::Auto => "IDE with the ide-bridge extension, or serving the Claude Code IDE protocol,",
             };
+            let shown_folder = mcp_shared::escape::one_line(&folder.display().to_string()).into_owned();
             let mut message = format!(
-                "No {kind} is running for this workspace: discovery found {live} live IDE(s), none with a workspace folder that contains the bridge's {folder}."
+                "No {kind} is running for this workspace: discovery found {live} live IDE(s), none with a workspace folder that contains the bridge's {which} ({shown_folder})."
             );
+            if !found.is_empty() {
+                message.push_str(&format!(" Found: {}.", found.join("; ")));
+            }
+            let looked: Vec<String> =
+                looked.iter().map(|d| mcp_shared::escape::one_line(&d.display().to_string()).into_owned()).collect();
+            if !looked.is_empty() {
+                message.push_str(&format!(" Looked in: {}.", looked.join(", ")));
+            }
             if let Some(name) = single_client {
                 message.push_str(&format!(
                     " {name} serves it through its Claude Code extension, which keeps one client at a time: connecting would drop the user's own Claude Code session, so the bridge leaves it alone. Start the bridge with --ide claude-code to connect to it anyway (the Claude Code CLI then loses its IDE connection until it reconnects), or install the ide-bridge extension in it."
@@ -310,16 +319,26 @@ mod tests {
             given: false,
             ide: super::super::IdeChoice::Auto,
             single_client: None,
+            folder: "/home/u/proj".into(),
+            found: vec!["Neovim (folders: /home/u)".into(), "IntelliJ IDEA (folders: /work/other)".into()],
+            looked: vec!["/home/u/.claude/ide".into()],
         })
         .describe(Op::List);
         assert_eq!(code, ErrorCode::Unavailable);
         assert!(m.contains("retry") && m.contains("--workspace <the folder"), "{m}");
+        // It names the folder, what it found and where it looked.
+        assert!(m.contains("working directory (/home/u/proj)"), "{m}");
+        assert!(m.contains("Found: Neovim (folders: /home/u); IntelliJ IDEA (folders: /work/other)."), "{m}");
+        assert!(m.contains("Looked in: /home/u/.claude/ide."), "{m}");
         // Given --workspace, the message does not tell to give it.
         let (_, m) = BridgeError::Connect(ConnectError::NoHost {
             live: 0,
             given: true,
             ide: super::super::IdeChoice::Auto,
             single_client: None,
+            folder: "/p".into(),
+            found: Vec::new(),
+            looked: Vec::new(),
         })
         .describe(Op::List);
         assert!(m.contains("--workspace folder") && !m.contains("start the bridge with --workspace"), "{m}");
@@ -329,6 +348,9 @@ mod tests {
             given: true,
             ide: super::super::IdeChoice::Auto,
             single_client: Some("Visual Studio Code".into()),
+            folder: "/p".into(),
+            found: Vec::new(),
+            looked: Vec::new(),
         })
         .describe(Op::List);
         assert!(

@@ -148,6 +148,12 @@ pub enum ConnectError {
         /// A single-client IDE (VS Code's Claude Code extension) that serves the workspace but
         /// was left alone (`--ide auto`): its name.
         single_client: Option<String>,
+        /// The folder the bridge serves (`--workspace`, or the working directory).
+        folder: PathBuf,
+        /// What discovery found: each live IDE's name and workspace folders.
+        found: Vec<String>,
+        /// Where it looked: the directories of announcement files it read.
+        looked: Vec<PathBuf>,
     },
     /// The TCP connection failed or timed out.
     #[error("cannot reach {url}: {reason}")]
@@ -513,33 +519,60 @@ fn endpoint(config: &BridgeConfig) -> Result<Endpoint, ConnectError> {
         }
         Target::Discover { dir, given } => {
             let mut live = 0;
+            let mut found = Vec::new();
+            let mut looked = Vec::new();
+            let named = |name: &str, folders: &[String]| {
+                format!(
+                    "{} (folders: {})",
+                    mcp_shared::escape::one_line(name),
+                    if folders.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        mcp_shared::escape::one_line(&folders.join(", ")).into_owned()
+                    }
+                )
+            };
             if matches!(config.ide, IdeChoice::Auto | IdeChoice::McpSuite) {
                 let hosts = discovery::live_hosts_in(&config.discovery_dirs);
                 live += hosts.len();
+                looked.extend(config.discovery_dirs.iter().cloned());
                 if let Some(host) = discovery::choose(&hosts, dir) {
                     let token = config.token.clone().or_else(|| Some(host.record.token.clone()));
                     return Ok(Endpoint::Host(host.record.url(), token, host.record.workspace_folders.clone()));
                 }
+                found.extend(hosts.iter().map(|h| named("an ide-bridge host", &h.record.workspace_folders)));
             }
             let mut single_client = None;
             if matches!(config.ide, IdeChoice::Auto | IdeChoice::ClaudeCode) {
                 let locks = claude_code::lock::live_locks(&config.lock_dirs);
                 live += locks.len();
+                looked.extend(config.lock_dirs.iter().cloned());
                 let asked = config.ide == IdeChoice::ClaudeCode;
                 if let Some(lock) = claude_code::lock::choose(&locks, dir, asked) {
                     return Ok(Endpoint::Claude(lock.clone(), dir.clone()));
                 }
                 single_client = claude_code::lock::choose(&locks, dir, true)
                     .map(|l| mcp_shared::escape::one_line(&l.ide_name).into_owned());
+                found.extend(locks.iter().map(|l| named(&l.ide_name, &l.workspace_folders)));
             }
             if matches!(config.ide, IdeChoice::Auto | IdeChoice::Gemini) {
                 let files = crate::bridge::gemini::file::live_companions(&config.companion_dirs);
                 live += files.len();
+                looked.extend(config.companion_dirs.iter().cloned());
                 if let Some(found) = crate::bridge::gemini::file::choose(&files, dir) {
                     return Ok(Endpoint::Gemini(found.clone(), dir.clone()));
                 }
+                found.extend(files.iter().map(|f| named(&f.ide_name, &f.workspace_folders)));
             }
-            Err(ConnectError::NoHost { live, given: *given, ide: config.ide, single_client })
+            Err(ConnectError::NoHost {
+                live,
+                given: *given,
+                ide: config.ide,
+                single_client,
+                folder: dir.clone(),
+                found,
+                looked,
+            })
         }
     }
 }

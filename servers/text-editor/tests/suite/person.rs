@@ -74,13 +74,21 @@ fn read(path: &Path) -> Vec<u8> {
 /// Session 1 by "claude-code" (killed), session 2 by "codex" (ended).
 fn two_sessions(w: &World) {
     let mut first = server(w, &[&w.root], "claude-code");
-    ok(&mut first, "text_editor", json!({"command": "str_replace", "path": "a.txt", "old_str": "two", "new_str": "TWO"}));
+    ok(
+        &mut first,
+        "text_editor",
+        json!({"command": "str_replace", "path": "a.txt", "old_str": "two", "new_str": "TWO"}),
+    );
     ok(&mut first, "text_editor", json!({"command": "create", "path": "new.txt", "file_text": "n\n"}));
     first.kill().unwrap();
     let mut second = server(w, &[&w.root], "codex");
     ok(&mut second, "edit_file", json!({"path": "a.txt", "edits": [{"old_str": "one", "new_str": "ONE\nuno"}]}));
     ok(&mut second, "move_file", json!({"source": "new.txt", "destination": "moved.txt"}));
-    ok(&mut second, "text_editor", json!({"command": "str_replace", "path": "crlf.txt", "old_str": "y", "new_str": "why"}));
+    ok(
+        &mut second,
+        "text_editor",
+        json!({"command": "str_replace", "path": "crlf.txt", "old_str": "y", "new_str": "why"}),
+    );
     second.kill().unwrap();
 }
 
@@ -124,7 +132,11 @@ fn two_sessions_by_two_clients_are_shown_and_the_second_is_taken_back_alone() {
     let before = (read(&w.root.join("a.txt")), read(&w.root.join("crlf.txt")));
     let dry = command(&w, &["revert", "--to", "session:2", "--dry-run"]);
     assert!(dry.status.success(), "{}", text(&dry.stderr));
-    assert!(text(&dry.stdout).contains("moved.txt (to new.txt)") && text(&dry.stdout).contains("Dry run"), "{}", text(&dry.stdout));
+    assert!(
+        text(&dry.stdout).contains("moved.txt (to new.txt)") && text(&dry.stdout).contains("Dry run"),
+        "{}",
+        text(&dry.stdout)
+    );
     assert_eq!((read(&w.root.join("a.txt")), read(&w.root.join("crlf.txt"))), before);
     // Without a terminal and without --yes: refused, exit 2, nothing changed.
     let asked = command(&w, &["revert", "--to", "session:2"]);
@@ -180,7 +192,11 @@ fn a_conflict_is_named_and_changes_nothing_and_bad_points_are_usage_errors() {
 fn a_second_root_never_hides_the_first_roots_history() {
     let w = world();
     let mut first = server(&w, &[&w.root], "claude-code");
-    ok(&mut first, "text_editor", json!({"command": "str_replace", "path": "a.txt", "old_str": "two", "new_str": "TWO"}));
+    ok(
+        &mut first,
+        "text_editor",
+        json!({"command": "str_replace", "path": "a.txt", "old_str": "two", "new_str": "TWO"}),
+    );
     first.kill().unwrap();
     // Wider: both roots.
     let mut wider = server(&w, &[&w.root, &w.other], "codex");

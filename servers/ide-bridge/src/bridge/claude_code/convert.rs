@@ -167,6 +167,15 @@ mod tests {
         for outside in ["/w/pq/a", "/w/p", "/etc/passwd", "/w/p/../x", "relative", "file:///w/other", ""] {
             assert_eq!(p.workspace(outside), None, "{outside}");
         }
+        // A diff's buffer, named after its file, is no workspace file.
+        for diff in [
+            "/w/p/src/a.rs (proposed)",
+            "/w/p/n.rs (NEW FILE - proposed)",
+            "/w/p/src/a.rs (New)",
+            "/w/p/\u{273b} [Claude Code] a.rs \u{29c9}",
+        ] {
+            assert_eq!(p.workspace(diff), None, "{diff}");
+        }
         assert_eq!(file_uri(Path::new("/w/p/dir x/é.md")), "file:///w/p/dir%20x/%C3%A9.md");
         assert_eq!(p.workspace(&file_uri(Path::new("/w/p/dir x/é.md"))).as_deref(), Some("dir x/é.md"));
     }
