@@ -1,6 +1,8 @@
 //! Tour of `mcp-server-text-editor`: Claude's text editor tool on a temporary project — a
 //! directory view, a file view with a range, create, str_replace (with its snippet), insert,
-//! undo, the guide prompt, and the errors a model meets (no match, a path outside the root).
+//! undo, the errors a model meets (no match, a path outside the root); then a session's work with
+//! the other writing tools (`edit_file`, `move_file`, `delete_file`), the change journal's
+//! `list_changes` and `revert_changes` taking it all back, and the guide prompt.
 
 use std::path::PathBuf;
 
@@ -24,7 +26,7 @@ impl TempDir {
         let nanos =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
         let dir = std::env::temp_dir().join(format!("mcp-tour-text-editor-{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(dir.join("src")).with_context(|| format!("cannot create {}", dir.display()))?;
+        std::fs::create_dir_all(dir.join("project/src")).with_context(|| format!("cannot create {}", dir.display()))?;
         Ok(TempDir(dir.canonicalize()?))
     }
 }
@@ -37,13 +39,16 @@ impl Drop for TempDir {
 
 /// Runs the text-editor section.
 pub fn run(t: &mut Tour) -> Result<()> {
-    let dir = TempDir::new()?;
-    let root = dir.0.display().to_string();
-    std::fs::write(dir.0.join("src/app.py"), "def greet(name):\n    return 'hello ' + name\n")?;
-    std::fs::write(dir.0.join(".gitignore"), "build/\n")?;
-    std::fs::create_dir_all(dir.0.join("build"))?;
+    let tmp = TempDir::new()?;
+    // The project, and the change journal beside it (not the user's own journal).
+    let dir = tmp.0.join("project");
+    let journal = tmp.0.join("journal").display().to_string();
+    let root = dir.display().to_string();
+    std::fs::write(dir.join("src/app.py"), "def greet(name):\n    return 'hello ' + name\n")?;
+    std::fs::write(dir.join(".gitignore"), "build/\n")?;
+    std::fs::create_dir_all(dir.join("build"))?;
 
-    let mut c = t.spawn(BINARY, &["--root", &root])?;
+    let mut c = t.spawn(BINARY, &["--root", &root, "--journal-dir", &journal])?;
     t.initialize(&mut c, BINARY)?;
     t.tools_list(&mut c, &[TOOL])?;
 
@@ -93,7 +98,7 @@ pub fn run(t: &mut Tour) -> Result<()> {
 
     let r =
         t.call(&mut c, "undo_edit: back to before the insert", TOOL, json!({"command": "undo_edit", "path": app}))?;
-    let on_disk = std::fs::read_to_string(dir.0.join("src/app.py"))?;
+    let on_disk = std::fs::read_to_string(dir.join("src/app.py"))?;
     t.check(
         "undo restored the file",
         !is_error(&r) && on_disk == "def greet(name):\n    return f'hello {name}'\n",
@@ -123,6 +128,66 @@ pub fn run(t: &mut Tour) -> Result<()> {
         json!({"command": "view", "path": format!("{root}/../../etc/passwd")}),
     )?;
     t.expect_error("`..` out of the root is OUTSIDE_ROOT", &r, "OUTSIDE_ROOT");
+
+    let r = t.call(
+        &mut c,
+        "edit_file: two edits in one write (all or nothing, one undo step)",
+        "edit_file",
+        json!({"path": "src/app.py", "edits": [
+            {"old_str": "def greet(name):", "new_str": "def greet(name: str) -> str:"},
+            {"old_str": "hello", "new_str": "Hello"}
+        ]}),
+    )?;
+    t.check(
+        "edit_file shows its diff",
+        !is_error(&r) && text_of(&r).contains("+def greet(name: str) -> str:"),
+        &text_of(&r),
+    );
+    let r = t.call(
+        &mut c,
+        "move_file (undoable)",
+        "move_file",
+        json!({"source": "tests/test_app.py", "destination": "tests/test_greet.py"}),
+    )?;
+    t.check("the file moved", !is_error(&r) && dir.join("tests/test_greet.py").is_file(), &text_of(&r));
+    let r = t.call(
+        &mut c,
+        "delete_file (undoable: bytes and permissions kept)",
+        "delete_file",
+        json!({"path": "tests/test_greet.py"}),
+    )?;
+    t.check("the file is gone", !is_error(&r) && !dir.join("tests/test_greet.py").exists(), &text_of(&r));
+
+    let r = t.call(&mut c, "list_changes: the session's changes, by session and by file", "list_changes", json!({}))?;
+    let text = text_of(&r);
+    t.check(
+        "the journal lists this session (its client) and each file",
+        text.contains("By session (1)") && text.contains("Session 1: mcp-tests") && text.contains("src/app.py: edited"),
+        &format!("a session by mcp-tests and src/app.py edited; got {text:?}"),
+    );
+    let r = t.call(
+        &mut c,
+        "revert_changes, dry run first: what taking back the whole session would write",
+        "revert_changes",
+        json!({"to": "session", "dry_run": true}),
+    )?;
+    t.check(
+        "a dry run changes nothing",
+        text_of(&r).starts_with("Dry run:") && !dir.join("tests/test_app.py").exists(),
+        &text_of(&r),
+    );
+    let r = t.call(
+        &mut c,
+        "revert_changes: take the session back, as one step",
+        "revert_changes",
+        json!({"to": "session"}),
+    )?;
+    let on_disk = std::fs::read_to_string(dir.join("src/app.py"))?;
+    t.check(
+        "every file is as it was before the session (the revert can itself be reverted)",
+        !is_error(&r) && on_disk == "def greet(name):\n    return 'hello ' + name\n" && !dir.join("tests").exists(),
+        &format!("the original app.py and no tests/; got {on_disk:?}: {}", text_of(&r)),
+    );
 
     t.step("prompts/get text_editor_guide (the system-prompt section for the tool)");
     let response = t.request(&mut c, "prompts/get", json!({"name": "text_editor_guide"}))?;
