@@ -10,6 +10,9 @@
 #   CODEX_HOME's config.toml (stdio, and sample-tool over --http with `bearer_token_env_var`);
 #   `thread/start`, then `mcpServer/tool/call` of a good and a refused call per server, and
 #   `mcpServerStatus/list` showing each connected (codex.py).
+# - Gemini CLI (npm @google/gemini-cli, pinned): the README's recipe in a fresh folder:
+#   `gemini mcp add -s user` for each server, the folder trusted as its trust dialog does, then
+#   `gemini mcp list` must show all four enabled and Connected.
 #
 #   tests/hosts/run.sh [BIN_DIR]     (default target/debug, after cargo build or cargo test)
 set -euo pipefail
@@ -18,6 +21,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BIN="${1:-$ROOT/target/debug}"
 CLAUDE_CODE_VERSION=2.1.197
 CODEX_VERSION=0.169.0
+GEMINI_CLI_VERSION=0.61.0
 H="$(mktemp -d "${TMPDIR:-/tmp}/mcp-suite-hosts.XXXXXX")"
 PIDS=()
 cleanup() {
@@ -35,11 +39,12 @@ trap cleanup EXIT
 # (a --silent install that fails says nothing at all).
 for attempt in 1 2 3; do
   if npm install --loglevel=error --no-audit --no-fund --prefix "$H/npm" \
-    "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" "@openai/codex@$CODEX_VERSION" >&2; then
+    "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" "@openai/codex@$CODEX_VERSION" \
+    "@google/gemini-cli@$GEMINI_CLI_VERSION" >&2; then
     break
   fi
   if [ "$attempt" = 3 ]; then
-    echo "FAIL npm could not install Claude Code $CLAUDE_CODE_VERSION and Codex $CODEX_VERSION" >&2
+    echo "FAIL npm could not install Claude Code $CLAUDE_CODE_VERSION, Codex $CODEX_VERSION and Gemini CLI $GEMINI_CLI_VERSION" >&2
     exit 1
   fi
   echo "npm install failed (attempt $attempt); trying again" >&2
@@ -102,4 +107,30 @@ if ! python3 "$ROOT/tests/hosts/codex.py" "$H/npm/node_modules/.bin/codex" "$BIN
   tail -20 "$H/codex.log" >&2 || true
   FAILED=1
 fi
+# Gemini CLI: the README's recipe, in a folder it has never seen (project scope there would keep
+# only the last server, disabled, in a folder not trusted yet: hence `-s user` and the trust).
+GEMINI="$H/npm/node_modules/.bin/gemini"
+mkdir -p "$H/gemini-project"
+(
+  cd "$H/gemini-project"
+  for args in "text-editor $BIN/mcp-server-text-editor --root $H/gemini-project" \
+    "draft-post $BIN/mcp-server-draft-post --repo $H/project/blog" \
+    "ide-bridge $BIN/mcp-server-ide-bridge --workspace $H/project/ws" \
+    "sample-tool $BIN/mcp-server-sample-tool"; do
+    # shellcheck disable=SC2086 # the words of one registration
+    "$GEMINI" mcp add -s user $args >/dev/null
+  done
+)
+# What answering "Trust folder" in Gemini's dialog writes.
+printf '{"%s": "TRUST_FOLDER"}\n' "$H/gemini-project" >"$HOME/.gemini/trustedFolders.json"
+GLIST="$(cd "$H/gemini-project" && timeout 120 "$GEMINI" mcp list 2>&1)" || true
+echo "$GLIST" >&2
+for name in text-editor draft-post ide-bridge sample-tool; do
+  if grep -q "$name: .* - Connected" <<<"$GLIST"; then
+    echo "ok   Gemini CLI $GEMINI_CLI_VERSION: $name enabled and connected" >&2
+  else
+    echo "FAIL Gemini CLI $GEMINI_CLI_VERSION: $name is not enabled and connected" >&2
+    FAILED=1
+  fi
+done
 exit "$FAILED"

@@ -41,18 +41,18 @@ struct Cli {
     #[arg(long, value_name = "N", default_value_t = 32)]
     undo_depth: usize,
 
-    /// Where the change journals are kept (one per workspace, private to this user). Default:
+    /// Where the change journal is kept (one for every workspace, private to this user). Default:
     /// the user's state directory (`$XDG_STATE_HOME`, `~/Library/Application Support`,
     /// `%LOCALAPPDATA%`), under `mcp-suite/text-editor`. Never inside a root.
     #[arg(long, value_name = "DIR")]
     journal_dir: Option<PathBuf>,
 
-    /// The most a workspace's change journal may hold, in bytes; beyond it the oldest changes
+    /// The most the change journal may hold, in bytes; beyond it the oldest changes
     /// are dropped (never a deletion or move whose undo a reply promised).
     #[arg(long, value_name = "BYTES", default_value_t = 256 * 1024 * 1024, value_parser = clap::value_parser!(u64).range(1024..))]
     journal_max_bytes: u64,
 
-    /// The most changes a workspace's change journal keeps; beyond it the oldest are dropped (as
+    /// The most changes the change journal keeps; beyond it the oldest are dropped (as
     /// for --journal-max-bytes). What the journal costs in memory once read: about 400 bytes a
     /// change.
     #[arg(long, value_name = "N", default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(10..))]

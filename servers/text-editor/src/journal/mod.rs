@@ -2,10 +2,11 @@
 //! kept on disk so that `undo_edit`, `list_changes` and `revert_changes` work after a restart
 //! and across the processes and HTTP sessions that serve one workspace.
 //!
-//! **Where.** One journal per workspace (its set of roots; with one root, per root), in the
-//! user's state directory ([`mcp_shared::platform::state_dir`], or `--journal-dir`):
-//! `mcp-suite/text-editor/journals/<hash of the roots>/`, private (0700, files 0600), never
-//! inside a root. When that place is inside a root, or cannot be made, the journal is kept in an
+//! **Where.** One journal for every workspace of the user (a change belongs to the roots its
+//! files are in, so more or fewer roots never hide a root's history, and a change is recorded
+//! once), in the user's state directory ([`mcp_shared::platform::state_dir`], or
+//! `--journal-dir`): `mcp-suite/text-editor/journal/`, private (0700, files 0600), never inside a
+//! root. When that place is inside a root, or cannot be made, the journal is kept in an
 //! unlinked temporary file instead: undo and revert work for the process's life, and
 //! `list_changes` says why they will not survive a restart.
 //!
