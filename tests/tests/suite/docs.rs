@@ -68,8 +68,23 @@ fn every_flag_of_every_help_is_documented_and_every_documented_flag_exists() {
     let docs = docs();
     let mut helps = BTreeSet::new();
     for bin in BINARIES {
-        let out = std::process::Command::new(find_server_binary(bin).unwrap()).arg("--help").output().unwrap();
-        let help = String::from_utf8_lossy(&out.stdout).into_owned();
+        let help_of = |args: &[&str]| {
+            let out = std::process::Command::new(find_server_binary(bin).unwrap()).args(args).output().unwrap();
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        };
+        let mut help = help_of(&["--help"]);
+        // And each command's (`mcp-server-text-editor changes --help`).
+        let commands: Vec<String> = help
+            .lines()
+            .skip_while(|l| !l.starts_with("Commands:"))
+            .skip(1)
+            .take_while(|l| !l.trim().is_empty())
+            .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
+            .filter(|c| c != "help")
+            .collect();
+        for command in commands {
+            help.push_str(&help_of(&[&command, "--help"]));
+        }
         for flag in flags(&help) {
             if flag != "--help" && flag != "--version" {
                 assert!(docs.contains(&format!("`{flag}")), "{bin} --help shows {flag}, which no doc explains");

@@ -62,7 +62,10 @@ fn a_bridge_picks_the_host_whose_workspace_contains_its_directory() {
     assert_eq!(code(&result), "UNAVAILABLE");
     let text = text_of(&result);
     assert!(text.contains("2 live IDE(s)") && text.contains("--workspace"), "{text}");
-    assert!(!text.contains(&a.display().to_string()), "no host path in the message: {text}");
+    // It names what it found and where it looked, so the user can see why none fits.
+    assert!(text.contains(&format!("an ide-bridge host (folders: {})", a.display())), "{text}");
+    assert!(text.contains(&format!("working directory ({})", neither.display())), "{text}");
+    assert!(text.contains("Looked in: "), "{text}");
 }
 
 #[test]

@@ -166,7 +166,7 @@ impl TextEditor {
             insert_line: input.insert_line,
             if_sha256: input.if_sha256,
             if_change: input.if_change,
-            origin: editor::Origin::of(&format!("{} {}", self.name, command.as_str()), &ctx),
+            origin: editor::Origin::of(&format!("{} {}", self.name, command.as_str()), ctx),
             replace_all: match input.replace_all {
                 None | Some(Value::Null) | Some(Value::Bool(false)) => false,
                 Some(Value::Bool(true)) => true,
