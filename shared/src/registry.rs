@@ -102,6 +102,12 @@ pub trait Tool: Send + Sync + 'static {
         None
     }
 
+    /// Whether the tool is a core tool a host should load up front, never defer behind a tool
+    /// search: listed with `_meta["anthropic/alwaysLoad"]: true` (Claude Code reads it).
+    fn always_load(&self) -> bool {
+        false
+    }
+
     /// Runs the tool. A failure is an `Err` (an `isError` result with its code); a panic is
     /// still caught by the server and becomes `INTERNAL_ERROR`.
     fn run(&self, params: Self::Params, ctx: ToolContext) -> impl Future<Output = ToolResult> + Send;
@@ -309,6 +315,9 @@ impl<T: Tool> DynTool for Typed<T> {
         descriptor.title = title;
         if let Some(view) = tool.view() {
             crate::view::tool_meta(descriptor.meta.get_or_insert_default(), view);
+        }
+        if tool.always_load() {
+            descriptor.meta.get_or_insert_default().insert("anthropic/alwaysLoad".to_owned(), Value::Bool(true));
         }
         if let Some(output) = tool.output_schema() {
             let output = schema::with_error_branch(Arc::unwrap_or_clone(output));

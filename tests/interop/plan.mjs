@@ -50,7 +50,7 @@ export function buildPlan(binDir, dirs) {
                 { tool: 'list_changes', args: {}, says: ['after change 0'] },
                 { tool: 'list_changes', args: { since: 'yesterday' }, code: 'INVALID_ARGS', says: ['since'] },
                 { tool: 'revert_changes', args: { to: 0, dry_run: true }, says: ['Nothing to revert'] },
-                { tool: 'revert_changes', args: { to: 99 }, code: 'INVALID_ARGS', says: ['no change 99'] },
+                { tool: 'revert_changes', args: { to: 999999999999 }, code: 'INVALID_ARGS', says: ['no change 999999999999'] },
             ],
         },
         {

@@ -42,7 +42,7 @@ mod workspace;
 pub mod document;
 
 pub use editor::{Caller, Command, Edit, Editor, Limits, Origin, Reply, Request, default_journal_dir};
-pub use tools::NAMES as TOOL_NAMES;
+pub use tools::{NAMES as TOOL_NAMES, Profile};
 pub use workspace::EditorRoots;
 
 /// The binary's name, announced in `initialize`.

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use mcp_server_text_editor::{Config, DEFAULT_TOOL_NAME, Limits, ROOT_FLAG, cli};
+use mcp_server_text_editor::{Config, DEFAULT_TOOL_NAME, Limits, Profile, ROOT_FLAG, cli};
 use mcp_shared::{TransportArgs, logging, workspace};
 
 /// Claude's text editor tool (view, create, str_replace, insert, undo_edit) as an MCP server,
@@ -18,6 +18,11 @@ struct Cli {
     /// Default: the client's roots, else the working directory if it is a project, else none.
     #[arg(long = "root", value_name = "DIR", value_parser = mcp_shared::cli::DirValue)]
     roots: Vec<PathBuf>,
+
+    /// Which model family's tools: `claude` (Claude's text_editor and the workspace tools) or
+    /// `codex` (Codex's apply_patch, codex-cli 0.171.0, with the read, search and journal tools).
+    #[arg(long, value_enum, default_value_t = Profile::Claude)]
+    profile: Profile,
 
     // `--tools text_editor` is the strict drop-in for the npm `mcp-server-text-editor`.
     #[command(flatten)]
@@ -123,7 +128,18 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         move || startup.log(&ROOT_FLAG, home.as_deref())
     };
     let config = Config {
-        tools: cli.tools.chosen(mcp_server_text_editor::TOOL_NAMES),
+        tools: {
+            // `--tools` narrows the profile's set.
+            let tools = cli.tools.chosen(cli.profile.tools());
+            if tools.is_empty() {
+                anyhow::bail!(
+                    "--tools names none of the {} profile's tools ({}); pick among them, or choose another --profile",
+                    cli.profile.name(),
+                    cli.profile.tools().join(", ")
+                );
+            }
+            tools
+        },
         workspace: startup,
         tool_name: cli.tool_name,
         read_only: cli.read_only,

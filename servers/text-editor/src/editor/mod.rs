@@ -21,6 +21,7 @@ pub use guards::check_sha256;
 pub(crate) use journalled::journal_unusable;
 pub use origin::{Origin, other_live_session, session_label};
 
+mod apply_patch;
 pub(crate) mod changes;
 mod create;
 mod edit_file;
@@ -29,6 +30,7 @@ mod guards;
 mod insert;
 mod journalled;
 mod origin;
+pub(crate) mod patch;
 mod str_replace;
 pub(crate) mod timeline;
 pub(crate) mod undo_edit;

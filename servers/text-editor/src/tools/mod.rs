@@ -1,5 +1,6 @@
 //! The server's tools, one file each and one line each below: `text_editor` (Claude's tool,
-//! byte-exact) and the workspace tools (`--tools` chooses which are offered).
+//! byte-exact), `apply_patch` (Codex's), and the workspace tools. A profile ([`Profile`]) is the
+//! set a model family is offered; `--tools` narrows it.
 
 use std::sync::{
     Arc,
@@ -32,6 +33,7 @@ mcp_shared::tools! {
     /// The server's tools that `offer` accepts, in `tools/list` order.
     pub fn all(s: &Shared) {
         text_editor => text_editor::TextEditor::with_locks(s.tool_name.clone(), Arc::clone(&s.editor), Arc::clone(&s.workspace), Arc::clone(&s.locks)).read_only(s.read_only).undo_via(s.undo_tool.clone()),
+        apply_patch => apply_patch::ApplyPatch::new(Arc::clone(&s.editor), Arc::clone(&s.workspace)),
         search_text => search_text::SearchText::new(Arc::clone(&s.workspace), search_text::SearchLimits::of(s.editor.limits())),
         find_files => find_files::FindFiles::new(Arc::clone(&s.workspace)),
         move_file => move_file::MoveFile::new(Arc::clone(&s.editor), Arc::clone(&s.workspace), Arc::clone(&s.locks)).undo_via(s.undo_tool.clone()),
@@ -41,6 +43,54 @@ mcp_shared::tools! {
         list_tree => list_tree::ListTree::new(Arc::clone(&s.workspace)),
         list_changes => list_changes::ListChanges::new(Arc::clone(&s.editor), Arc::clone(&s.workspace)).revert_via(s.revert_tool.clone()),
         revert_changes => revert_changes::RevertChanges::new(Arc::clone(&s.editor), Arc::clone(&s.workspace)),
+    }
+}
+
+/// Which model family's tools the server offers (`--profile`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Profile {
+    /// Claude's `text_editor` and the workspace tools (today's set).
+    #[default]
+    Claude,
+    /// Codex's `apply_patch` (codex-cli 0.171.0), with the workspace's read and search tools and
+    /// the change journal's.
+    Codex,
+}
+
+impl Profile {
+    /// The profile's name, as `--profile` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Claude => "claude",
+            Profile::Codex => "codex",
+        }
+    }
+
+    /// The tools the profile offers, in `tools/list` order (a subset of [`NAMES`]).
+    pub fn tools(self) -> &'static [&'static str] {
+        match self {
+            Profile::Claude => &[
+                "text_editor",
+                "search_text",
+                "find_files",
+                "move_file",
+                "delete_file",
+                "edit_file",
+                "read_files",
+                "list_tree",
+                "list_changes",
+                "revert_changes",
+            ],
+            Profile::Codex => &[
+                "apply_patch",
+                "read_files",
+                "search_text",
+                "find_files",
+                "list_tree",
+                "list_changes",
+                "revert_changes",
+            ],
+        }
     }
 }
 

@@ -236,6 +236,10 @@ impl Tool for TextEditor {
         (!self.read_only).then_some(&crate::view::change::VIEW)
     }
 
+    fn always_load(&self) -> bool {
+        true
+    }
+
     fn annotations(&self) -> ToolAnnotations {
         ToolAnnotations::with_title("Text editor")
             .read_only(self.read_only)

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use mcp_tests::StdioClient;
 use serde_json::{Value, json};
 
+mod codex;
 mod concurrency;
 mod confinement;
 mod defaults;
