@@ -115,6 +115,12 @@ impl ClientBuilder {
         let display = self.program.to_string_lossy().into_owned();
         let mut cmd = Command::new(&self.program);
         cmd.args(&self.args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        // The text editor's change journal is one for every workspace of the user: a test's
+        // server keeps it in a state directory of this test process, never in the user's, unless
+        // the test says otherwise.
+        if !self.envs.iter().any(|(key, _)| key == "XDG_STATE_HOME") {
+            cmd.env("XDG_STATE_HOME", std::env::temp_dir().join(format!("mcp-tests-state-{}", std::process::id())));
+        }
         for (key, value) in &self.envs {
             match value {
                 Some(v) => cmd.env(key, v),

@@ -13,7 +13,12 @@ const SERVERS: [&str; 4] =
 
 /// The names `tools/list` answers, in order.
 fn listed(bin: &str) -> Vec<String> {
-    let mut client = StdioClient::spawn(find_server_binary(bin).unwrap(), &[]).unwrap();
+    listed_with(bin, &[])
+}
+
+/// The names `tools/list` answers with `args`, in order.
+fn listed_with(bin: &str, args: &[&str]) -> Vec<String> {
+    let mut client = StdioClient::spawn(find_server_binary(bin).unwrap(), args).unwrap();
     client.initialize().unwrap();
     client.tool_names().unwrap()
 }
@@ -23,11 +28,27 @@ fn the_tools_flag_takes_exactly_the_listed_tools() {
     for bin in ["mcp-server-text-editor", "mcp-server-ide-bridge"] {
         let help = Command::new(find_server_binary(bin).unwrap()).arg("--help").output().unwrap();
         let help = String::from_utf8(help.stdout).unwrap();
-        let line = help.lines().find(|l| l.trim_start().starts_with("--tools")).unwrap();
+        // The flag's text, which may wrap, up to the end of its possible values.
+        let from = help.find("--tools").unwrap();
+        let line = &help[from..];
         let values = line.split("[possible values: ").nth(1).unwrap().split(']').next().unwrap();
+        let values = values.split_whitespace().collect::<Vec<_>>().join(" ");
         let mut offered: Vec<String> = values.split(", ").map(str::to_owned).collect();
-        assert_eq!(offered.pop().as_deref(), Some("all"), "{bin}: {line}");
-        assert_eq!(offered, listed(bin), "{bin}: --tools in --help against tools/list");
+        assert_eq!(offered.pop().as_deref(), Some("all"), "{bin}: {values}");
+        // Every profile's tools (the text editor's `--profile`), in the order tools/list gives.
+        let mut every: Vec<String> = Vec::new();
+        let profiles: &[&[&str]] =
+            if bin == "mcp-server-text-editor" { &[&["--profile", "claude"], &["--profile", "codex"]] } else { &[&[]] };
+        for args in profiles {
+            for name in listed_with(bin, args) {
+                if !every.contains(&name) {
+                    every.push(name);
+                }
+            }
+        }
+        offered.sort();
+        every.sort();
+        assert_eq!(offered, every, "{bin}: --tools in --help against tools/list of every profile");
     }
 }
 

@@ -66,8 +66,9 @@ pub struct Limits {
     pub fsync: bool,
     /// Keep what each write did for the change view (off with `--no-views`: no hash, no copy).
     pub views: bool,
-    /// Where journals are kept (`--journal-dir`; default: the state directory's
-    /// `mcp-suite/text-editor`); `None`: nowhere known, journals last the process's life.
+    /// Where the journal is kept (`--journal-dir`; the binary's default: the state directory's
+    /// `mcp-suite/text-editor`, [`default_journal_dir`]); `None` (`Limits::default()`): nowhere,
+    /// the journal lasts the process's life.
     pub journal_dir: Option<PathBuf>,
     /// The bound of each journal, in bytes (`--journal-max-bytes`).
     pub journal_max_bytes: u64,
@@ -91,7 +92,9 @@ impl Default for Limits {
             undo_depth: 32,
             fsync: true,
             views: true,
-            journal_dir: default_journal_dir(),
+            // In-process use keeps its journal for the process's life; the binary gives the
+            // user's state directory (one journal for every workspace: not a test's to fill).
+            journal_dir: None,
             journal_max_bytes: journal::DEFAULT_MAX_BYTES,
             journal_max_changes: journal::DEFAULT_MAX_CHANGES,
             read_only: false,

@@ -405,3 +405,25 @@ fn read_only_and_tools_narrow_the_codex_profile() {
         c.list_tools().unwrap().iter().filter_map(|t| t["name"].as_str().map(str::to_owned)).collect();
     assert_eq!(names, ["apply_patch", "list_changes"]);
 }
+
+/// Claude Code cuts a tool's description and the server's instructions at 2,048 bytes: every
+/// profile keeps both within it, and lists its core editing tool to be loaded up front.
+#[test]
+fn every_profile_keeps_what_the_model_reads_first_within_2048_bytes() {
+    for (profile, core) in [("claude", "text_editor"), ("codex", "apply_patch")] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = StdioClient::builder(BIN)
+            .args(["--profile", profile, "--root", dir.path().to_str().unwrap()])
+            .spawn()
+            .unwrap();
+        let init = c.initialize().unwrap();
+        let instructions = init["instructions"].as_str().unwrap_or_default();
+        assert!(instructions.len() <= 2048, "{profile}: instructions of {} bytes", instructions.len());
+        for tool in c.list_tools().unwrap() {
+            let description = tool["description"].as_str().unwrap();
+            assert!(description.len() <= 2048, "{profile}: {} of {} bytes", tool["name"], description.len());
+            let always = tool["_meta"]["anthropic/alwaysLoad"] == true;
+            assert_eq!(always, tool["name"] == core, "{profile}: {}", tool["name"]);
+        }
+    }
+}

@@ -71,7 +71,7 @@ fn started_in_slash_without_root_serves_no_workspace_and_touches_nothing() {
     assert!(instructions.starts_with("This server has no workspace unless the client declares MCP roots"), "{init}");
     assert!(instructions.contains(SNIPPET), "{instructions}");
     let tools = client.list_tools().unwrap();
-    assert_eq!(tools.len(), mcp_server_text_editor::TOOL_NAMES.len());
+    assert_eq!(tools.len(), mcp_server_text_editor::Profile::Claude.tools().len());
     assert_eq!(tools[0]["name"], TOOL);
     client.wait_for_stderr("no workspace: started without --root in / (the file system's root").unwrap();
 
