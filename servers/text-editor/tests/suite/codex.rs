@@ -10,8 +10,8 @@
 //! deliberate difference: the program leaves earlier hunks applied).
 //!
 //! It needs npm and the network the first time, so it is `#[ignore]`d in `cargo test` (counted
-//! as ignored) and `.ci/run` runs it: `cargo test -p mcp-server-text-editor --test all --
-//! --ignored codex`. `MCP_SUITE_CODEX_SEEDS=N` runs more cases; `MCP_SUITE_CODEX_SEED=S` one.
+//! as ignored) and `.ci/run` runs it: `cargo test --workspace --tests -- --ignored
+//! suite::codex::`. `MCP_SUITE_CODEX_SEEDS=N` runs more cases; `MCP_SUITE_CODEX_SEED=S` one.
 
 use std::{
     collections::BTreeMap,
