@@ -28,6 +28,7 @@ pub mod os;
 pub mod procfs;
 pub mod raw;
 pub mod result;
+pub mod rng;
 pub mod tour;
 
 pub use client::{ClientBuilder, DEFAULT_TIMEOUT, PROTOCOL_VERSION, StdioClient};

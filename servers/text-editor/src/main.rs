@@ -130,7 +130,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     let config = Config {
         tools: {
             // `--tools` narrows the profile's set.
-            let tools = cli.tools.chosen(cli.profile.tools());
+            let tools = cli.tools.chosen(&cli.profile.tools());
             if tools.is_empty() {
                 anyhow::bail!(
                     "--tools names none of the {} profile's tools ({}); pick among them, or choose another --profile",

@@ -16,32 +16,11 @@ use std::{
     time::{Duration, Instant},
 };
 
+use mcp_tests::rng::Rng;
 use mcp_tests::{find_server_binary, raw::RawStdio};
 use serde_json::{Map, Value, json};
 
 const WAIT: Duration = Duration::from_secs(30);
-
-/// SplitMix64: small, seeded, good enough to pick cases.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
 
 /// Strings a model (or an attacker) might send where a path or a text goes.
 const STRINGS: &[&str] = &[

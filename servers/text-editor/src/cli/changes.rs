@@ -92,23 +92,10 @@ fn render(data: &Value, diff: bool) -> String {
     if !files.is_empty() {
         let mut rows = vec![["FILE", "STATUS", "LINES", "CHANGES"].map(String::from).to_vec()];
         for f in &files {
-            let path = mcp_shared::escape::one_line(f["path"].as_str().unwrap_or_default()).to_string();
-            let path = match f["from"].as_str() {
-                Some(from) => format!("{path} (from {})", mcp_shared::escape::one_line(from)),
-                None => path,
-            };
-            let lines = match (f["added"].as_u64(), f["removed"].as_u64()) {
-                (Some(a), Some(r)) => format!("+{a} -{r}"),
-                _ => "binary".to_owned(),
-            };
+            let [path, status, lines] = super::file_cells(f, "from");
             let changes: Vec<u64> =
                 f["changes"].as_array().map_or_else(Vec::new, |a| a.iter().filter_map(Value::as_u64).collect());
-            rows.push(vec![
-                path,
-                f["status"].as_str().unwrap_or_default().to_owned(),
-                lines,
-                crate::editor::timeline::ranges(&changes),
-            ]);
+            rows.push(vec![path, status, lines, crate::editor::timeline::ranges(&changes)]);
         }
         out.push('\n');
         out.push_str(&table(&rows));

@@ -120,6 +120,21 @@ pub fn local(time: &str) -> String {
     zoned.strftime("%Y-%m-%d %H:%M:%S").to_string()
 }
 
+/// A file of an answer as a table's cells: its path (with where a move took it `from`, or
+/// takes it back `to`), its status, and its lines added and removed.
+pub fn file_cells(file: &serde_json::Value, moved: &str) -> [String; 3] {
+    let path = mcp_shared::escape::one_line(file["path"].as_str().unwrap_or_default()).to_string();
+    let path = match file["from"].as_str() {
+        Some(other) => format!("{path} ({moved} {})", mcp_shared::escape::one_line(other)),
+        None => path,
+    };
+    let lines = match (file["added"].as_u64(), file["removed"].as_u64()) {
+        (Some(a), Some(r)) => format!("+{a} -{r}"),
+        _ => "binary".to_owned(),
+    };
+    [path, file["status"].as_str().unwrap_or_default().to_owned(), lines]
+}
+
 /// Rows as a table: columns padded to their widest cell (no pager, no colour).
 pub fn table(rows: &[Vec<String>]) -> String {
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);

@@ -150,16 +150,7 @@ fn plan_text(shown: &Value, diff: bool) -> String {
     );
     let mut rows = vec![["FILE", "REVERT", "LINES"].map(String::from).to_vec()];
     for f in &files {
-        let path = mcp_shared::escape::one_line(f["path"].as_str().unwrap_or_default()).to_string();
-        let path = match f["from"].as_str() {
-            Some(to) => format!("{path} (to {})", mcp_shared::escape::one_line(to)),
-            None => path,
-        };
-        let lines = match (f["added"].as_u64(), f["removed"].as_u64()) {
-            (Some(a), Some(r)) => format!("+{a} -{r}"),
-            _ => "binary".to_owned(),
-        };
-        rows.push(vec![path, f["status"].as_str().unwrap_or_default().to_owned(), lines]);
+        rows.push(super::file_cells(f, "to").to_vec());
     }
     out.push_str(&table(&rows));
     for c in shown["conflicts"].as_array().into_iter().flatten() {

@@ -67,30 +67,24 @@ impl Profile {
     }
 
     /// The tools the profile offers, in `tools/list` order (a subset of [`NAMES`]).
-    pub fn tools(self) -> &'static [&'static str] {
-        match self {
-            Profile::Claude => &[
-                "text_editor",
-                "search_text",
-                "find_files",
-                "move_file",
-                "delete_file",
-                "edit_file",
-                "read_files",
-                "list_tree",
-                "list_changes",
-                "revert_changes",
-            ],
-            Profile::Codex => &[
-                "apply_patch",
-                "read_files",
-                "search_text",
-                "find_files",
-                "list_tree",
-                "list_changes",
-                "revert_changes",
-            ],
-        }
+    pub fn tools(self) -> Vec<&'static str> {
+        let offered: &dyn Fn(&str) -> bool = match self {
+            // Every tool but the other families' editing tools.
+            Profile::Claude => &|name| name != "apply_patch",
+            Profile::Codex => &|name| {
+                matches!(
+                    name,
+                    "apply_patch"
+                        | "read_files"
+                        | "search_text"
+                        | "find_files"
+                        | "list_tree"
+                        | "list_changes"
+                        | "revert_changes"
+                )
+            },
+        };
+        NAMES.iter().copied().filter(|name| offered(name)).collect()
     }
 }
 

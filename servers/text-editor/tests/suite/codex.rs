@@ -19,6 +19,7 @@ use std::{
     process::Command,
 };
 
+use mcp_tests::rng::Rng;
 use mcp_tests::{StdioClient, is_error};
 use serde_json::json;
 
@@ -52,32 +53,6 @@ fn reference() -> PathBuf {
     #[cfg(unix)]
     std::os::unix::fs::symlink(root.join("package/vendor/x86_64-unknown-linux-musl/bin/codex"), &link).unwrap();
     link
-}
-
-/// A small deterministic generator (xorshift).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
 }
 
 const WORDS: &[&str] = &[
@@ -178,7 +153,7 @@ fn update_body(rng: &mut Rng, text: &str) -> String {
 
 /// A tree of a few files and a patch for it.
 fn case(seed: u64) -> (BTreeMap<String, String>, String) {
-    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut rng = Rng(seed);
     let mut tree = BTreeMap::new();
     for i in 0..1 + rng.below(4) {
         let name = if rng.chance(30) { format!("dir/f{i}.txt") } else { format!("f{i}.txt") };
