@@ -71,6 +71,37 @@ fn read(path: &Path) -> Vec<u8> {
     std::fs::read(path).unwrap()
 }
 
+/// `text` with the unified diff `diff` applied (its hunks in order; context and removed lines
+/// must be there), as a reader of the dry run would apply it.
+fn apply_unified(text: &str, diff: &str) -> String {
+    let old: Vec<&str> = text.split_inclusive('\n').collect();
+    let mut out = String::new();
+    let mut at = 0;
+    for line in diff.split_inclusive('\n') {
+        if line.starts_with("---") || line.starts_with("+++") {
+            continue;
+        }
+        if let Some(header) = line.strip_prefix("@@ -") {
+            let start: usize = header.split([',', ' ']).next().unwrap().parse().unwrap();
+            // Up to the hunk, the file as it is.
+            let upto = start.saturating_sub(1).max(at);
+            out.extend(old[at..upto].iter().copied());
+            at = upto;
+        } else if let Some(kept) = line.strip_prefix(' ') {
+            assert_eq!(old[at], kept, "context line");
+            out.push_str(kept);
+            at += 1;
+        } else if let Some(removed) = line.strip_prefix('-') {
+            assert_eq!(old[at], removed, "removed line");
+            at += 1;
+        } else if let Some(added) = line.strip_prefix('+') {
+            out.push_str(added);
+        }
+    }
+    out.extend(old[at..].iter().copied());
+    out
+}
+
 /// Session 1 by "claude-code" (killed), session 2 by "codex" (ended).
 fn two_sessions(w: &World) {
     let mut first = server(w, &[&w.root], "claude-code");
@@ -138,6 +169,14 @@ fn two_sessions_by_two_clients_are_shown_and_the_second_is_taken_back_alone() {
         text(&dry.stdout)
     );
     assert_eq!((read(&w.root.join("a.txt")), read(&w.root.join("crlf.txt"))), before);
+    // What the dry run shows, applied to the file as it is, is what the revert will write.
+    let shown = command(&w, &["revert", "--to", "session:2", "--dry-run", "--json"]);
+    let shown: Value = serde_json::from_slice(&shown.stdout).unwrap();
+    let a_diff = shown["files"].as_array().unwrap().iter().find(|f| f["path"] == "a.txt").unwrap()["diff"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let foreseen = apply_unified(&String::from_utf8(read(&w.root.join("a.txt"))).unwrap(), &a_diff);
     // Without a terminal and without --yes: refused, exit 2, nothing changed.
     let asked = command(&w, &["revert", "--to", "session:2"]);
     assert_eq!(asked.status.code(), Some(2));
@@ -150,6 +189,7 @@ fn two_sessions_by_two_clients_are_shown_and_the_second_is_taken_back_alone() {
     let done: Value = serde_json::from_slice(&done.stdout).unwrap();
     assert_eq!(done["reverted"], true);
     assert_eq!(read(&w.root.join("a.txt")), b"one\nTWO\n");
+    assert_eq!(read(&w.root.join("a.txt")), foreseen.as_bytes(), "the revert wrote what its dry run showed");
     assert_eq!(read(&w.root.join("crlf.txt")), b"x\r\ny\r\n");
     assert_eq!(read(&w.root.join("new.txt")), b"n\n");
     assert!(!w.root.join("moved.txt").exists());
